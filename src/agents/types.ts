@@ -1,0 +1,53 @@
+/**
+ * The sub-agent wire protocol (CONTRACT §2) as types. A protocol adapter turns
+ * one `AgentRequest` into one `AgentOutcome`; it never throws for a remote
+ * failure — every failure is an outcome with a reason.
+ */
+import type { AgentCard } from '../registry/types.js';
+
+/** Body POSTed to a sub-agent's endpoint. */
+export interface AgentRequestBody {
+  task_id: string;
+  message: string;
+  inputs: Record<string, unknown>;
+  user_id: string;
+  thread_id: string;
+  trace_id: string;
+  upstream: Record<string, { agent: string; output: unknown }>;
+}
+
+/** What a sub-agent replies (the `http-json` body, or the SSE `result` event). */
+export interface AgentReply {
+  status: 'completed' | 'failed' | 'input_required';
+  output?: Record<string, unknown>;
+  message?: string;
+  missing_keys?: string[];
+}
+
+export type AgentOutcome =
+  | { ok: true; reply: AgentReply; attempts: number; durationMs: number }
+  | { ok: false; reason: string; code: AgentFailureCode; attempts: number; durationMs: number };
+
+export type AgentFailureCode =
+  | 'timeout'
+  | 'connect_error'
+  | 'http_status'
+  | 'bad_body'
+  | 'too_large'
+  | 'output_schema'
+  | 'stream_incomplete'
+  | 'aborted'
+  | 'agent_failed';
+
+export interface AgentCallOptions {
+  /** Aborts the call (client disconnect, turn cancelled). */
+  signal?: AbortSignal;
+  /** Called for each `progress` event of an `http-sse` agent. */
+  onProgress?: (content: string) => void;
+  requestId?: string;
+}
+
+/** Calls one sub-agent according to its card. */
+export interface AgentClient {
+  call(card: AgentCard, body: AgentRequestBody, options?: AgentCallOptions): Promise<AgentOutcome>;
+}

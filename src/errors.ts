@@ -1,0 +1,48 @@
+/**
+ * One catalogue of errors as data. `src/http/error-handler.ts` is the only
+ * place that maps them to HTTP responses.
+ */
+
+export const ERROR_CATALOGUE = {
+  BAD_REQUEST: { httpStatus: 400, message: 'The request is invalid.' },
+  UNAUTHORIZED: { httpStatus: 401, message: 'A valid API key is required.' },
+  FORBIDDEN: { httpStatus: 403, message: 'Not allowed.' },
+  NOT_FOUND: { httpStatus: 404, message: 'Not found.' },
+  SESSION_NOT_FOUND: { httpStatus: 404, message: 'Session not found.' },
+  AGENT_NOT_FOUND: { httpStatus: 404, message: 'No such agent.' },
+  TURN_IN_PROGRESS: { httpStatus: 409, message: 'A turn is already running on this session.' },
+  PAYLOAD_TOO_LARGE: { httpStatus: 413, message: 'The request body is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { httpStatus: 415, message: 'Send application/json.' },
+  RATE_LIMITED: { httpStatus: 429, message: 'Too many requests.' },
+  CONFIG_INVALID: { httpStatus: 500, message: 'The registry file is invalid.' },
+  INTERNAL: { httpStatus: 500, message: 'Internal error.' },
+  NOT_READY: { httpStatus: 503, message: 'Not ready.' },
+} as const satisfies Record<string, { httpStatus: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** An error a caller caused (bad input, bad config): 4xx, clear message, nothing changes. */
+export class UserError extends Error {
+  readonly code: ErrorCode;
+  readonly httpStatus: number;
+  readonly details?: Record<string, unknown>;
+  constructor(code: ErrorCode, message?: string, details?: Record<string, unknown>) {
+    super(message ?? ERROR_CATALOGUE[code].message);
+    this.name = 'UserError';
+    this.code = code;
+    this.httpStatus = ERROR_CATALOGUE[code].httpStatus;
+    this.details = details;
+  }
+}
+
+/** A bug or an unavailable dependency: 5xx, logged with its trace id, no stack to the client. */
+export class SystemError extends Error {
+  readonly code: ErrorCode;
+  readonly httpStatus: number;
+  constructor(code: ErrorCode = 'INTERNAL', message?: string, options?: { cause?: unknown }) {
+    super(message ?? ERROR_CATALOGUE[code].message, options);
+    this.name = 'SystemError';
+    this.code = code;
+    this.httpStatus = ERROR_CATALOGUE[code].httpStatus;
+  }
+}

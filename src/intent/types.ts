@@ -1,0 +1,61 @@
+/**
+ * The interface both intent paths implement: the offline matcher and the LLM.
+ * The supervisor graph only sees `IntentRecognizer`.
+ */
+import type { RegistrySnapshot, SemanticKeySpec } from '../registry/types.js';
+
+export type SimpleIntentKind =
+  | 'greeting'
+  | 'thanks'
+  | 'capabilities'
+  | 'out_of_scope'
+  | 'sensitive'
+  | 'abusive';
+
+/** One turn of short-term memory as fed to intent recognition / rewrite. */
+export interface MemoryTurn {
+  query: string;
+  rewrittenQuery: string;
+  answer: string;
+  agents: string[];
+}
+
+export interface RankedIntent {
+  agentId: string;
+  score: number;
+}
+
+export interface IntentResult {
+  /** `business` goes to the planner, `simple` is answered directly, `escalate` goes to a human. */
+  kind: 'business' | 'simple' | 'escalate';
+  simpleKind?: SimpleIntentKind;
+  /** Matched enabled agents, best first (empty unless kind is business). */
+  intents: RankedIntent[];
+  confidence: 'high' | 'medium' | 'low';
+  reason: string;
+  rewrittenQuery: string;
+  userFriendlyMessage: string;
+}
+
+export interface IntentInput {
+  query: string;
+  history: readonly MemoryTurn[];
+  snapshot: RegistrySnapshot;
+  /** Agent ids parked last turn waiting for keys; a bare reply may be meant for them. */
+  pendingAgents: readonly string[];
+  signal?: AbortSignal;
+}
+
+export interface IntentRecognizer {
+  recognize(input: IntentInput): Promise<IntentResult>;
+}
+
+/** Result of extracting one agent's semantic keys from text. */
+export interface ExtractionResult {
+  /** key -> normalised value (dates as YYYY-MM-DD, numbers as number). */
+  values: Record<string, string | number>;
+  /** Keys whose value was present but failed extraction/validation. */
+  invalid: { key: string; raw: string; reason: string }[];
+}
+
+export type KeyExtractor = (text: string, specs: readonly SemanticKeySpec[], today: Date) => ExtractionResult;

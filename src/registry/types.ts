@@ -1,0 +1,129 @@
+/**
+ * Shapes of a loaded registry. The YAML file (CONTRACT §1) uses snake_case;
+ * everything here is the normalised, camelCase form the rest of the code reads.
+ * A snapshot is deeply frozen once built and swapped in by one assignment.
+ */
+import type { ValidateFunction } from 'ajv';
+
+/** How a semantic key's value is recognised in text (normalised from `extract`). */
+export type ExtractSpec =
+  | { type: 'date' }
+  | { type: 'number'; min?: number; max?: number }
+  | { type: 'phone' }
+  | { type: 'email' }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'pattern'; pattern: string; flags: string; regex: RegExp }
+  | { type: 'text' };
+
+/** One entry of `required_semantic_keys`, widget already resolved. */
+export interface SemanticKeySpec {
+  readonly key: string;
+  readonly description: string;
+  /** Resolved: key spec → `widgets` dictionary → "". */
+  readonly widget: string;
+  readonly extract: ExtractSpec;
+}
+
+export type AgentProtocol = 'http-json' | 'http-sse';
+
+export interface AgentEndpoint {
+  readonly url: string;
+  readonly protocol: AgentProtocol;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  /** `${VAR}` already resolved. Secret: never logged nor returned by any API. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A capability card: one registered sub-agent, validated and frozen. */
+export interface AgentCard {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly enabled: boolean;
+  readonly examples: readonly string[];
+  readonly keywords: readonly string[];
+  readonly dependsOn: readonly string[];
+  readonly endpoint: AgentEndpoint;
+  readonly requiredKeys: readonly SemanticKeySpec[];
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
+  readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** Compiled once per snapshot; undefined when no schema was given. */
+  readonly validateInput?: ValidateFunction;
+  readonly validateOutput?: ValidateFunction;
+}
+
+export interface SupervisorSettings {
+  readonly memoryMaxHistory: number;
+  readonly maxParallel: number;
+  readonly defaultTimeoutMs: number;
+  readonly escalateAfterFailures: number;
+}
+
+/** An immutable registry version. In-flight turns keep the snapshot they started with. */
+export interface RegistrySnapshot {
+  /** Content hash of the source file. */
+  readonly version: string;
+  /** ISO timestamp. */
+  readonly loadedAt: string;
+  readonly sourcePath: string;
+  readonly supervisor: SupervisorSettings;
+  readonly widgets: Readonly<Record<string, string>>;
+  readonly agents: readonly AgentCard[];
+  readonly byId: ReadonlyMap<string, AgentCard>;
+  /** Enabled cards only, in file order. */
+  readonly enabledAgents: readonly AgentCard[];
+}
+
+/** One problem found in a registry file. Printed as `file:line:col  pointer  message`. */
+export interface ConfigIssue {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  /** JSON pointer into the document, e.g. `/agents/0/endpoint/url`. */
+  readonly pointer: string;
+  readonly message: string;
+}
+
+/** What `GET /v1/agents` shows of a failed reload. */
+export interface LastLoadError {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  readonly message: string;
+  readonly issues: readonly ConfigIssue[];
+  readonly at: string;
+}
+
+/** What changed between two snapshots (for the reload log line). */
+export interface RegistryDiff {
+  readonly added: string[];
+  readonly removed: string[];
+  readonly modified: string[];
+  readonly enabled: string[];
+  readonly disabled: string[];
+}
+
+/** A public view of a card: no endpoint headers, nothing secret. */
+export interface PublicAgentCard {
+  id: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+  examples: string[];
+  keywords: string[];
+  depends_on: string[];
+  protocol: AgentProtocol;
+  required_semantic_keys: { key: string; description: string; widget: string; extract: Record<string, unknown> }[];
+  input_schema?: Record<string, unknown>;
+  output_schema?: Record<string, unknown>;
+}
+
+/** The live registry: the current snapshot plus the last reload failure. */
+export interface Registry {
+  current(): RegistrySnapshot;
+  lastError(): LastLoadError | null;
+  /** Called after each successful swap. Returns an unsubscribe function. */
+  onReload(listener: (next: RegistrySnapshot, previous: RegistrySnapshot, diff: RegistryDiff) => void): () => void;
+  close(): Promise<void>;
+}
