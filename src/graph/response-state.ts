@@ -1,0 +1,42 @@
+/**
+ * The outgoing event type (CONTRACT §3, "ResponseState"). Separate from the
+ * internal graph state on purpose: nothing internal leaks unless copied here.
+ */
+
+export type Stage =
+  | 'intent_start'
+  | 'intent_done'
+  | 'plan_start'
+  | 'plan_done'
+  | 'agent_start'
+  | 'agent_stream'
+  | 'agent_done'
+  | 'agent_failed'
+  | 'summarize_start'
+  | 'final'
+  | 'escalate'
+  | 'done';
+
+/** Keys still needed by one parked sub-task; the three arrays are index-aligned. */
+export interface SemanticInfo {
+  type: 'miss' | 'invalid';
+  sub_agent_id: string;
+  keys: string[];
+  key_descriptions: string[];
+  fe_widgets_suggestion: string[];
+}
+
+export interface ResponseState {
+  type: 'content' | 'done';
+  content: string;
+  agent_id: string;
+  is_thinking: boolean;
+  session_id: string;
+  metadata: {
+    stage: Stage;
+    /** Position of this event in the turn's stream, from 1. */
+    seq: number;
+    semantic_info?: SemanticInfo[];
+    state?: Record<string, unknown>;
+  };
+}
