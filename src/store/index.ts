@@ -1,0 +1,2 @@
+export type { MessageStore, StoredMessage } from './types.js';
+export { openSqliteStorage, openStorageFromUrl, SqliteMessageStore, type Storage } from './sqlite-store.js';
