@@ -37,7 +37,9 @@ export type AgentFailureCode =
   | 'output_schema'
   | 'stream_incomplete'
   | 'aborted'
-  | 'agent_failed';
+  | 'agent_failed'
+  /** The card names a protocol no adapter is registered for. */
+  | 'unsupported_protocol';
 
 export interface AgentCallOptions {
   /** Aborts the call (client disconnect, turn cancelled). */

@@ -1,0 +1,190 @@
+/**
+ * The remote sub-agent client (CONTRACT §2). One call = up to `1 + retries`
+ * attempts over the card's protocol adapter. Shared here, whatever the protocol:
+ * the per-attempt timeout, the caller's cancellation, which failures are worth
+ * a retry (connect error, 5xx, timeout — never a 4xx, a bad body or an abort),
+ * and the check of `output` against the card's `output_schema`.
+ *
+ * Every failure comes back as an outcome with a code and a readable reason;
+ * `call` does not throw. Reasons never contain header values.
+ */
+import { randomUUID } from 'node:crypto';
+import { silentLogger, type Logger } from '../logger.js';
+import { describeAjvErrors } from '../util/safe-json.js';
+import type { AgentCard } from '../registry/types.js';
+import type { AgentCallOptions, AgentClient, AgentFailureCode, AgentOutcome, AgentReply, AgentRequestBody } from './types.js';
+import type { AttemptResult, ProtocolAdapter } from './protocols/protocol-adapter.js';
+import { createProtocolAdapters } from './protocols/adapter-registry.js';
+import { describeTarget } from './protocols/http-common.js';
+
+/** Dependencies and limits of an agent client. */
+export interface AgentClientOptions {
+  /** What requests go through; tests may hand in one that returns prepared `Response`s. */
+  fetch?: typeof globalThis.fetch;
+  logger?: Logger;
+  /** Largest reply body (or whole event stream) accepted, in bytes. */
+  maxResponseBytes?: number;
+  /** First retry waits about this long; each further retry doubles it. */
+  retryBaseDelayMs?: number;
+  /** Extra or replacement protocol adapters, keyed by protocol name. */
+  protocols?: Readonly<Record<string, ProtocolAdapter>>;
+}
+
+const FALLBACK_TIMEOUT_MS = 15_000;
+const MAX_RETRY_DELAY_MS = 5_000;
+/** Header names the client sets itself; a card cannot override them. */
+const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'content-type', 'accept', 'content-length']);
+
+/** Creates a client that calls sub-agents according to their cards. */
+export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
+  const fetchFunction = options.fetch ?? globalThis.fetch;
+  const logger = options.logger ?? silentLogger;
+  const maxResponseBytes = options.maxResponseBytes ?? 1_000_000;
+  const retryBaseDelayMs = options.retryBaseDelayMs ?? 100;
+  const adapters = createProtocolAdapters(options.protocols);
+
+  async function call(card: AgentCard, body: AgentRequestBody, callOptions: AgentCallOptions = {}): Promise<AgentOutcome> {
+    const startedAt = performance.now();
+    const { signal } = callOptions;
+    const elapsed = () => Math.round(performance.now() - startedAt);
+    const fail = (code: AgentFailureCode, reason: string, attempts: number): AgentOutcome => {
+      logger.warn({ agent_id: card.id, task_id: body.task_id, code, attempts, reason }, 'sub-agent call failed');
+      return { ok: false, code, reason, attempts, durationMs: elapsed() };
+    };
+
+    const adapter = adapters[card.endpoint.protocol];
+    if (!adapter) {
+      const known = Object.keys(adapters).join(', ');
+      return fail('unsupported_protocol', `protocol "${card.endpoint.protocol}" is not supported (known: ${known})`, 0);
+    }
+    if (signal?.aborted) return fail('aborted', 'the call was cancelled before it started', 0);
+
+    const headers = buildHeaders(card.endpoint.headers, callOptions.requestId ?? randomUUID(), body.trace_id);
+    const timeoutMs = validTimeout(card.endpoint.timeoutMs);
+    const maxAttempts = 1 + Math.max(0, Math.floor(card.endpoint.retries || 0));
+
+    for (let attempt = 1; ; attempt++) {
+      const result = await runAttempt(adapter, {
+        url: card.endpoint.url,
+        headers,
+        body,
+        timeoutMs,
+        signal,
+        onProgress: callOptions.onProgress,
+      });
+      if (result.ok) {
+        logger.debug({ agent_id: card.id, task_id: body.task_id, attempts: attempt, status: result.reply.status }, 'sub-agent replied');
+        return judgeReply(card, result.reply, attempt, elapsed, fail);
+      }
+      logger.debug({ agent_id: card.id, task_id: body.task_id, attempt, code: result.code, reason: result.reason }, 'sub-agent attempt failed');
+      const retryable = isRetryable(result);
+      if (!retryable || attempt >= maxAttempts) {
+        const suffix = attempt > 1 ? ` (after ${attempt} attempts)` : '';
+        return fail(result.code, `${result.reason}${suffix}`, attempt);
+      }
+      const delay = Math.min(MAX_RETRY_DELAY_MS, retryBaseDelayMs * 2 ** (attempt - 1)) * (1 + Math.random() * 0.2);
+      const slept = await sleep(delay, signal);
+      if (!slept) return fail('aborted', `the call was cancelled while waiting to retry (after ${attempt} attempts)`, attempt);
+    }
+  }
+
+  interface AttemptPlan {
+    url: string;
+    headers: Record<string, string>;
+    body: AgentRequestBody;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    onProgress?: (content: string) => void;
+  }
+
+  async function runAttempt(adapter: ProtocolAdapter, plan: AttemptPlan): Promise<AttemptResult> {
+    const timeoutController = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      timeoutController.abort(new DOMException(`no reply within ${plan.timeoutMs} ms`, 'TimeoutError'));
+    }, plan.timeoutMs);
+    const signal = plan.signal ? AbortSignal.any([plan.signal, timeoutController.signal]) : timeoutController.signal;
+    let result: AttemptResult;
+    try {
+      result = await adapter.invoke({
+        fetch: fetchFunction,
+        url: plan.url,
+        headers: plan.headers,
+        body: plan.body,
+        signal,
+        maxResponseBytes,
+        onProgress: plan.onProgress,
+      });
+    } catch (error) {
+      result = { ok: false, code: 'bad_body', reason: `unexpected error while calling the agent: ${(error as Error)?.message ?? String(error)}` };
+    } finally {
+      clearTimeout(timer);
+    }
+    if (result.ok) return result;
+    if (plan.signal?.aborted) return { ok: false, code: 'aborted', reason: 'the call was cancelled by the caller' };
+    if (timedOut) {
+      return { ok: false, code: 'timeout', reason: `no complete reply from ${describeTarget(plan.url)} within ${plan.timeoutMs} ms` };
+    }
+    return result;
+  }
+
+  return { call };
+}
+
+/** Turns a well-formed reply into the outcome: agent failures and output checks. */
+function judgeReply(
+  card: AgentCard,
+  reply: AgentReply,
+  attempts: number,
+  elapsed: () => number,
+  fail: (code: AgentFailureCode, reason: string, attempts: number) => AgentOutcome,
+): AgentOutcome {
+  if (reply.status === 'failed') {
+    return fail('agent_failed', reply.message?.trim() || 'the agent reported a failure without a message', attempts);
+  }
+  if (reply.status === 'completed' && card.validateOutput) {
+    if (reply.output === undefined) {
+      return fail('output_schema', 'the reply has no output but the card declares an output_schema', attempts);
+    }
+    if (!card.validateOutput(reply.output)) {
+      return fail('output_schema', `output does not match output_schema: ${describeAjvErrors(card.validateOutput)}`, attempts);
+    }
+  }
+  return { ok: true, reply, attempts, durationMs: elapsed() };
+}
+
+function isRetryable(result: Extract<AttemptResult, { ok: false }>): boolean {
+  if (result.code === 'connect_error' || result.code === 'timeout') return true;
+  return result.code === 'http_status' && (result.httpStatus ?? 0) >= 500;
+}
+
+function buildHeaders(cardHeaders: Readonly<Record<string, string>>, requestId: string, traceId: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(cardHeaders)) {
+    if (!RESERVED_HEADERS.has(name.toLowerCase())) headers[name] = value;
+  }
+  headers['x-request-id'] = requestId;
+  headers['x-trace-id'] = traceId;
+  return headers;
+}
+
+function validTimeout(timeoutMs: number): number {
+  return Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : FALLBACK_TIMEOUT_MS;
+}
+
+/** Waits `ms`; resolves `false` early if the signal aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

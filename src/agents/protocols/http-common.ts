@@ -1,0 +1,156 @@
+/**
+ * Pieces both HTTP adapters share: a size-capped body reader, the wording of
+ * transport failures, and the parsing of the reply envelope. Reasons name the
+ * target by host and path only — a query string or userinfo may hold a secret.
+ */
+import { parseReplyValue } from '../reply-envelope.js';
+import { safeJsonParse } from '../../util/safe-json.js';
+import type { AttemptResult, ProtocolAttempt } from './protocol-adapter.js';
+
+/** The result of reading a body under a byte cap. */
+export type BoundedRead =
+  | { ok: true; text: string; stopped: boolean }
+  | { ok: false; kind: 'too_large'; bytesRead: number }
+  | { ok: false; kind: 'read_error'; error: unknown };
+
+/**
+ * Reads a response body chunk by chunk, giving up as soon as more than
+ * `maxBytes` arrived. `onText` receives each decoded piece; returning `true`
+ * stops reading early (the rest of the body is cancelled).
+ */
+export async function readBoundedBody(
+  response: Response,
+  maxBytes: number,
+  onText?: (text: string) => boolean | void,
+): Promise<BoundedRead> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await cancelQuietly(response);
+    return { ok: false, kind: 'too_large', bytesRead: 0 };
+  }
+  if (!response.body) return { ok: true, text: '', stopped: false };
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const pieces: string[] = [];
+  let bytesRead = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytesRead += value.byteLength;
+      if (bytesRead > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, kind: 'too_large', bytesRead };
+      }
+      const text = decoder.decode(value, { stream: true });
+      pieces.push(text);
+      if (onText?.(text) === true) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: true, text: pieces.join(''), stopped: true };
+      }
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    return { ok: false, kind: 'read_error', error };
+  } finally {
+    reader.releaseLock();
+  }
+  const tail = decoder.decode();
+  if (tail) {
+    pieces.push(tail);
+    onText?.(tail);
+  }
+  return { ok: true, text: pieces.join(''), stopped: false };
+}
+
+/** Discards a body we will not read, so the connection is released. */
+export async function cancelQuietly(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
+}
+
+/** `host:port/path` of an endpoint, without query string or credentials. */
+export function describeTarget(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'the endpoint';
+  }
+}
+
+/** Replaces every header value (secrets included) found in `text` with `[redacted]`. */
+export function redactHeaderValues(text: string, headers: Readonly<Record<string, string>>): string {
+  let result = text;
+  for (const value of Object.values(headers)) {
+    if (value.length >= 4) result = result.split(value).join('[redacted]');
+  }
+  return result;
+}
+
+/** Sends the POST; a rejected fetch becomes a `connect_error` result. */
+export async function postJson(
+  attempt: ProtocolAttempt,
+  accept: string,
+): Promise<{ ok: true; response: Response } | { ok: false; result: AttemptResult }> {
+  try {
+    const response = await attempt.fetch(attempt.url, {
+      method: 'POST',
+      headers: { ...attempt.headers, 'content-type': 'application/json', accept },
+      body: JSON.stringify(attempt.body),
+      signal: attempt.signal,
+    });
+    return { ok: true, response };
+  } catch (error) {
+    const detail = redactHeaderValues(describeError(error), attempt.headers);
+    return {
+      ok: false,
+      result: { ok: false, code: 'connect_error', reason: `could not reach ${describeTarget(attempt.url)}: ${detail}` },
+    };
+  }
+}
+
+/** Turns a non-2xx response into an `http_status` result (the body is discarded). */
+export async function statusFailure(response: Response, url: string): Promise<AttemptResult> {
+  await cancelQuietly(response);
+  const text = response.statusText ? ` ${response.statusText}` : '';
+  return {
+    ok: false,
+    code: 'http_status',
+    httpStatus: response.status,
+    reason: `${describeTarget(url)} answered HTTP ${response.status}${text}`,
+  };
+}
+
+/** Maps a failed bounded read to a result. */
+export function readFailure(read: Exclude<BoundedRead, { ok: true }>, attempt: ProtocolAttempt, what: string): AttemptResult {
+  if (read.kind === 'too_large') {
+    return {
+      ok: false,
+      code: 'too_large',
+      reason: `${what} from ${describeTarget(attempt.url)} exceeded the ${attempt.maxResponseBytes}-byte limit`,
+    };
+  }
+  const detail = redactHeaderValues(describeError(read.error), attempt.headers);
+  return { ok: false, code: 'bad_body', reason: `the connection broke while reading ${what}: ${detail}` };
+}
+
+/** Parses reply text as the JSON envelope of CONTRACT §2 and checks its shape. */
+export function parseReplyText(text: string, what: string): AttemptResult {
+  if (text.trim() === '') return { ok: false, code: 'bad_body', reason: `${what} was empty` };
+  const parsed = safeJsonParse(text);
+  if (!parsed.ok) return { ok: false, code: 'bad_body', reason: `${what} is not JSON (${parsed.error})` };
+  const checked = parseReplyValue(parsed.value);
+  if (!checked.ok) return { ok: false, code: 'bad_body', reason: `${what} is not a valid reply: ${checked.error}` };
+  return { ok: true, reply: checked.value };
+}
+
+/** A short message for any thrown value, using the network cause when there is one. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as Error & { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as Error & { code?: string }).code;
+    return code ? `${code} (${cause.message})` : cause.message;
+  }
+  return error.message;
+}

@@ -1,0 +1,87 @@
+/**
+ * `http-sse`: one POST answered with `text/event-stream`. `progress` events are
+ * relayed as they arrive; the first `result` event ends the call (we stop
+ * reading there, so an agent that keeps the stream open does not hold us).
+ * Events are parsed by eventsource-parser, never by hand.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { safeJsonParse } from '../../util/safe-json.js';
+import type { AttemptResult, ProtocolAdapter, ProtocolAttempt } from './protocol-adapter.js';
+import {
+  cancelQuietly,
+  describeTarget,
+  parseReplyText,
+  postJson,
+  readBoundedBody,
+  readFailure,
+  statusFailure,
+} from './http-common.js';
+
+/** Creates the adapter for agents that stream `progress` events and one `result`. */
+export function createHttpSseAdapter(): ProtocolAdapter {
+  return {
+    protocol: 'http-sse',
+    async invoke(attempt) {
+      const sent = await postJson(attempt, 'text/event-stream');
+      if (!sent.ok) return sent.result;
+      const { response } = sent;
+      if (!response.ok) return statusFailure(response, attempt.url);
+      const contentType = response.headers.get('content-type') ?? '';
+      if (!contentType.toLowerCase().startsWith('text/event-stream')) {
+        await cancelQuietly(response);
+        return {
+          ok: false,
+          code: 'bad_body',
+          reason: `${describeTarget(attempt.url)} answered with content-type "${contentType || 'none'}" instead of text/event-stream`,
+        };
+      }
+      return readEventStream(response, attempt);
+    },
+  };
+}
+
+async function readEventStream(response: Response, attempt: ProtocolAttempt): Promise<AttemptResult> {
+  let resultData: string | undefined;
+  let progressCount = 0;
+  const parser = createParser({
+    onEvent(event: EventSourceMessage) {
+      if (resultData !== undefined) return;
+      if (event.event === 'result') resultData = event.data;
+      else if (event.event === 'progress') {
+        progressCount++;
+        relayProgress(event.data, attempt.onProgress);
+      }
+    },
+  });
+  const read = await readBoundedBody(response, attempt.maxResponseBytes, (text) => {
+    parser.feed(text);
+    return resultData !== undefined;
+  });
+  if (resultData !== undefined) return parseReplyText(resultData, 'the result event');
+  if (!read.ok) {
+    if (read.kind === 'too_large') return readFailure(read, attempt, 'the event stream');
+  }
+  // Flush an event whose terminating blank line never came.
+  parser.reset({ consume: true });
+  if (resultData !== undefined) return parseReplyText(resultData, 'the result event');
+  const cause = read.ok ? 'ended' : 'broke off';
+  return {
+    ok: false,
+    code: 'stream_incomplete',
+    reason: `the event stream from ${describeTarget(attempt.url)} ${cause} without a result event (after ${progressCount} progress events)`,
+  };
+}
+
+/** Passes a progress event's `content` on; a malformed one is skipped, a throwing listener is contained. */
+function relayProgress(data: string, onProgress: ((content: string) => void) | undefined): void {
+  if (!onProgress) return;
+  const parsed = safeJsonParse(data);
+  if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) return;
+  const content = (parsed.value as { content?: unknown }).content;
+  if (typeof content !== 'string' || content === '') return;
+  try {
+    onProgress(content);
+  } catch {
+    // A listener's bug must not fail the sub-task.
+  }
+}
