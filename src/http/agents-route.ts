@@ -1,0 +1,23 @@
+/**
+ * `GET /v1/agents`: the live registry as clients may see it — public cards
+ * (no endpoint URL headers, nothing secret), the config version, when it was
+ * loaded and the last reload error, if any.
+ */
+import type { RequestHandler } from 'express';
+import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js';
+
+/** Builds the handler for the registry snapshot route. */
+export function createAgentsHandler(options: {
+  registry: Registry;
+  publicCard: (card: AgentCard) => PublicAgentCard;
+}): RequestHandler {
+  return (_request, response) => {
+    const snapshot = options.registry.current();
+    response.json({
+      version: snapshot.version,
+      loaded_at: snapshot.loadedAt,
+      last_error: options.registry.lastError(),
+      agents: snapshot.agents.map((card) => options.publicCard(card)),
+    });
+  };
+}

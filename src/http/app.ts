@@ -1,0 +1,132 @@
+/**
+ * The express application of the supervisor (CONTRACT §3). Everything arrives
+ * as dependencies; this file only wires middleware and routes in order:
+ * trace id → request metrics → open probes → page → `/v1` (auth first) →
+ * 404 → the one error handler.
+ */
+import express, { Router, type Express, type RequestHandler } from 'express';
+import { UserError } from '../errors.js';
+import type { TurnRunner } from '../graph/turn-types.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js';
+import type { MessageStore } from '../store/types.js';
+import { createAgentsHandler } from './agents-route.js';
+import { createApiKeyAuth } from './auth.js';
+import { createChatHandler } from './chat-route.js';
+import { createErrorHandler, createNotFoundHandler, methodNotAllowed } from './error-handler.js';
+import { createHealthRouter } from './health-routes.js';
+import { createSessionMessagesHandler } from './sessions-route.js';
+import { attachStreamTracker, createStreamTracker } from './stream-tracker.js';
+import { createTraceIdMiddleware } from './trace-id.js';
+
+/** Everything the HTTP layer needs, built once by the server at start. */
+export interface AppOptions {
+  registry: Registry;
+  turns: TurnRunner;
+  messages: MessageStore;
+  /** Turns a card into what clients may see (no secrets). */
+  publicCard: (card: AgentCard) => PublicAgentCard;
+  logger: Logger;
+  metrics: Metrics;
+  /** When non-empty every `/v1/*` call needs `authorization: Bearer <key>`. */
+  apiKeys?: readonly string[];
+  /** Largest accepted JSON body. Default 64 KiB. */
+  bodyLimitBytes?: number;
+  /** Interval of the SSE `: ping` comment. Default 15000 ms; 0 turns it off. */
+  heartbeatMs?: number;
+  /** Longest accepted `query`, in characters. Default 4000. */
+  maxQueryChars?: number;
+  /** Extra readiness condition for `/readyz` (besides a loaded registry). Default always ready. */
+  isReady?: () => boolean;
+  /** HTML served at `GET /`; absent means `GET /` is a 404. */
+  chatPage?: string;
+  /** How long shutdown waits for an aborted turn to finish its stream. Default 2000 ms. */
+  shutdownGraceMs?: number;
+}
+
+/** Records `httpRequests` once per response, labelled by the matched route pattern. */
+function createRequestMetricsMiddleware(metrics: Metrics): RequestHandler {
+  return (request, response, next) => {
+    let recorded = false;
+    const record = () => {
+      if (recorded) return;
+      recorded = true;
+      const routePath: unknown = request.route?.path;
+      const route = typeof routePath === 'string' ? `${request.baseUrl}${routePath}` : 'unmatched';
+      metrics.httpRequests.inc({ route, method: request.method, status: String(response.statusCode) });
+    };
+    response.once('finish', record);
+    response.once('close', record);
+    next();
+  };
+}
+
+/** Rejects a chat body that is absent or not JSON before the parser runs. */
+function requireJsonBody(): RequestHandler {
+  return (request, _response, next) => {
+    const matched = request.is(['application/json', 'application/*+json']);
+    if (matched === null) {
+      throw new UserError('BAD_REQUEST', 'body is required: a JSON object with "query" and "user_id"', { field: 'body' });
+    }
+    if (matched === false) {
+      const given = request.headers['content-type'] ?? 'none';
+      throw new UserError('UNSUPPORTED_MEDIA_TYPE', `content-type must be application/json (got ${given})`);
+    }
+    next();
+  };
+}
+
+/** Builds the express app. Start it with `startServer`. */
+export function createApp(options: AppOptions): Express {
+  const tracker = createStreamTracker();
+  const app = express();
+  attachStreamTracker(app, tracker);
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use(createTraceIdMiddleware());
+  app.use(createRequestMetricsMiddleware(options.metrics));
+  app.use(
+    createHealthRouter({ registry: options.registry, metrics: options.metrics, isReady: options.isReady ?? (() => true) }),
+  );
+
+  if (options.chatPage !== undefined) {
+    const page = options.chatPage;
+    app
+      .route('/')
+      .get((_request, response) => {
+        response.setHeader('cache-control', 'no-cache');
+        response.type('html').send(page);
+      })
+      .all(methodNotAllowed(['GET']));
+  }
+
+  const v1 = Router();
+  v1.route('/chat')
+    .post(
+      requireJsonBody(),
+      express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true }),
+      createChatHandler({
+        turns: options.turns,
+        logger: options.logger,
+        metrics: options.metrics,
+        tracker,
+        heartbeatMs: options.heartbeatMs ?? 15000,
+        maxQueryChars: options.maxQueryChars ?? 4000,
+        shutdownGraceMs: options.shutdownGraceMs ?? 2000,
+      }),
+    )
+    .all(methodNotAllowed(['POST']));
+  v1.route('/sessions/:session_id/messages')
+    .get(createSessionMessagesHandler({ messages: options.messages }))
+    .all(methodNotAllowed(['GET']));
+  v1.route('/agents')
+    .get(createAgentsHandler({ registry: options.registry, publicCard: options.publicCard }))
+    .all(methodNotAllowed(['GET']));
+  app.use('/v1', createApiKeyAuth(options.apiKeys ?? []), v1);
+
+  app.use(createNotFoundHandler());
+  app.use(createErrorHandler(options.logger));
+  return app;
+}

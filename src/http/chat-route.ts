@@ -1,0 +1,173 @@
+/**
+ * `POST /v1/chat`: one user turn, streamed as SSE (default) or returned as one
+ * JSON object (`accept: application/json`).
+ *
+ * Order matters here. The turn is started before any byte is written, so a
+ * refusal from the runner (409 turn in progress, 400) is still a plain JSON
+ * error. Events the runner emits between its promise resolving and this code
+ * resuming are buffered, then flushed once the stream is open. A client that
+ * goes away aborts the turn's signal exactly once; a finished response never
+ * aborts it.
+ */
+import type { RequestHandler, Response } from 'express';
+import { ERROR_CATALOGUE, SystemError, UserError } from '../errors.js';
+import type { ResponseState } from '../graph/response-state.js';
+import type { StartedTurn, TurnResult, TurnRunner } from '../graph/turn-types.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { createChatRequestValidator } from './chat-request.js';
+import { sendError } from './error-handler.js';
+import { openSseStream, type SseStream } from './sse.js';
+import type { StreamTracker } from './stream-tracker.js';
+import { requireTraceId } from './trace-id.js';
+
+export interface ChatHandlerOptions {
+  turns: TurnRunner;
+  logger: Logger;
+  metrics: Metrics;
+  tracker: StreamTracker;
+  heartbeatMs: number;
+  maxQueryChars: number;
+  /** How long a shutdown waits for a turn to finish after aborting it. */
+  shutdownGraceMs: number;
+}
+
+/** Why the turn's signal was aborted; the runner can read it from `signal.reason`. */
+export type ChatAbortReason = 'client_disconnected' | 'server_shutdown';
+
+function doneEvent(sessionId: string, seq: number, content: string, state?: Record<string, unknown>): ResponseState {
+  return {
+    type: 'done',
+    content,
+    agent_id: 'supervisor',
+    is_thinking: false,
+    session_id: sessionId,
+    metadata: state ? { stage: 'done', seq, state } : { stage: 'done', seq },
+  };
+}
+
+/** Builds the express handler for `POST /v1/chat` (body already parsed as JSON). */
+export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
+  const validate = createChatRequestValidator({ maxQueryChars: options.maxQueryChars });
+  const { logger, metrics } = options;
+
+  return async (request, response) => {
+    const check = validate(request.body);
+    if (!check.ok) throw new UserError('BAD_REQUEST', check.message, { field: check.field });
+    const traceId = requireTraceId(response);
+    const wantsJson = request.accepts(['text/event-stream', 'application/json']) === 'application/json';
+
+    const controller = new AbortController();
+    const abort = (reason: ChatAbortReason) => {
+      if (!controller.signal.aborted) controller.abort(reason);
+    };
+    let responseClosed = false;
+    const closed = new Promise<void>((resolve) => {
+      response.once('close', () => {
+        responseClosed = true;
+        if (!response.writableFinished) abort('client_disconnected');
+        resolve();
+      });
+    });
+
+    const pending: ResponseState[] = [];
+    let sink: ((event: ResponseState) => void) | undefined;
+    const onEvent = (event: ResponseState) => {
+      try {
+        if (sink) sink(event);
+        else pending.push(event);
+      } catch (error) {
+        logger.error({ err: error, traceId }, 'failed to forward a turn event');
+      }
+    };
+
+    const started: StartedTurn = await options.turns.start(
+      { query: check.value.query, userId: check.value.userId, sessionId: check.value.sessionId, traceId },
+      { signal: controller.signal, onEvent },
+    );
+
+    if (responseClosed) {
+      // The client left while the turn was being reserved: let it wind down unobserved.
+      sink = () => {};
+      started.done.catch((error: unknown) => logger.error({ err: error, traceId }, 'turn failed after client left'));
+      return;
+    }
+
+    metrics.activeStreams.inc();
+    let forceEnd: () => void = () => {};
+    let graceTimer: NodeJS.Timeout | undefined;
+    const untrack = options.tracker.add({
+      shutdown: async () => {
+        abort('server_shutdown');
+        graceTimer = setTimeout(() => forceEnd(), options.shutdownGraceMs);
+        await closed;
+      },
+    });
+    void closed.then(() => {
+      untrack();
+      metrics.activeStreams.dec();
+      if (graceTimer) clearTimeout(graceTimer);
+    });
+
+    response.setHeader('x-session-id', started.sessionId);
+    if (wantsJson) {
+      sink = () => {};
+      pending.length = 0;
+      forceEnd = () => {
+        if (!response.headersSent) sendError(response, new SystemError('NOT_READY'));
+        else if (!response.writableEnded) response.end();
+      };
+      await answerAsJson(response, started, () => responseClosed);
+      return;
+    }
+
+    const stream = openSseStream(response, { heartbeatMs: options.heartbeatMs });
+    forceEnd = () => stream.end();
+    const relay = createRelay(stream);
+    sink = relay.forward;
+    for (const event of pending.splice(0)) relay.forward(event);
+
+    try {
+      const result = await started.done;
+      if (!relay.sawDone && !stream.closed) {
+        logger.warn({ traceId, sessionId: started.sessionId }, 'turn finished without a done event; closing the stream');
+        relay.forward(doneEvent(started.sessionId, relay.nextSeq(), result.finalAnswer));
+      }
+    } catch (error) {
+      logger.error({ err: error, traceId, sessionId: started.sessionId }, 'turn failed while streaming');
+      if (!relay.sawDone) {
+        relay.forward(doneEvent(started.sessionId, relay.nextSeq(), ERROR_CATALOGUE.INTERNAL.message, { error: { code: 'INTERNAL' } }));
+      }
+    } finally {
+      stream.end();
+    }
+  };
+}
+
+/** Writes events to the stream in order and ends it after the `done` event. */
+function createRelay(stream: SseStream) {
+  let lastSeq = 0;
+  let sawDone = false;
+  return {
+    forward(event: ResponseState) {
+      if (sawDone || stream.closed) return;
+      const seq = typeof event.metadata?.seq === 'number' ? event.metadata.seq : lastSeq + 1;
+      lastSeq = Math.max(lastSeq, seq);
+      stream.send(seq, event);
+      if (event.type === 'done') {
+        sawDone = true;
+        stream.end();
+      }
+    },
+    nextSeq: () => lastSeq + 1,
+    get sawDone() {
+      return sawDone;
+    },
+  };
+}
+
+async function answerAsJson(response: Response, started: StartedTurn, isClosed: () => boolean): Promise<void> {
+  const result: TurnResult = await started.done;
+  if (isClosed() || response.headersSent) return;
+  response.status(200).json({ session_id: result.sessionId, final_answer: result.finalAnswer, events: result.events });
+}

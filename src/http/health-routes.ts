@@ -1,0 +1,54 @@
+/**
+ * Probes and metrics, open even when API keys are configured:
+ * `GET /healthz` (the process answers), `GET /readyz` (the registry is loaded
+ * and the server says it is ready), `GET /metrics` (Prometheus text).
+ */
+import { Router } from 'express';
+import { ERROR_CATALOGUE } from '../errors.js';
+import type { Metrics } from '../metrics.js';
+import type { Registry } from '../registry/types.js';
+import { methodNotAllowed } from './error-handler.js';
+
+function registryLoaded(registry: Registry): boolean {
+  try {
+    return Boolean(registry.current());
+  } catch {
+    return false;
+  }
+}
+
+/** Builds the router with `/healthz`, `/readyz` and `/metrics`. */
+export function createHealthRouter(options: { registry: Registry; metrics: Metrics; isReady: () => boolean }): Router {
+  const router = Router();
+  router
+    .route('/healthz')
+    .get((_request, response) => {
+      response.json({ status: 'ok' });
+    })
+    .all(methodNotAllowed(['GET']));
+  router
+    .route('/readyz')
+    .get((_request, response) => {
+      let ready = false;
+      try {
+        ready = options.isReady() && registryLoaded(options.registry);
+      } catch {
+        ready = false;
+      }
+      if (ready) {
+        response.json({ status: 'ready' });
+        return;
+      }
+      response.status(503).json({ status: 'not_ready', error: { code: 'NOT_READY', message: ERROR_CATALOGUE.NOT_READY.message } });
+    })
+    .all(methodNotAllowed(['GET']));
+  router
+    .route('/metrics')
+    .get(async (_request, response) => {
+      const text = await options.metrics.registry.metrics();
+      response.setHeader('content-type', options.metrics.registry.contentType);
+      response.send(text);
+    })
+    .all(methodNotAllowed(['GET']));
+  return router;
+}

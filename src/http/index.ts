@@ -1,0 +1,6 @@
+/** The HTTP layer: the express app, the server wrapper and the error mapping. */
+export { createApp, type AppOptions } from './app.js';
+export { startServer, type RunningServer } from './server.js';
+export { createErrorHandler, mapError, type ErrorBody } from './error-handler.js';
+export type { ChatAbortReason } from './chat-route.js';
+export { SESSION_ID_PATTERN, USER_ID_PATTERN } from './chat-request.js';

@@ -1,0 +1,34 @@
+/**
+ * Every request gets a trace id: the caller's `x-trace-id` (or `x-request-id`)
+ * when it looks like an id, else a fresh UUID. It is echoed as `x-trace-id`,
+ * logged with every error and passed to the supervisor and sub-agents.
+ */
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+
+const TRACE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** Picks the caller's trace id when it is sane, else generates one. */
+export function pickTraceId(headerValues: readonly (string | string[] | undefined)[]): string {
+  for (const value of headerValues) {
+    const candidate = Array.isArray(value) ? value[0] : value;
+    if (typeof candidate === 'string' && TRACE_ID_PATTERN.test(candidate.trim())) return candidate.trim();
+  }
+  return randomUUID();
+}
+
+/** Middleware: stores the trace id in `response.locals.traceId` and echoes it. */
+export function createTraceIdMiddleware(): RequestHandler {
+  return (request, response, next) => {
+    const traceId = pickTraceId([request.headers['x-trace-id'], request.headers['x-request-id']]);
+    response.locals.traceId = traceId;
+    response.setHeader('x-trace-id', traceId);
+    next();
+  };
+}
+
+/** The trace id of a request handled after the trace middleware. */
+export function requireTraceId(response: Response): string {
+  const value: unknown = response.locals.traceId;
+  return typeof value === 'string' ? value : randomUUID();
+}
