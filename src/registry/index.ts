@@ -1,0 +1,31 @@
+/** The registry: load, validate, watch and publish capability cards. */
+export { createRegistry, createStaticRegistry, type CreateRegistryOptions, type WatchedRegistry } from './watch-registry.js';
+export {
+  loadRegistryFile,
+  loadRegistryText,
+  formatIssue,
+  contentVersion,
+  configInvalidError,
+  type LoadRegistryOptions,
+  type LoadResult,
+} from './load-registry.js';
+export { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
+export { toPublicCard } from './public-card.js';
+export { extractToJson } from './extract-spec.js';
+export { interpolateEnv } from './env-interpolation.js';
+export { SUPERVISOR_DEFAULTS, ENDPOINT_DEFAULTS } from './build-snapshot.js';
+export { CONFIG_SCHEMA_URL } from './config-schema.js';
+export type {
+  AgentCard,
+  AgentEndpoint,
+  AgentProtocol,
+  ConfigIssue,
+  ExtractSpec,
+  LastLoadError,
+  PublicAgentCard,
+  Registry,
+  RegistryDiff,
+  RegistrySnapshot,
+  SemanticKeySpec,
+  SupervisorSettings,
+} from './types.js';

@@ -1,0 +1,91 @@
+/**
+ * Loading a registry file without watching it: parse (with positions), validate
+ * against the JSON Schema, cross-check, build. All problems are reported at once;
+ * a file with any problem yields no snapshot at all (never half a registry).
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { UserError } from '../errors.js';
+import { buildSnapshot } from './build-snapshot.js';
+import { validateConfigShape } from './config-schema.js';
+import type { ConfigIssue, RegistrySnapshot } from './types.js';
+import { parseYamlSource } from './yaml-source.js';
+
+/** Options shared by every way of loading a registry. */
+export interface LoadRegistryOptions {
+  /** Where `${VAR}` values come from. Default: `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Clock for `loadedAt` (tests). */
+  now?: () => Date;
+}
+
+/** Outcome of one load. Warnings (deprecated fields, ...) never block a load. */
+export type LoadResult =
+  | { ok: true; snapshot: RegistrySnapshot; warnings: ConfigIssue[] }
+  | { ok: false; issues: ConfigIssue[]; warnings: ConfigIssue[] };
+
+/** Length of the content-hash prefix used as the snapshot version. */
+const VERSION_LENGTH = 12;
+
+/** The snapshot version of a file's text: a sha256 prefix. */
+export function contentVersion(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, VERSION_LENGTH);
+}
+
+/** Loads a registry from YAML text; `file` is only used to label issues. */
+export function loadRegistryText(text: string, file: string, options: LoadRegistryOptions = {}): LoadResult {
+  const source = parseYamlSource(text, file);
+  if (source.syntaxIssues.length > 0) return { ok: false, issues: source.syntaxIssues, warnings: [] };
+  const shapeIssues = validateConfigShape(source);
+  if (shapeIssues.length > 0) return { ok: false, issues: sortIssues(shapeIssues), warnings: [] };
+  const result = buildSnapshot(source, {
+    env: options.env ?? process.env,
+    version: contentVersion(text),
+    sourcePath: file,
+    loadedAt: options.now?.(),
+  });
+  if (!result.ok) return { ok: false, issues: sortIssues(result.issues), warnings: sortIssues(result.warnings) };
+  return { ok: true, snapshot: result.snapshot, warnings: sortIssues(result.warnings) };
+}
+
+/** Reads and loads a registry file. A missing or unreadable file is one issue, not a throw. */
+export async function loadRegistryFile(path: string, options: LoadRegistryOptions = {}): Promise<LoadResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    return { ok: false, issues: [readIssue(path, error)], warnings: [] };
+  }
+  return loadRegistryText(text, path, options);
+}
+
+/** The issue recorded when a registry file cannot be read at all. */
+export function readIssue(path: string, error: unknown): ConfigIssue {
+  const code = (error as NodeJS.ErrnoException).code;
+  const message =
+    code === 'ENOENT'
+      ? `registry file not found: ${path}`
+      : code === 'EISDIR'
+        ? `registry path is a directory, not a file: ${path}`
+        : code === 'EACCES'
+          ? `registry file is not readable (permission denied): ${path}`
+          : `cannot read registry file ${path}: ${(error as Error).message}`;
+  return { file: path, line: 0, col: 0, pointer: '', message };
+}
+
+/** Formats one issue as `file:line:col  /json/pointer  message`. */
+export function formatIssue(issue: ConfigIssue): string {
+  return `${issue.file}:${issue.line}:${issue.col}  ${issue.pointer === '' ? '/' : issue.pointer}  ${issue.message}`;
+}
+
+/** The error thrown when a registry cannot be loaded at start: its message lists every issue. */
+export function configInvalidError(path: string, issues: readonly ConfigIssue[]): UserError {
+  const lines = issues.map(formatIssue);
+  return new UserError('CONFIG_INVALID', `registry ${path} is invalid (${issues.length} problem${issues.length === 1 ? '' : 's'}):\n${lines.join('\n')}`, {
+    issues: issues.map((issue) => ({ ...issue })),
+  });
+}
+
+function sortIssues(issues: ConfigIssue[]): ConfigIssue[] {
+  return [...issues].sort((left, right) => left.line - right.line || left.col - right.col);
+}

@@ -1,0 +1,190 @@
+/**
+ * The live registry: loads the file once, then watches it and swaps in a new
+ * frozen snapshot by one reference assignment after each good edit.
+ *
+ * The directory is watched rather than the file, because editors that save by
+ * writing a temp file and renaming it over the original (and tools that delete
+ * then recreate) replace the inode a file watch would be attached to. Events
+ * are debounced; reloads never overlap; a bad edit keeps the last good snapshot
+ * live and is reported through `lastError()` until a good load clears it.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Logger } from '../logger.js';
+import { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
+import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readIssue } from './load-registry.js';
+import type { ConfigIssue, LastLoadError, Registry, RegistryDiff, RegistrySnapshot } from './types.js';
+
+/** Options of `createRegistry`. */
+export interface CreateRegistryOptions {
+  /** The registry file (CONTRACT §1). */
+  path: string;
+  logger: Logger;
+  /** Where `${VAR}` values come from. Default: `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Quiet period after the last file event before reloading. Default 100 ms. */
+  debounceMs?: number;
+  /** false = load once, never watch (tests, one-shot tools). Default true. */
+  watch?: boolean;
+}
+
+/** A live registry that can also be asked to re-read its file now (e.g. on SIGHUP). */
+export interface WatchedRegistry extends Registry {
+  /** Re-reads the file now; resolves once that load has been applied or rejected. */
+  reload(): Promise<void>;
+}
+
+type ReloadListener = (next: RegistrySnapshot, previous: RegistrySnapshot, diff: RegistryDiff) => void;
+
+/**
+ * Loads the registry and starts watching it. The first load failing throws
+ * `UserError('CONFIG_INVALID')` whose message lists every issue.
+ */
+export async function createRegistry(options: CreateRegistryOptions): Promise<WatchedRegistry> {
+  const { path, logger } = options;
+  const env = options.env ?? process.env;
+  const debounceMs = options.debounceMs ?? 100;
+
+  const initial = await loadRegistryFile(path, { env });
+  logWarnings(logger, initial.warnings);
+  if (!initial.ok) throw configInvalidError(path, initial.issues);
+
+  let current = initial.snapshot;
+  let lastError: LastLoadError | null = null;
+  const listeners = new Set<ReloadListener>();
+  logger.info({ version: current.version, agents: current.agents.length, enabled: current.enabledAgents.length, file: path }, 'registry loaded');
+
+  const reject = (issues: readonly ConfigIssue[]): void => {
+    const first = issues[0] as ConfigIssue;
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
+    lastError = {
+      file: first.file,
+      line: first.line,
+      col: first.col,
+      message: `${first.message}${more}`,
+      issues: issues.map((issue) => Object.freeze({ ...issue })),
+      at: new Date().toISOString(),
+    };
+    logger.error(
+      { file: path, keptVersion: current.version, issues: issues.map(formatIssue) },
+      `registry reload rejected (${issues.length} problem${issues.length === 1 ? '' : 's'}); keeping version ${current.version}`,
+    );
+  };
+
+  const loadNow = async (): Promise<void> => {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      reject([readIssue(path, error)]);
+      return;
+    }
+    if (contentVersion(text) === current.version) {
+      if (lastError) logger.info({ version: current.version }, 'registry file restored to the live version');
+      lastError = null;
+      return;
+    }
+    const result = loadRegistryText(text, path, { env });
+    logWarnings(logger, result.warnings);
+    if (!result.ok) {
+      reject(result.issues);
+      return;
+    }
+    const previous = current;
+    const diff = diffSnapshots(previous, result.snapshot);
+    current = result.snapshot;
+    lastError = null;
+    logger.info(
+      { from: previous.version, to: current.version, ...diff },
+      `registry reloaded ${previous.version} → ${current.version}${isEmptyDiff(diff) ? ' (no agent changes)' : ''}`,
+    );
+    for (const listener of listeners) {
+      try {
+        listener(current, previous, diff);
+      } catch (error) {
+        logger.error({ err: error }, 'registry reload listener failed');
+      }
+    }
+  };
+
+  // Serialised reloads: an event during a load queues exactly one more load.
+  let running: Promise<void> | null = null;
+  let queued = false;
+  let waiters: (() => void)[] = [];
+  const runLoad = (): Promise<void> => {
+    if (running) {
+      queued = true;
+      return new Promise((resolveWaiter) => waiters.push(resolveWaiter));
+    }
+    running = loadNow()
+      .catch((error: unknown) => logger.error({ err: error }, 'registry reload failed unexpectedly'))
+      .finally(() => {
+        running = null;
+        if (queued) {
+          queued = false;
+          const toWake = waiters;
+          waiters = [];
+          void runLoad().then(() => toWake.forEach((wake) => wake()));
+        }
+      });
+    return running;
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const schedule = (): void => {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void runLoad(), debounceMs);
+  };
+
+  let watcher: FSWatcher | undefined;
+  if (options.watch !== false) {
+    const absolutePath = resolve(path);
+    const directory = dirname(absolutePath);
+    const fileName = basename(absolutePath);
+    watcher = watch(directory, {
+      depth: 0,
+      ignoreInitial: true,
+      ignored: (candidate: string) => candidate !== directory && candidate !== absolutePath,
+    });
+    watcher.on('all', (event, changedPath) => {
+      if (basename(changedPath) === fileName) schedule();
+      else if (event === 'unlinkDir' && changedPath === directory) schedule();
+    });
+    watcher.on('error', (error) => logger.error({ err: error }, 'registry watcher error'));
+    await new Promise<void>((resolveReady) => watcher?.once('ready', () => resolveReady()));
+  }
+
+  return {
+    current: () => current,
+    lastError: () => lastError,
+    onReload(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    reload: () => runLoad(),
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      listeners.clear();
+      await watcher?.close();
+      await running;
+    },
+  };
+}
+
+/** A registry fixed to one snapshot (tests, tools): never reloads, never fails. */
+export function createStaticRegistry(snapshot: RegistrySnapshot): Registry {
+  return {
+    current: () => snapshot,
+    lastError: () => null,
+    onReload: () => () => undefined,
+    close: async () => undefined,
+  };
+}
+
+function logWarnings(logger: Logger, warnings: readonly ConfigIssue[]): void {
+  for (const warning of warnings) logger.warn({ file: warning.file, pointer: warning.pointer }, `registry warning: ${formatIssue(warning)}`);
+}

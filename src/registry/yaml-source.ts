@@ -1,0 +1,106 @@
+/**
+ * YAML parsing that keeps node positions, so every problem found later (by ajv
+ * or by the cross-checks) can point at a `line:col` in the user's file.
+ */
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import type { ConfigIssue } from './types.js';
+
+/** A parsed registry file: its plain data plus a way back to positions. */
+export interface YamlSource {
+  readonly file: string;
+  readonly data: unknown;
+  /** YAML syntax errors; when non-empty `data` must not be trusted. */
+  readonly syntaxIssues: ConfigIssue[];
+  /** Position of the node a JSON pointer names (or of its deepest existing ancestor). */
+  positionOf(pointer: string, options?: { key?: boolean }): { line: number; col: number };
+  /** Builds an issue positioned at the node a JSON pointer names. */
+  issueAt(pointer: string, message: string, options?: { key?: boolean }): ConfigIssue;
+}
+
+/** Splits a JSON pointer (`/agents/0/id`) into unescaped segments. */
+export function splitPointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** Joins segments into a JSON pointer, escaping `~` and `/`. */
+export function joinPointer(segments: readonly (string | number)[]): string {
+  return segments.map((segment) => '/' + String(segment).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}
+
+/** Parses YAML text; never throws. */
+export function parseYamlSource(text: string, file: string): YamlSource {
+  const lineCounter = new LineCounter();
+  const document: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+
+  const toPosition = (offset: number): { line: number; col: number } => {
+    const position = lineCounter.linePos(Math.max(0, Math.min(offset, text.length)));
+    return { line: position.line, col: position.col };
+  };
+
+  const syntaxIssues: ConfigIssue[] = document.errors.map((error) => {
+    const { line, col } = toPosition(error.pos[0]);
+    const message = error.message.replace(/\s+/g, ' ').trim();
+    return { file, line, col, pointer: '', message: `YAML syntax error: ${message}` };
+  });
+
+  const positionOf = (pointer: string, options: { key?: boolean } = {}): { line: number; col: number } => {
+    let node: unknown = document.contents;
+    let lastRange: readonly number[] | undefined = (node as Node | null)?.range ?? undefined;
+    const segments = splitPointer(pointer);
+    for (let index = 0; index < segments.length; index += 1) {
+      const segment = segments[index] as string;
+      const isLast = index === segments.length - 1;
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === segment);
+        if (!pair) break;
+        const keyNode = pair.key as Node;
+        const valueNode = pair.value as Node | null;
+        if (isLast && options.key) {
+          lastRange = keyNode.range ?? lastRange;
+          node = keyNode;
+          break;
+        }
+        if (valueNode?.range && valueNode.range[0] !== valueNode.range[1]) {
+          node = valueNode;
+          lastRange = valueNode.range;
+        } else {
+          // `key:` with no value: point at the key itself.
+          node = valueNode;
+          lastRange = keyNode.range ?? lastRange;
+        }
+      } else if (isSeq(node)) {
+        const item = node.items[Number(segment)] as Node | undefined;
+        if (!item) break;
+        node = item;
+        lastRange = item.range ?? lastRange;
+      } else {
+        break;
+      }
+    }
+    return lastRange ? toPosition(lastRange[0] as number) : { line: 1, col: 1 };
+  };
+
+  let data: unknown;
+  if (syntaxIssues.length === 0) {
+    try {
+      data = document.toJS({ maxAliasCount: 1000 });
+    } catch (error) {
+      syntaxIssues.push({ file, line: 1, col: 1, pointer: '', message: `YAML error: ${(error as Error).message}` });
+    }
+  }
+
+  return {
+    file,
+    data,
+    syntaxIssues,
+    positionOf,
+    issueAt(pointer, message, options) {
+      const { line, col } = positionOf(pointer, options);
+      return { file, line, col, pointer, message };
+    },
+  };
+}
