@@ -82,7 +82,11 @@ export function describeTarget(url: string): string {
 export function redactHeaderValues(text: string, headers: Readonly<Record<string, string>>): string {
   let result = text;
   for (const value of Object.values(headers)) {
-    if (value.length >= 4) result = result.split(value).join('[redacted]');
+    // The whole value first, then each word of it (a message may quote only the token).
+    const secrets = [value, ...value.split(/\s+/).filter((word) => word.length >= 6)];
+    for (const secret of secrets) {
+      if (secret.length >= 4) result = result.split(secret).join('[redacted]');
+    }
   }
   return result;
 }
