@@ -1,0 +1,105 @@
+/**
+ * Template answers (no LLM): each completed task's result, the tasks that did
+ * not run and why, and the information still needed with example values.
+ */
+import { composeDirectAnswer } from '../../intent/index.js';
+import type { AgentCard } from '../../registry/types.js';
+import { failureReasonText, keyExamples, type Language } from '../messages.js';
+import type { TaskOutcome } from '../plan-types.js';
+import type { SemanticInfo } from '../response-state.js';
+import type { AnswerComposer, SummaryInput } from './types.js';
+
+const MAX_ITEMS = 5;
+
+/** Renders an agent's structured output as short readable lines (used when it sent no message). */
+export function renderOutput(output: Record<string, unknown> | undefined): string[] {
+  if (!output) return [];
+  const lines: string[] = [];
+  for (const [key, value] of Object.entries(output)) {
+    if (Array.isArray(value)) {
+      for (const item of value.slice(0, MAX_ITEMS)) lines.push(`- ${renderValue(item)}`);
+    } else if (value !== null && value !== undefined && value !== '') {
+      lines.push(`${key}: ${renderValue(value)}`);
+    }
+  }
+  return lines;
+}
+
+function renderValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return value.map(renderValue).join(', ');
+  return Object.values(value as Record<string, unknown>)
+    .filter((part) => part !== null && part !== undefined && typeof part !== 'object')
+    .map(String)
+    .join(' · ');
+}
+
+/** "入住城市（例如：北京、上海、广州）" for each key still needed by one parked task. */
+function neededKeysText(info: SemanticInfo, card: AgentCard, now: Date, language: Language): string {
+  const separator = language === 'zh' ? '、' : ', ';
+  return info.keys
+    .map((key, index) => {
+      const spec = card.requiredKeys.find((candidate) => candidate.key === key);
+      const description = info.key_descriptions[index] || key;
+      const examples = spec ? keyExamples(spec, card, now, language) : [];
+      if (examples.length === 0) return description;
+      return language === 'zh' ? `${description}（例如：${examples.join('、')}）` : `${description} (e.g. ${examples.join(', ')})`;
+    })
+    .join(separator);
+}
+
+/** The offline summary of a business turn. */
+export function composeSummary(input: SummaryInput): string {
+  const { language, snapshot, outcomes, plan } = input;
+  const zh = language === 'zh';
+  const nameOf = (agentId: string) => snapshot.byId.get(agentId)?.name ?? (zh ? '相关服务' : 'a service');
+  const sections: string[] = [];
+
+  const completed = plan.sub_tasks.filter((task) => outcomes[task.task_id]?.status === 'completed');
+  for (const task of completed) {
+    const outcome = outcomes[task.task_id]!;
+    const body = outcome.message?.trim() || renderOutput(outcome.output).join('\n') || (zh ? '已完成。' : 'Done.');
+    sections.push(`【${nameOf(task.assigned_agent)}】\n${body}`);
+  }
+
+  const notRun: string[] = [];
+  for (const task of plan.sub_tasks) {
+    const outcome: TaskOutcome | undefined = outcomes[task.task_id];
+    const status = outcome?.status ?? task.status;
+    if (status === 'failed' || status === 'skipped') {
+      const why = outcome?.reason === 'dependency' ? failureReasonText(language, 'dependency') : failureReasonText(language, outcome?.reason ?? 'agent_failed');
+      notRun.push(zh ? `- ${nameOf(task.assigned_agent)}：未能完成（${why}），请稍后再试。` : `- ${nameOf(task.assigned_agent)}: not completed (${why}); please try again later.`);
+    }
+  }
+  const needed = new Set<string>();
+  for (const info of input.semanticInfo) {
+    const card = snapshot.byId.get(info.sub_agent_id);
+    if (!card) continue;
+    const keys = neededKeysText(info, card, input.now, language);
+    const verb = info.type === 'invalid' ? (zh ? '请重新提供有效的' : 'please give a valid') : zh ? '需要您补充' : 'needs';
+    notRun.push(zh ? `- ${card.name}：${verb}${keys}` : `- ${card.name}: ${verb} ${keys}`);
+    needed.add(card.id);
+  }
+  for (const task of plan.sub_tasks) {
+    const status = outcomes[task.task_id]?.status ?? task.status;
+    if (status === 'parked' && !needed.has(task.assigned_agent)) {
+      notRun.push(zh ? `- ${nameOf(task.assigned_agent)}：将在上述信息补充后一并处理` : `- ${nameOf(task.assigned_agent)}: will run once the information above is given`);
+    }
+  }
+  if (notRun.length > 0) sections.push((zh ? '以下任务暂未执行：\n' : 'Not done yet:\n') + notRun.join('\n'));
+  if (sections.length === 0) return zh ? '抱歉，本次没有可以执行的任务。' : 'Sorry, there was nothing I could do for this request.';
+  return sections.join('\n\n');
+}
+
+/** Template answers for direct and business turns. */
+export function createOfflineAnswers(): AnswerComposer {
+  return {
+    async direct(input) {
+      return composeDirectAnswer(input.kind, input.snapshot, input.query);
+    },
+    async summarize(input) {
+      return composeSummary(input);
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * How user-facing answers are written: offline from templates, or by the LLM
+ * (streamed). Both implement `AnswerComposer`.
+ */
+import type { MemoryTurn, SimpleIntentKind } from '../../intent/types.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
+import type { TurnContext } from '../context.js';
+import type { Language } from '../messages.js';
+import type { TaskOutcome, TaskPlan } from '../plan-types.js';
+import type { SemanticInfo } from '../response-state.js';
+
+export interface DirectAnswerInput {
+  kind: SimpleIntentKind;
+  query: string;
+  language: Language;
+  history: readonly MemoryTurn[];
+  snapshot: RegistrySnapshot;
+}
+
+export interface SummaryInput {
+  query: string;
+  language: Language;
+  plan: TaskPlan;
+  outcomes: Readonly<Record<string, TaskOutcome>>;
+  semanticInfo: readonly SemanticInfo[];
+  snapshot: RegistrySnapshot;
+  now: Date;
+}
+
+export interface AnswerComposer {
+  /** Answers a simple intent. `onDelta` receives text as it is produced (streaming composers). */
+  direct(input: DirectAnswerInput, context: TurnContext, onDelta?: (delta: string) => void): Promise<string>;
+  /** The final answer of a business turn. */
+  summarize(input: SummaryInput, context: TurnContext, onDelta?: (delta: string) => void): Promise<string>;
+}

@@ -1,0 +1,58 @@
+/**
+ * Wires the supervisor graph. Only edges live here; each node is in its own
+ * file under nodes/.
+ *
+ *   init → intent ─┬─ direct_answer → END
+ *                  ├─ escalate → END
+ *                  └─ plan → semantic_check → execute → summarize ─┬─ END
+ *                                                                  └─ escalate
+ */
+import { END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import type { AgentClient } from '../agents/types.js';
+import type { IntentRecognizer } from '../intent/types.js';
+import type { Logger } from '../logger.js';
+import type { AnswerComposer } from './answers/types.js';
+import { createDirectAnswerNode } from './nodes/direct-answer-node.js';
+import { createEscalateNode } from './nodes/escalate-node.js';
+import { createExecuteNode } from './nodes/execute-node.js';
+import { createInitNode } from './nodes/init-node.js';
+import { createIntentNode, routeAfterIntent } from './nodes/intent-node.js';
+import { createPlanNode } from './nodes/plan-node.js';
+import { createSemanticCheckNode } from './nodes/semantic-check-node.js';
+import { createSummarizeNode, routeAfterSummarize } from './nodes/summarize-node.js';
+import type { Planner } from './planning/types.js';
+import { SupervisorStateAnnotation } from './state.js';
+
+export interface SupervisorDependencies {
+  recognizer: IntentRecognizer;
+  planner: Planner;
+  agentClient: AgentClient;
+  answers: AnswerComposer;
+  logger: Logger;
+  checkpointer?: BaseCheckpointSaver;
+  onAgentCall?: (agentId: string, status: string, durationMs: number) => void;
+}
+
+export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
+  return new StateGraph(SupervisorStateAnnotation)
+    .addNode('init', createInitNode())
+    .addNode('intent', createIntentNode(dependencies))
+    .addNode('direct_answer', createDirectAnswerNode(dependencies))
+    .addNode('escalate', createEscalateNode())
+    .addNode('plan', createPlanNode(dependencies))
+    .addNode('semantic_check', createSemanticCheckNode())
+    .addNode('execute', createExecuteNode(dependencies))
+    .addNode('summarize', createSummarizeNode(dependencies))
+    .addEdge(START, 'init')
+    .addEdge('init', 'intent')
+    .addConditionalEdges('intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])
+    .addEdge('plan', 'semantic_check')
+    .addEdge('semantic_check', 'execute')
+    .addEdge('execute', 'summarize')
+    .addConditionalEdges('summarize', routeAfterSummarize, ['escalate', END])
+    .addEdge('direct_answer', END)
+    .addEdge('escalate', END)
+    .compile({ checkpointer: dependencies.checkpointer });
+}
+
+export type SupervisorGraph = ReturnType<typeof buildSupervisorGraph>;

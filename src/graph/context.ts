@@ -1,0 +1,44 @@
+/**
+ * Per-turn runtime context handed to every node through LangGraph's `context`
+ * option (not through state, so nothing here is checkpointed).
+ */
+import type { LangGraphRunnableConfig } from '@langchain/langgraph';
+import type { RegistrySnapshot } from '../registry/types.js';
+import type { LlmUsage } from '../llm/types.js';
+import type { SemanticInfo, Stage } from './response-state.js';
+
+export interface TurnContext {
+  /** The registry version this turn started on; kept for the whole turn. */
+  snapshot: RegistrySnapshot;
+  signal: AbortSignal;
+  /** "Today" for relative dates. */
+  now: Date;
+  traceId: string;
+  language: 'zh' | 'en';
+  usage: LlmUsage;
+}
+
+/** What a node emits; the turn runner adds `type`, `session_id` and `seq`. */
+export interface NodeEvent {
+  stage: Stage;
+  content: string;
+  agent_id: string;
+  is_thinking: boolean;
+  semantic_info?: SemanticInfo[];
+  state?: Record<string, unknown>;
+}
+
+export type NodeConfig = LangGraphRunnableConfig;
+
+/** The turn context of a node call; throws if the runner did not provide one (a wiring bug). */
+export function turnContext(config: NodeConfig): TurnContext {
+  const context = config.context as TurnContext | undefined;
+  if (!context) throw new Error('graph invoked without a turn context');
+  return context;
+}
+
+/** A function that sends one event to the client while the graph runs. */
+export function eventWriter(config: NodeConfig): (event: NodeEvent) => void {
+  const write = config.writer;
+  return (event) => write?.(event);
+}

@@ -1,0 +1,62 @@
+/**
+ * Short-term memory updates at the end of a turn: bounded history, parked
+ * tasks carried to the next turn, slot memory of known key values, and the
+ * count of consecutive unresolved turns that drives escalation.
+ */
+import type { RegistrySnapshot } from '../registry/types.js';
+import type { MemoryTurn } from '../intent/types.js';
+import type { SubTask, TaskOutcome } from './plan-types.js';
+import { checkKeyValue } from './planning/semantic-check.js';
+import type { PendingTask, SessionMemory } from './state.js';
+
+const MAX_KNOWN_VALUES = 50;
+const MAX_ANSWER_CHARS = 600;
+
+/** Appends a turn, keeping at most `limit` turns. */
+export function rememberTurn(memory: SessionMemory, turn: MemoryTurn, limit: number): MemoryTurn[] {
+  const entry = { ...turn, answer: turn.answer.slice(0, MAX_ANSWER_CHARS) };
+  return [...memory.history, entry].slice(-Math.max(1, limit));
+}
+
+/** The memory after a business turn. */
+export function memoryAfterBusinessTurn(options: {
+  memory: SessionMemory;
+  turn: MemoryTurn;
+  tasks: readonly SubTask[];
+  outcomes: Readonly<Record<string, TaskOutcome>>;
+  snapshot: RegistrySnapshot;
+}): SessionMemory {
+  const { memory, tasks, outcomes, snapshot } = options;
+  const pending: PendingTask[] = [];
+  const known = { ...memory.known_values };
+  for (const task of tasks) {
+    const card = snapshot.byId.get(task.assigned_agent);
+    if (!card) continue;
+    for (const spec of card.requiredKeys) {
+      const value = task.inputs[spec.key];
+      if ((typeof value === 'string' || typeof value === 'number') && checkKeyValue(spec.extract, value) === null) {
+        delete known[spec.key];
+        known[spec.key] = value;
+      }
+    }
+    const outcome = outcomes[task.task_id];
+    const status = outcome?.status ?? task.status;
+    if (status === 'parked' || status === 'input_required') {
+      const missing =
+        outcome?.missing_keys ?? card.requiredKeys.filter((spec) => checkKeyValue(spec.extract, task.inputs[spec.key]) !== null).map((spec) => spec.key);
+      pending.push({ agent_id: card.id, description: task.description, inputs: { ...task.inputs }, missing_keys: missing });
+    }
+  }
+  const statuses = Object.values(outcomes).map((outcome) => outcome.status);
+  const anyCompleted = statuses.includes('completed');
+  const anyFailed = statuses.some((status) => status === 'failed' || status === 'skipped');
+  const keys = Object.keys(known);
+  for (const key of keys.slice(0, Math.max(0, keys.length - MAX_KNOWN_VALUES))) delete known[key];
+  return {
+    ...memory,
+    history: rememberTurn(memory, options.turn, snapshot.supervisor.memoryMaxHistory),
+    pending,
+    known_values: known,
+    unresolved_turns: anyCompleted ? 0 : anyFailed ? memory.unresolved_turns + 1 : memory.unresolved_turns,
+  };
+}

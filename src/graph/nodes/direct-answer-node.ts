@@ -1,0 +1,33 @@
+/**
+ * Simple intents (greeting, thanks, capabilities, out of scope, sensitive)
+ * are answered directly, without a plan.
+ */
+import type { AnswerComposer } from '../answers/types.js';
+import { eventWriter, turnContext, type NodeConfig } from '../context.js';
+import { rememberTurn } from '../memory.js';
+import type { SupervisorState, SupervisorUpdate } from '../state.js';
+
+export function createDirectAnswerNode(dependencies: { answers: AnswerComposer }) {
+  return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
+    const context = turnContext(config);
+    const emit = eventWriter(config);
+    const kind = state.intent?.simpleKind ?? 'out_of_scope';
+    const answer = await dependencies.answers.direct(
+      { kind, query: state.query, language: context.language, history: state.memory.history, snapshot: context.snapshot },
+      context,
+    );
+    emit({ stage: 'final', content: answer, agent_id: 'supervisor', is_thinking: false, state: { kind } });
+    return {
+      final_answer: answer,
+      execution_path: [...state.execution_path, 'direct_answer'],
+      memory: {
+        ...state.memory,
+        history: rememberTurn(
+          state.memory,
+          { query: state.query, rewrittenQuery: state.rewritten_query, answer, agents: [] },
+          context.snapshot.supervisor.memoryMaxHistory,
+        ),
+      },
+    };
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Dispatches the runnable sub-tasks to their remote agents as a DAG
+ * (planning/scheduler.ts), streaming agent_start / agent_stream / agent_done /
+ * agent_failed as they happen. Dependents receive upstream outputs.
+ */
+import type { AgentClient } from '../../agents/types.js';
+import type { Logger } from '../../logger.js';
+import { eventWriter, turnContext, type NodeConfig } from '../context.js';
+import { agentDoneText, agentFailedText, agentStartText, failureReasonText } from '../messages.js';
+import type { SubTask, TaskOutcome } from '../plan-types.js';
+import { runTaskGraph } from '../planning/scheduler.js';
+import type { SemanticInfo } from '../response-state.js';
+import type { SupervisorState, SupervisorUpdate } from '../state.js';
+
+export interface ExecuteDependencies {
+  agentClient: AgentClient;
+  logger: Logger;
+  /** Called after each sub-agent call (metrics). */
+  onAgentCall?: (agentId: string, status: string, durationMs: number) => void;
+}
+
+export function createExecuteNode(dependencies: ExecuteDependencies) {
+  return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
+    const context = turnContext(config);
+    const emit = eventWriter(config);
+    const plan = state.task_plan;
+    if (!plan) return { execution_path: [...state.execution_path, 'execute'] };
+    const { snapshot, language } = context;
+    const extraInfo: SemanticInfo[] = [];
+
+    const run = async (task: SubTask, upstream: TaskOutcome[]): Promise<TaskOutcome> => {
+      const card = snapshot.byId.get(task.assigned_agent);
+      if (!card) {
+        return { task_id: task.task_id, agent_id: task.assigned_agent, status: 'failed', reason: 'agent_failed', detail: 'agent not in registry' };
+      }
+      emit({ stage: 'agent_start', content: agentStartText(language, card), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
+      const outcome = await dependencies.agentClient.call(
+        card,
+        {
+          task_id: task.task_id,
+          message: state.rewritten_query,
+          inputs: task.inputs,
+          user_id: state.user_id,
+          thread_id: state.thread_id,
+          trace_id: context.traceId,
+          upstream: Object.fromEntries(upstream.map((item) => [item.task_id, { agent: item.agent_id, output: item.output ?? {} }])),
+        },
+        {
+          signal: context.signal,
+          requestId: `${context.traceId}:${task.task_id}`,
+          onProgress: (content) =>
+            emit({ stage: 'agent_stream', content, agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } }),
+        },
+      );
+      dependencies.onAgentCall?.(card.id, outcome.ok ? outcome.reply.status : outcome.code, outcome.durationMs);
+      if (!outcome.ok) {
+        dependencies.logger.warn({ traceId: context.traceId, agent: card.id, task: task.task_id, code: outcome.code, reason: outcome.reason }, 'sub-agent call failed');
+        emit({
+          stage: 'agent_failed',
+          content: agentFailedText(language, card, failureReasonText(language, outcome.code)),
+          agent_id: card.id,
+          is_thinking: true,
+          state: { task_id: task.task_id, code: outcome.code, reason: outcome.reason, attempts: outcome.attempts },
+        });
+        return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: outcome.code, detail: outcome.reason, attempts: outcome.attempts, duration_ms: outcome.durationMs };
+      }
+      const reply = outcome.reply;
+      const base = { task_id: task.task_id, agent_id: card.id, message: reply.message, output: reply.output, attempts: outcome.attempts, duration_ms: outcome.durationMs };
+      if (reply.status === 'input_required') {
+        const keys = reply.missing_keys ?? [];
+        const specs = keys.map((key) => card.requiredKeys.find((spec) => spec.key === key));
+        const info: SemanticInfo = {
+          type: 'miss',
+          sub_agent_id: card.id,
+          keys,
+          key_descriptions: keys.map((key, index) => specs[index]?.description ?? key),
+          fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
+        };
+        if (keys.length > 0) extraInfo.push(info);
+        emit({
+          stage: 'agent_done',
+          content: reply.message?.trim() || agentDoneText(language, card),
+          agent_id: card.id,
+          is_thinking: true,
+          semantic_info: keys.length > 0 ? [info] : undefined,
+          state: { task_id: task.task_id, status: 'input_required' },
+        });
+        return { ...base, status: 'input_required', missing_keys: keys };
+      }
+      emit({
+        stage: 'agent_done',
+        content: reply.message?.trim() || agentDoneText(language, card),
+        agent_id: card.id,
+        is_thinking: true,
+        state: { task_id: task.task_id, status: 'completed', output: reply.output ?? {} },
+      });
+      return { ...base, status: 'completed' };
+    };
+
+    const outcomes = await runTaskGraph({
+      tasks: plan.sub_tasks,
+      maxParallel: snapshot.supervisor.maxParallel,
+      signal: context.signal,
+      run,
+      onSkip: (task) => {
+        const card = snapshot.byId.get(task.assigned_agent);
+        if (!card) return;
+        emit({
+          stage: 'agent_failed',
+          content: agentFailedText(language, card, failureReasonText(language, 'dependency')),
+          agent_id: card.id,
+          is_thinking: true,
+          state: { task_id: task.task_id, code: 'dependency' },
+        });
+      },
+    });
+    return {
+      task_results: { ...state.task_results, ...outcomes },
+      semantic_info: [...state.semantic_info, ...extraInfo],
+      execution_path: [...state.execution_path, 'execute'],
+    };
+  };
+}

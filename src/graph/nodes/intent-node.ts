@@ -1,0 +1,49 @@
+/**
+ * Intent recognition and rewrite with short-term memory. Emits intent_start
+ * and intent_done; the recognizer (offline matcher or LLM) decides the turn kind.
+ */
+import type { IntentRecognizer } from '../../intent/types.js';
+import { eventWriter, turnContext, type NodeConfig } from '../context.js';
+import { intentStartText } from '../messages.js';
+import type { SupervisorState, SupervisorUpdate } from '../state.js';
+
+export function createIntentNode(dependencies: { recognizer: IntentRecognizer }) {
+  return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
+    const context = turnContext(config);
+    const emit = eventWriter(config);
+    emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
+    const intent = await dependencies.recognizer.recognize({
+      query: state.query,
+      history: state.memory.history,
+      snapshot: context.snapshot,
+      pendingAgents: state.memory.pending.map((task) => task.agent_id),
+      signal: context.signal,
+    });
+    emit({
+      stage: 'intent_done',
+      content: intent.userFriendlyMessage,
+      agent_id: 'supervisor',
+      is_thinking: true,
+      state: {
+        kind: intent.kind,
+        intents: intent.intents.map((item) => item.agentId),
+        confidence: intent.confidence,
+        rewritten_query: intent.rewrittenQuery,
+      },
+    });
+    return {
+      intent,
+      rewritten_query: intent.rewrittenQuery || state.query,
+      execution_path: [...state.execution_path, 'intent'],
+    };
+  };
+}
+
+/** Where the turn goes after intent recognition. */
+export function routeAfterIntent(state: SupervisorState): 'direct_answer' | 'plan' | 'escalate' {
+  const intent = state.intent;
+  if (!intent) return 'direct_answer';
+  if (intent.kind === 'escalate') return 'escalate';
+  if (intent.kind === 'business' && intent.intents.length > 0) return 'plan';
+  return 'direct_answer';
+}

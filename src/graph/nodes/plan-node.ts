@@ -1,0 +1,35 @@
+/**
+ * Task planning: turns the recognised intents into a `task_plan` (one
+ * sub-task per agent, dependencies, inputs). Emits plan_start; plan_done
+ * follows the semantic check so it can say what is still missing.
+ */
+import { randomUUID } from 'node:crypto';
+import { eventWriter, turnContext, type NodeConfig } from '../context.js';
+import { planStartText } from '../messages.js';
+import type { Planner } from '../planning/types.js';
+import type { SupervisorState, SupervisorUpdate } from '../state.js';
+
+/** `plan_YYYYMMDD_<8 hex>`: sortable by day, unique. */
+export function newPlanId(now: Date): string {
+  const day = `${now.getFullYear()}${String(now.getMonth() + 1).padStart(2, '0')}${String(now.getDate()).padStart(2, '0')}`;
+  return `plan_${day}_${randomUUID().slice(0, 8)}`;
+}
+
+export function createPlanNode(dependencies: { planner: Planner }) {
+  return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
+    const context = turnContext(config);
+    const emit = eventWriter(config);
+    emit({ stage: 'plan_start', content: planStartText(context.language), agent_id: 'supervisor', is_thinking: true });
+    const { plan, invalidKeys } = await dependencies.planner.plan({
+      query: state.rewritten_query,
+      intents: state.intent?.intents ?? [],
+      snapshot: context.snapshot,
+      memory: state.memory,
+      now: context.now,
+      planId: newPlanId(context.now),
+      signal: context.signal,
+      usage: context.usage,
+    });
+    return { task_plan: plan, invalid_keys: invalidKeys, execution_path: [...state.execution_path, 'plan'] };
+  };
+}

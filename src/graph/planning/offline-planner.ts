@@ -1,0 +1,89 @@
+/**
+ * The offline planner: one sub-task per matched agent, dependencies from the
+ * cards' `depends_on` when both agents are in the plan, inputs from the
+ * semantic keys extracted from the (rewritten) query, completed by slot memory
+ * (values known from earlier turns and the inputs of parked tasks).
+ */
+import { extractForAgent } from '../../intent/index.js';
+import type { AgentCard } from '../../registry/types.js';
+import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';
+import type { PendingTask } from '../state.js';
+import { classifyTaskType, topologicalOrder } from './dag.js';
+import type { Planner, PlanRequest, PlanResult } from './types.js';
+
+/** Builds the sub-tasks of `cards` (already filtered to enabled agents of the snapshot). */
+export function buildSubTasks(
+  cards: readonly AgentCard[],
+  request: Pick<PlanRequest, 'query' | 'memory' | 'now' | 'planId'>,
+): { tasks: SubTask[]; invalidKeys: Record<string, InvalidKey[]> } {
+  const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
+  const invalidKeys: Record<string, InvalidKey[]> = {};
+  const tasks = cards.map((card): SubTask => {
+    const taskId = taskIdOf.get(card.id)!;
+    const extraction = extractForAgent(request.query, card, request.now);
+    const pending = request.memory.pending.find((task) => task.agent_id === card.id);
+    const inputs = fillFromMemory(card, extraction.values, extraction.invalid, pending, request.memory.known_values);
+    if (extraction.invalid.length > 0) invalidKeys[taskId] = extraction.invalid.map((item) => ({ ...item }));
+    return {
+      task_id: taskId,
+      description: `${card.name}：${request.query}`,
+      assigned_agent: card.id,
+      inputs,
+      dependencies: card.dependsOn.filter((id) => taskIdOf.has(id)).map((id) => taskIdOf.get(id)!),
+      status: 'pending',
+    };
+  });
+  return { tasks: topologicalOrder(tasks), invalidKeys };
+}
+
+/** Current extraction wins; then the parked task's inputs; then slot memory. Invalid keys stay unfilled. */
+function fillFromMemory(
+  card: AgentCard,
+  extracted: Record<string, string | number>,
+  invalid: readonly InvalidKey[],
+  pending: PendingTask | undefined,
+  known: Record<string, string | number>,
+): Record<string, unknown> {
+  const inputs: Record<string, unknown> = { ...(pending?.inputs ?? {}) };
+  for (const spec of card.requiredKeys) {
+    if (invalid.some((item) => item.key === spec.key)) {
+      delete inputs[spec.key];
+      continue;
+    }
+    if (extracted[spec.key] !== undefined) inputs[spec.key] = extracted[spec.key];
+    else if (inputs[spec.key] === undefined && known[spec.key] !== undefined) inputs[spec.key] = known[spec.key];
+  }
+  for (const [key, value] of Object.entries(extracted)) if (inputs[key] === undefined) inputs[key] = value;
+  return inputs;
+}
+
+/** Assembles a `TaskPlan` from sub-tasks. */
+export function assemblePlan(planId: string, tasks: SubTask[], reasoning: string, message: string): TaskPlan {
+  return {
+    plan_id: planId,
+    task_type: classifyTaskType(tasks),
+    sub_tasks: tasks,
+    reasoning,
+    total_tasks: tasks.length,
+    missing_semantic_keys: [],
+    user_friendly_message: message,
+  };
+}
+
+/** Creates the planner used when no LLM is configured (and as the LLM's fallback). */
+export function createOfflinePlanner(): Planner {
+  return {
+    async plan(request: PlanRequest): Promise<PlanResult> {
+      const cards = request.intents
+        .map((intent) => request.snapshot.byId.get(intent.agentId))
+        .filter((card): card is AgentCard => card !== undefined && card.enabled);
+      const unique = [...new Map(cards.map((card) => [card.id, card])).values()];
+      const { tasks, invalidKeys } = buildSubTasks(unique, request);
+      const names = unique.map((card) => card.name).join('、');
+      return {
+        plan: assemblePlan(request.planId, tasks, `matched capabilities: ${names}`, ''),
+        invalidKeys,
+      };
+    },
+  };
+}

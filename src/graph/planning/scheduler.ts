@@ -1,0 +1,88 @@
+/**
+ * DAG execution: ready tasks run concurrently up to `maxParallel`; a task runs
+ * once all its dependencies completed; a failed, skipped or input-required
+ * dependency skips its dependents; a failure never stops independent tasks.
+ */
+import type { SubTask, TaskOutcome } from '../plan-types.js';
+
+export interface ScheduleOptions {
+  tasks: readonly SubTask[];
+  maxParallel: number;
+  signal: AbortSignal;
+  /** Runs one task; receives the outcomes of its dependencies. Must not throw. */
+  run: (task: SubTask, upstream: TaskOutcome[]) => Promise<TaskOutcome>;
+  /** Called for each task skipped because a dependency did not complete. */
+  onSkip?: (task: SubTask, blockedBy: SubTask) => void;
+}
+
+/** Runs every `pending` task of the plan; returns outcomes by task id (parked tasks are not included). */
+export async function runTaskGraph(options: ScheduleOptions): Promise<Record<string, TaskOutcome>> {
+  const outcomes: Record<string, TaskOutcome> = {};
+  const byId = new Map(options.tasks.map((task) => [task.task_id, task]));
+  const waiting = new Set(options.tasks.filter((task) => task.status === 'pending').map((task) => task.task_id));
+  const running = new Map<string, Promise<void>>();
+  const limit = Math.max(1, options.maxParallel);
+
+  const settle = (): void => {
+    let changed = true;
+    while (changed) {
+      changed = false;
+      for (const id of waiting) {
+        const task = byId.get(id)!;
+        const blocker = task.dependencies
+          .map((dependency) => byId.get(dependency))
+          .find((dependency) => dependency && isTerminalFailure(dependency, outcomes));
+        if (blocker) {
+          waiting.delete(id);
+          outcomes[id] = { task_id: id, agent_id: task.assigned_agent, status: 'skipped', reason: 'dependency' };
+          options.onSkip?.(task, blocker);
+          changed = true;
+        }
+      }
+    }
+  };
+
+  const ready = (task: SubTask): boolean =>
+    task.dependencies.every((dependency) => !byId.has(dependency) || outcomes[dependency]?.status === 'completed');
+
+  settle();
+  while (waiting.size > 0 || running.size > 0) {
+    if (options.signal.aborted) break;
+    for (const id of [...waiting]) {
+      if (running.size >= limit) break;
+      const task = byId.get(id)!;
+      if (!ready(task)) continue;
+      waiting.delete(id);
+      const upstream = task.dependencies.map((dependency) => outcomes[dependency]).filter((outcome): outcome is TaskOutcome => !!outcome);
+      const promise = options.run(task, upstream).then(
+        (outcome) => {
+          outcomes[id] = outcome;
+        },
+        (error: unknown) => {
+          outcomes[id] = { task_id: id, agent_id: task.assigned_agent, status: 'failed', reason: `internal error: ${String(error)}` };
+        },
+      );
+      running.set(id, promise.finally(() => running.delete(id)));
+    }
+    if (running.size === 0) {
+      // Nothing runnable is left: the rest waits on tasks outside this run.
+      for (const id of waiting) {
+        const task = byId.get(id)!;
+        outcomes[id] = { task_id: id, agent_id: task.assigned_agent, status: 'skipped', reason: 'dependency' };
+      }
+      waiting.clear();
+      break;
+    }
+    await Promise.race(running.values());
+    settle();
+  }
+  // On abort, let calls in flight observe the signal and settle before returning.
+  await Promise.allSettled(running.values());
+  return outcomes;
+}
+
+function isTerminalFailure(task: SubTask, outcomes: Record<string, TaskOutcome>): boolean {
+  if (task.status === 'parked' || task.status === 'failed') return true;
+  const status = outcomes[task.task_id]?.status;
+  return status === 'failed' || status === 'skipped' || status === 'input_required' || status === 'parked';
+}

@@ -1,0 +1,130 @@
+/**
+ * Semantic check before dispatch. Why before routing: sending a sub-task that
+ * lacks a required key only costs a round trip that ends in "input required",
+ * so a task missing keys is parked and the user is asked for exactly those keys
+ * (with their descriptions and widget ids) while every other task still runs.
+ */
+import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../../registry/types.js';
+import type { SemanticInfo } from '../response-state.js';
+import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';
+import { dependentsOf } from './dag.js';
+
+export interface SemanticCheckResult {
+  plan: TaskPlan;
+  semanticInfo: SemanticInfo[];
+  /** task_id → reason it is parked or failed before dispatch (internal, for logs and state). */
+  heldBack: Record<string, string>;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const CN_MOBILE = /^1[3-9]\d{9}$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Why `value` is not acceptable for `spec`, or null when it is. */
+export function checkKeyValue(extract: ExtractSpec, value: unknown): string | null {
+  if (value === null || value === undefined || value === '') return 'empty';
+  switch (extract.type) {
+    case 'enum': {
+      const text = String(value).toLowerCase();
+      return extract.values.some((allowed) => allowed.toLowerCase() === text) ? null : `not one of ${extract.values.join(', ')}`;
+    }
+    case 'date': {
+      const match = DATE.exec(String(value));
+      if (!match) return 'not a date (YYYY-MM-DD)';
+      const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+      const date = new Date(Date.UTC(year, month - 1, day));
+      return date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? null : 'not a calendar date';
+    }
+    case 'number': {
+      const number = typeof value === 'number' ? value : Number(value);
+      if (!Number.isFinite(number)) return 'not a number';
+      if (extract.min !== undefined && number < extract.min) return `below ${extract.min}`;
+      if (extract.max !== undefined && number > extract.max) return `above ${extract.max}`;
+      return null;
+    }
+    case 'phone':
+      return CN_MOBILE.test(String(value)) ? null : 'not a mobile number';
+    case 'email':
+      return EMAIL.test(String(value)) ? null : 'not an email address';
+    default:
+      return typeof value === 'string' || typeof value === 'number' ? null : 'not text';
+  }
+}
+
+function infoEntry(type: SemanticInfo['type'], card: AgentCard, specs: SemanticKeySpec[]): SemanticInfo {
+  return {
+    type,
+    sub_agent_id: card.id,
+    keys: specs.map((spec) => spec.key),
+    key_descriptions: specs.map((spec) => spec.description),
+    fe_widgets_suggestion: specs.map((spec) => spec.widget),
+  };
+}
+
+/**
+ * Marks tasks that cannot be dispatched as `parked` (missing or invalid keys,
+ * or waiting on a parked task) and returns the `semantic_info` for the user.
+ */
+export function checkPlanSemantics(
+  plan: TaskPlan,
+  invalidKeys: Readonly<Record<string, readonly InvalidKey[]>>,
+  snapshot: RegistrySnapshot,
+): SemanticCheckResult {
+  const semanticInfo: SemanticInfo[] = [];
+  const heldBack: Record<string, string> = {};
+  const tasks: SubTask[] = plan.sub_tasks.map((task) => ({ ...task, inputs: { ...task.inputs }, dependencies: [...task.dependencies] }));
+
+  for (const task of tasks) {
+    const card = snapshot.byId.get(task.assigned_agent);
+    if (!card) continue;
+    const missing: SemanticKeySpec[] = [];
+    const invalid: SemanticKeySpec[] = [];
+    const knownInvalid = new Set((invalidKeys[task.task_id] ?? []).map((item) => item.key));
+    for (const spec of card.requiredKeys) {
+      const value = task.inputs[spec.key];
+      if (knownInvalid.has(spec.key)) invalid.push(spec);
+      else if (value === undefined || value === null || value === '') missing.push(spec);
+      else if (checkKeyValue(spec.extract, value) !== null) {
+        invalid.push(spec);
+        delete task.inputs[spec.key];
+      }
+    }
+    if (missing.length === 0 && invalid.length === 0 && card.validateInput && !card.validateInput(task.inputs)) {
+      for (const error of card.validateInput.errors ?? []) {
+        const key = error.instancePath.split('/')[1] ?? (error.params as { missingProperty?: string }).missingProperty;
+        const spec = card.requiredKeys.find((candidate) => candidate.key === key);
+        if (spec && !invalid.includes(spec)) invalid.push(spec);
+      }
+      if (invalid.length === 0) {
+        heldBack[task.task_id] = `inputs do not satisfy the input schema: ${(card.validateInput.errors ?? [])
+          .map((error) => `${error.instancePath || '/'} ${error.message}`)
+          .join('; ')}`;
+      }
+    }
+    if (missing.length > 0) semanticInfo.push(infoEntry('miss', card, missing));
+    if (invalid.length > 0) semanticInfo.push(infoEntry('invalid', card, invalid));
+    if (missing.length > 0 || invalid.length > 0) {
+      task.status = 'parked';
+      heldBack[task.task_id] = [
+        missing.length ? `missing ${missing.map((spec) => spec.key).join(', ')}` : '',
+        invalid.length ? `invalid ${invalid.map((spec) => spec.key).join(', ')}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+    } else if (heldBack[task.task_id]) {
+      task.status = 'failed';
+    }
+  }
+
+  // Dependents of a parked task wait with it; dependents of a failed one are skipped by the scheduler.
+  const parked = tasks.filter((task) => task.status === 'parked').map((task) => task.task_id);
+  for (const id of dependentsOf(tasks, parked)) {
+    const task = tasks.find((candidate) => candidate.task_id === id)!;
+    if (task.status !== 'pending') continue;
+    task.status = 'parked';
+    heldBack[id] = 'waits for a task that is held back';
+  }
+
+  const missingKeys = [...new Set(semanticInfo.flatMap((info) => info.keys))];
+  return { plan: { ...plan, sub_tasks: tasks, missing_semantic_keys: missingKeys }, semanticInfo, heldBack };
+}

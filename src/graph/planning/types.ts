@@ -1,0 +1,31 @@
+/**
+ * The planner interface. The offline planner and the LLM planner both
+ * implement it; the plan node only sees `Planner`.
+ */
+import type { RankedIntent } from '../../intent/types.js';
+import type { LlmUsage } from '../../llm/types.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
+import type { InvalidKey, TaskPlan } from '../plan-types.js';
+import type { SessionMemory } from '../state.js';
+
+export interface PlanRequest {
+  /** The rewritten query. */
+  query: string;
+  intents: readonly RankedIntent[];
+  snapshot: RegistrySnapshot;
+  memory: SessionMemory;
+  now: Date;
+  planId: string;
+  signal: AbortSignal;
+  usage: LlmUsage;
+}
+
+export interface PlanResult {
+  plan: TaskPlan;
+  /** task_id → keys found in the text but not valid. */
+  invalidKeys: Record<string, InvalidKey[]>;
+}
+
+export interface Planner {
+  plan(request: PlanRequest): Promise<PlanResult>;
+}

@@ -1,0 +1,60 @@
+/**
+ * The internal graph state (`AgentState`). Kept small and bounded because the
+ * checkpointer stores every channel at each checkpoint: per-turn fields are
+ * reset by the init node, the transcript lives in the message store, and only
+ * `memory` carries over between turns.
+ */
+import { Annotation } from '@langchain/langgraph';
+import type { IntentResult, MemoryTurn } from '../intent/types.js';
+import type { SemanticInfo } from './response-state.js';
+import type { InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
+
+/** Bumped when the persisted `memory` shape changes. */
+export const MEMORY_SCHEMA_VERSION = 1;
+
+/** A sub-task held back last turn, waiting for the user to supply keys. */
+export interface PendingTask {
+  agent_id: string;
+  description: string;
+  /** Inputs already known for it. */
+  inputs: Record<string, unknown>;
+  /** Keys the user still has to give (empty when it waits on another pending task). */
+  missing_keys: string[];
+}
+
+/** What survives from one turn to the next (short-term memory). */
+export interface SessionMemory {
+  schema_version: number;
+  /** Last turns, at most `memory_max_history`. */
+  history: MemoryTurn[];
+  pending: PendingTask[];
+  /** Slot memory: key → last known value, across agents. */
+  known_values: Record<string, string | number>;
+  /** Consecutive turns that ended without any result. */
+  unresolved_turns: number;
+}
+
+export function emptyMemory(): SessionMemory {
+  return { schema_version: MEMORY_SCHEMA_VERSION, history: [], pending: [], known_values: {}, unresolved_turns: 0 };
+}
+
+const replace = <T>(fallback: () => T) => Annotation<T>({ reducer: (_previous: T, next: T) => next, default: fallback });
+
+export const SupervisorStateAnnotation = Annotation.Root({
+  query: replace<string>(() => ''),
+  user_id: replace<string>(() => ''),
+  thread_id: replace<string>(() => ''),
+  rewritten_query: replace<string>(() => ''),
+  intent: replace<IntentResult | null>(() => null),
+  task_plan: replace<TaskPlan | null>(() => null),
+  /** task_id → keys present but invalid (from extraction). */
+  invalid_keys: replace<Record<string, InvalidKey[]>>(() => ({})),
+  semantic_info: replace<SemanticInfo[]>(() => []),
+  task_results: replace<Record<string, TaskOutcome>>(() => ({})),
+  execution_path: replace<string[]>(() => []),
+  final_answer: replace<string>(() => ''),
+  memory: replace<SessionMemory>(emptyMemory),
+});
+
+export type SupervisorState = typeof SupervisorStateAnnotation.State;
+export type SupervisorUpdate = typeof SupervisorStateAnnotation.Update;
