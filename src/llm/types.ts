@@ -21,7 +21,19 @@ export interface LlmCallRecord {
   attempts: number;
   ok: boolean;
   error?: string;
+  /** True when the endpoint sent no `usage` and the token counts are a rough estimate. */
+  tokensEstimated?: boolean;
+  /** Why the router chose this tier (copied from `LlmCallOptions.tierReason`). */
+  tierReason?: string;
+  /** How structured output was requested, when a JSON schema was given. */
+  jsonMode?: JsonMode;
 }
+
+/**
+ * How structured output is asked for: the endpoint's JSON-schema mode, its
+ * plain JSON mode, or only an instruction in the system message.
+ */
+export type JsonMode = 'json_schema' | 'json_object' | 'prompt';
 
 /** Per-turn accounting, filled by the gateway. */
 export interface LlmUsage {
@@ -41,6 +53,8 @@ export interface LlmCallOptions {
   /** When given, the call streams and each text delta is passed here as it arrives. */
   onToken?: (delta: string) => void;
   usage?: LlmUsage;
+  /** Why this tier was chosen (see `chooseTier`); logged and recorded with the call. */
+  tierReason?: string;
 }
 
 export interface LlmCallResult {
@@ -49,6 +63,10 @@ export interface LlmCallResult {
   promptTokens: number;
   completionTokens: number;
   latencyMs: number;
+  /** HTTP requests it took, retries and structured-output fallbacks included. */
+  attempts?: number;
+  /** True when the token counts are an estimate (the endpoint sent no `usage`). */
+  tokensEstimated?: boolean;
 }
 
 export interface LlmGateway {

@@ -1,0 +1,383 @@
+/**
+ * The model gateway: every model call of the supervisor goes through here, to
+ * any OpenAI-compatible endpoint, with one policy for all of them.
+ *
+ * - One HTTP request is an attempt. The `openai` client's own retries are off
+ *   (`maxRetries: 0`) so that retries are ours, counted and logged.
+ * - Each attempt has a timeout: the whole request when not streaming; when
+ *   streaming, the gap before the first chunk and between chunks (a long
+ *   answer that keeps flowing is not cut off).
+ * - Attempts run through an opossum circuit breaker per gateway: once enough
+ *   attempts failed in the window, calls reject at once with
+ *   `LlmCallError('circuit_open')` and the callers fall back to the offline
+ *   path instead of waiting on a dead endpoint. Caller aborts and request
+ *   refusals (4xx) do not count as endpoint failures.
+ * - A streamed call is not retried once a token reached the caller, because
+ *   the caller has already shown it.
+ * - Structured output steps down json_schema → json_object → prompt when the
+ *   endpoint rejects a mode; the step is remembered for the gateway's life.
+ */
+import CircuitBreaker from 'opossum';
+import { OpenAI } from 'openai';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { Logger } from '../logger.js';
+import { LlmCallError, LlmConfigError, type LlmFailureReason } from './llm-error.js';
+import { messagesFor, responseFormatFor, weakerJsonMode } from './json-mode.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  MalformedResponseError,
+  classifyAttemptError,
+  isResponseFormatRejection,
+  retryDelayMs,
+  type RetryPolicy,
+} from './retry-policy.js';
+import { estimateMessagesTokens, estimateTokens } from './token-estimate.js';
+import type { ChatMessage, JsonMode, LlmCallOptions, LlmCallRecord, LlmCallResult, LlmGateway, ModelTier } from './types.js';
+
+/** When the circuit breaker opens and how long it stays open. */
+export interface CircuitBreakerOptions {
+  /** Attempts that must have been made in the window before the circuit may open. Default 5. */
+  failureThreshold?: number;
+  /** Share of failed attempts in the window, in percent, above which it opens. Default 50. */
+  errorThresholdPercentage?: number;
+  /** Time open before one trial attempt is let through. Default 30 000 ms. */
+  resetTimeoutMs?: number;
+  /** Length of the rolling window of attempt statistics. Default 60 000 ms. */
+  windowMs?: number;
+}
+
+/** Counters the gateway increments (structurally the `llmCalls` / `llmTokens` of `Metrics`). */
+export interface LlmMetricsSink {
+  llmCalls: { inc(labels: { purpose: string; tier: string; outcome: string }, value?: number): void };
+  llmTokens: { inc(labels: { kind: string }, value?: number): void };
+}
+
+export interface LlmGatewayOptions {
+  /** OpenAI-compatible base URL, usually ending in `/v1`. */
+  baseUrl: string;
+  /** Sent as a bearer token; local servers often need none. */
+  apiKey?: string;
+  /** Model name for the `main` tier. */
+  model: string;
+  /** Model name for the `small` tier; unset = the main model. */
+  smallModel?: string;
+  /** Per-attempt timeout (see file header). Default 30 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** Strongest structured-output mode to try first. Default `json_schema`. */
+  jsonMode?: JsonMode;
+  logger: Logger;
+  /** The fetch the HTTP client uses. Default `globalThis.fetch`. */
+  fetch?: typeof globalThis.fetch;
+  /** Circuit breaker settings, or `false` for none. */
+  breaker?: CircuitBreakerOptions | false;
+  /** Backoff settings (tests shorten them). */
+  retryPolicy?: Partial<RetryPolicy>;
+  metrics?: LlmMetricsSink;
+}
+
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+/** The gateway `createLlmGateway` returns: the `LlmGateway` plus introspection. */
+export interface OpenAiCompatibleGateway extends LlmGateway {
+  /** Model name per tier (small = main when no small model is configured). */
+  readonly models: Readonly<Record<ModelTier, string>>;
+  /** The circuit breaker's state (`closed` when the breaker is disabled). */
+  circuitState(): CircuitState;
+  /** The structured-output mode the next schema call starts with. */
+  currentJsonMode(): JsonMode;
+  /** Stops the breaker's timers. */
+  close(): void;
+}
+
+/** Thrown inside an attempt when the caller aborted, so the breaker can ignore it. */
+class CallerAbortedError extends Error {
+  constructor() {
+    super('aborted by the caller');
+    this.name = 'CallerAbortedError';
+  }
+}
+
+interface AttemptOutcome {
+  text: string;
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
+interface AttemptState {
+  timedOut: boolean;
+  tokensDelivered: boolean;
+}
+
+type Attempt = () => Promise<AttemptOutcome>;
+
+/** Creates a gateway to one OpenAI-compatible endpoint. Throws `LlmConfigError` on unusable options. */
+export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGateway {
+  const settings = checkOptions(options);
+  const { logger } = options;
+  const models: Record<ModelTier, string> = { main: settings.model, small: settings.smallModel ?? settings.model };
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retryPolicy };
+  const client = new OpenAI({
+    baseURL: settings.baseUrl,
+    apiKey: options.apiKey && options.apiKey.length > 0 ? options.apiKey : 'not-needed',
+    maxRetries: 0,
+    // Our per-attempt timer governs; this is only a backstop.
+    timeout: settings.timeoutMs * 4,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  let preferredJsonMode: JsonMode = options.jsonMode ?? 'json_schema';
+  const breaker = options.breaker === false ? undefined : createBreaker(options.breaker ?? {}, logger);
+
+  async function runThroughBreaker(attempt: Attempt): Promise<AttemptOutcome> {
+    return breaker ? breaker.fire(attempt) : attempt();
+  }
+
+  async function runAttempt(
+    model: string,
+    messages: ChatMessage[],
+    responseFormat: Record<string, unknown> | undefined,
+    call: LlmCallOptions,
+    state: AttemptState,
+  ): Promise<AttemptOutcome> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const armTimer = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        state.timedOut = true;
+        controller.abort();
+      }, settings.timeoutMs);
+    };
+    const onCallerAbort = (): void => controller.abort();
+    call.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    armTimer();
+    try {
+      const body: ChatCompletionCreateParamsNonStreaming = {
+        model,
+        messages,
+        ...(call.temperature !== undefined ? { temperature: call.temperature } : {}),
+        ...(call.maxTokens !== undefined ? { max_tokens: call.maxTokens } : {}),
+        ...(responseFormat ? { response_format: responseFormat as unknown as ChatCompletionCreateParamsNonStreaming['response_format'] } : {}),
+      };
+      if (!call.onToken) {
+        const completion: unknown = await client.chat.completions.create(body, { signal: controller.signal });
+        return readCompletion(completion);
+      }
+      const stream = await client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: controller.signal },
+      );
+      let text = '';
+      let finished = false;
+      let usage: ChatCompletionChunk['usage'] | undefined;
+      for await (const chunk of stream) {
+        armTimer();
+        const choice = chunk.choices?.[0];
+        const delta = choice?.delta?.content;
+        if (typeof delta === 'string' && delta.length > 0) {
+          text += delta;
+          state.tokensDelivered = true;
+          call.onToken(delta);
+        }
+        if (choice?.finish_reason) finished = true;
+        if (chunk.usage) usage = chunk.usage;
+      }
+      // The client's stream ends quietly on abort; make it an error here.
+      if (controller.signal.aborted) throw new DOMException('stream aborted', 'AbortError');
+      if (!finished) throw new MalformedResponseError('the stream ended before the model finished');
+      return { text, promptTokens: usage?.prompt_tokens, completionTokens: usage?.completion_tokens };
+    } catch (error) {
+      if (call.signal?.aborted) throw new CallerAbortedError();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  async function complete(call: LlmCallOptions): Promise<LlmCallResult> {
+    const started = performance.now();
+    const tier: ModelTier = call?.tier === 'small' ? 'small' : 'main';
+    const model = models[tier];
+    let attempts = 0;
+    let jsonMode: JsonMode | undefined = call?.jsonSchema ? preferredJsonMode : undefined;
+
+    const record = (
+      fields: Pick<LlmCallRecord, 'ok' | 'promptTokens' | 'completionTokens'> & Partial<LlmCallRecord>,
+      reason?: LlmFailureReason,
+    ): LlmCallRecord => {
+      const entry: LlmCallRecord = {
+        purpose: typeof call?.purpose === 'string' ? call.purpose : 'unknown',
+        model,
+        tier,
+        latencyMs: Math.round(performance.now() - started),
+        attempts,
+        ...(call?.tierReason ? { tierReason: call.tierReason } : {}),
+        ...(jsonMode ? { jsonMode } : {}),
+        ...fields,
+      };
+      call?.usage?.calls.push(entry);
+      options.metrics?.llmCalls.inc({ purpose: entry.purpose, tier, outcome: entry.ok ? 'ok' : (reason ?? 'failed') });
+      if (entry.ok) {
+        options.metrics?.llmTokens.inc({ kind: 'prompt' }, entry.promptTokens);
+        options.metrics?.llmTokens.inc({ kind: 'completion' }, entry.completionTokens);
+      }
+      if (entry.ok) logger.info(entry, 'llm call');
+      else logger.warn(entry, 'llm call failed');
+      return entry;
+    };
+
+    const fail = (reason: LlmFailureReason, message: string, status?: number, cause?: unknown): never => {
+      const error = new LlmCallError(reason, `LLM call "${call?.purpose ?? 'unknown'}" failed: ${message}`, { attempts, status, cause });
+      record({ ok: false, promptTokens: 0, completionTokens: 0, error: `${reason}: ${message}` }, reason);
+      throw error;
+    };
+
+    const invalid = describeInvalidCall(call);
+    if (invalid) fail('invalid_request', invalid);
+
+    let retriesUsed = 0;
+    const state: AttemptState = { timedOut: false, tokensDelivered: false };
+    for (;;) {
+      if (call.signal?.aborted) fail('aborted', 'the call was aborted by the caller');
+      const messages = jsonMode && call.jsonSchema ? messagesFor(jsonMode, call.messages, call.jsonSchema) : call.messages.map((message) => ({ ...message }));
+      const responseFormat = jsonMode && call.jsonSchema ? responseFormatFor(jsonMode, call.jsonSchema) : undefined;
+      state.timedOut = false;
+      try {
+        attempts += 1;
+        const outcome = await runThroughBreaker(() => runAttempt(model, messages, responseFormat, call, state));
+        const estimated = outcome.promptTokens === undefined || outcome.completionTokens === undefined;
+        const promptTokens = outcome.promptTokens ?? estimateMessagesTokens(messages);
+        const completionTokens = outcome.completionTokens ?? estimateTokens(outcome.text);
+        const entry = record({ ok: true, promptTokens, completionTokens, tokensEstimated: estimated });
+        return { text: outcome.text, model, promptTokens, completionTokens, latencyMs: entry.latencyMs, attempts, tokensEstimated: estimated };
+      } catch (error) {
+        const breakerOpen = (error as { code?: unknown }).code === 'EOPENBREAKER';
+        if (breakerOpen) attempts -= 1; // nothing was sent
+        if (jsonMode && jsonMode !== 'prompt' && !call.signal?.aborted && isResponseFormatRejection(error)) {
+          const weaker = weakerJsonMode(jsonMode)!;
+          logger.warn({ purpose: call.purpose, model, rejectedMode: jsonMode, nextMode: weaker }, 'endpoint rejected structured-output mode; stepping down');
+          if (modeStrength(weaker) < modeStrength(preferredJsonMode)) preferredJsonMode = weaker;
+          jsonMode = weaker;
+          continue;
+        }
+        const failure = classifyAttemptError(
+          error,
+          { callerAborted: call.signal?.aborted === true || error instanceof CallerAbortedError, timedOut: state.timedOut, timeoutMs: settings.timeoutMs, breakerOpen },
+          policy.maxRetryAfterMs,
+        );
+        const canRetry = failure.retryable && retriesUsed < settings.maxRetries && !state.tokensDelivered;
+        if (!canRetry) {
+          const suffix = failure.retryable && attempts > 1 ? ` (after ${attempts} attempts)` : '';
+          fail(failure.reason, failure.message + suffix, failure.status, error);
+        }
+        retriesUsed += 1;
+        const delayMs = retryDelayMs(retriesUsed, policy, failure.retryAfterMs);
+        logger.info({ purpose: call.purpose, model, attempt: attempts, reason: failure.reason, status: failure.status, delayMs }, 'llm attempt failed; retrying');
+        const slept = await sleep(delayMs, call.signal);
+        if (!slept) fail('aborted', 'the call was aborted by the caller while waiting to retry');
+      }
+    }
+  }
+
+  return {
+    enabled: true,
+    models,
+    complete,
+    circuitState: () => (!breaker ? 'closed' : breaker.halfOpen ? 'half_open' : breaker.opened ? 'open' : 'closed'),
+    currentJsonMode: () => preferredJsonMode,
+    close: () => breaker?.shutdown(),
+  };
+}
+
+function createBreaker(settings: CircuitBreakerOptions, logger: Logger): CircuitBreaker<[Attempt], AttemptOutcome> {
+  const breaker = new CircuitBreaker<[Attempt], AttemptOutcome>((attempt: Attempt) => attempt(), {
+    name: 'llm-endpoint',
+    timeout: false,
+    volumeThreshold: settings.failureThreshold ?? 5,
+    errorThresholdPercentage: settings.errorThresholdPercentage ?? 50,
+    resetTimeout: settings.resetTimeoutMs ?? 30_000,
+    rollingCountTimeout: settings.windowMs ?? 60_000,
+    rollingCountBuckets: 10,
+    // Not the endpoint's fault: the caller gave up, or the request itself was refused.
+    errorFilter: (error: unknown) => error instanceof CallerAbortedError || isRequestRefusal(error),
+  });
+  breaker.on('open', () => logger.error({ circuit: 'llm-endpoint' }, 'model endpoint circuit opened; failing fast'));
+  breaker.on('halfOpen', () => logger.info({ circuit: 'llm-endpoint' }, 'model endpoint circuit half-open; trying one call'));
+  breaker.on('close', () => logger.info({ circuit: 'llm-endpoint' }, 'model endpoint circuit closed'));
+  return breaker;
+}
+
+function isRequestRefusal(error: unknown): boolean {
+  const status = (error as { status?: unknown }).status;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+function readCompletion(completion: unknown): AttemptOutcome {
+  if (typeof completion !== 'object' || completion === null || !Array.isArray((completion as ChatCompletion).choices)) {
+    throw new MalformedResponseError('the body is not a chat completion (no choices array)');
+  }
+  const typed = completion as ChatCompletion;
+  const message = typed.choices[0]?.message;
+  if (typeof message?.content !== 'string') {
+    const refusal = (message as { refusal?: unknown } | undefined)?.refusal;
+    throw new MalformedResponseError(typeof refusal === 'string' ? `the model refused: ${refusal}` : 'choices[0].message.content is missing');
+  }
+  return { text: message.content, promptTokens: typed.usage?.prompt_tokens, completionTokens: typed.usage?.completion_tokens };
+}
+
+function describeInvalidCall(call: LlmCallOptions | undefined): string | undefined {
+  if (typeof call !== 'object' || call === null) return 'call options must be an object';
+  if (typeof call.purpose !== 'string' || call.purpose.trim() === '') return 'purpose must be a non-empty string';
+  if (call.tier !== 'main' && call.tier !== 'small') return `tier must be "main" or "small", got ${JSON.stringify(call.tier)}`;
+  if (!Array.isArray(call.messages) || call.messages.length === 0) return 'messages must be a non-empty array';
+  for (const [index, message] of call.messages.entries()) {
+    if (!message || !['system', 'user', 'assistant'].includes(message.role)) return `messages[${index}].role must be system, user or assistant`;
+    if (typeof message.content !== 'string') return `messages[${index}].content must be a string`;
+  }
+  if (call.jsonSchema !== undefined) {
+    if (typeof call.jsonSchema?.name !== 'string' || call.jsonSchema.name === '') return 'jsonSchema.name must be a non-empty string';
+    if (typeof call.jsonSchema.schema !== 'object' || call.jsonSchema.schema === null) return 'jsonSchema.schema must be an object';
+  }
+  if (call.onToken !== undefined && typeof call.onToken !== 'function') return 'onToken must be a function';
+  return undefined;
+}
+
+function checkOptions(options: LlmGatewayOptions): { baseUrl: string; model: string; smallModel?: string; timeoutMs: number; maxRetries: number } {
+  if (typeof options?.baseUrl !== 'string' || options.baseUrl.trim() === '') throw new LlmConfigError('LLM base URL is missing');
+  let url: URL;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    throw new LlmConfigError(`LLM base URL is not a valid URL: "${options.baseUrl}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LlmConfigError(`LLM base URL must be http or https: "${options.baseUrl}"`);
+  if (typeof options.model !== 'string' || options.model.trim() === '') throw new LlmConfigError('LLM model name is missing');
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new LlmConfigError(`LLM timeout must be a positive integer of milliseconds, got ${timeoutMs}`);
+  const maxRetries = options.maxRetries ?? 2;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new LlmConfigError(`LLM max retries must be an integer ≥ 0, got ${maxRetries}`);
+  const smallModel = options.smallModel?.trim() ? options.smallModel.trim() : undefined;
+  return { baseUrl: options.baseUrl.replace(/\/+$/, ''), model: options.model.trim(), smallModel, timeoutMs, maxRetries };
+}
+
+function modeStrength(mode: JsonMode): number {
+  return mode === 'json_schema' ? 2 : mode === 'json_object' ? 1 : 0;
+}
+
+/** Waits `ms`; resolves false early when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
