@@ -70,6 +70,12 @@ export interface BuildOptions {
   version: string;
   sourcePath: string;
   loadedAt?: Date;
+  /**
+   * JSON pointers that already failed the JSON Schema. Parts under them are
+   * not cross-checked and no card is built for their agent; everything else is
+   * still checked, so schema and cross-check problems are reported together.
+   */
+  shapeIssuePointers?: readonly string[];
 }
 
 /** Result of cross-checking and building. */
@@ -98,6 +104,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
   // Unique ids.
   const firstIndexById = new Map<string, number>();
   config.agents.forEach((agent, index) => {
+    if (!isRecord(agent) || typeof agent.id !== 'string') return;
     const first = firstIndexById.get(agent.id);
     if (first === undefined) {
       firstIndexById.set(agent.id, index);
@@ -110,7 +117,9 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
 
   // depends_on: exists, not disabled (warning), no cycle.
   config.agents.forEach((agent, index) => {
-    (agent.depends_on ?? []).forEach((dependency, dependencyIndex) => {
+    if (!isRecord(agent) || typeof agent.id !== 'string') return;
+    dependencyList(agent).forEach((dependency, dependencyIndex) => {
+      if (typeof dependency !== 'string') return;
       const pointer = joinPointer(['agents', index, 'depends_on', dependencyIndex]);
       const dependencyIndexInFile = firstIndexById.get(dependency);
       if (dependencyIndexInFile === undefined) {
@@ -126,22 +135,26 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
     const start = cycle[0] as string;
     const startIndex = firstIndexById.get(start) as number;
     const next = cycle[1] as string;
-    const dependencyIndex = (config.agents[startIndex]?.depends_on ?? []).indexOf(next);
+    const dependencyIndex = dependencyList(config.agents[startIndex]).indexOf(next);
     issues.push(
       source.issueAt(joinPointer(['agents', startIndex, 'depends_on', dependencyIndex]), `dependency cycle: ${cycle.join(' → ')}`),
     );
   }
 
+  const shapeIssuePointers = options.shapeIssuePointers ?? [];
+  const isMalformed = (pointer: string): boolean =>
+    shapeIssuePointers.some((issuePointer) => issuePointer === pointer || issuePointer.startsWith(`${pointer}/`));
   const schemaCompiler = createSchemaCompiler();
   const agents: AgentCard[] = [];
   config.agents.forEach((agent, index) => {
-    const card = buildCard(agent, index, { source, supervisor, widgets, env: options.env, issues, warnings, schemaCompiler });
-    if (card) agents.push(card);
+    if (!isRecord(agent)) return;
+    const card = buildCard(agent, index, { source, supervisor, widgets, env: options.env, issues, warnings, schemaCompiler, isMalformed });
+    if (card && !isMalformed(joinPointer(['agents', index]))) agents.push(card);
   });
 
   if (config.agents.length === 0) {
     warnings.push(source.issueAt('/agents', 'no agents are registered: every request will be answered directly'));
-  } else if (config.agents.every((agent) => agent.enabled === false)) {
+  } else if (config.agents.every((agent) => isRecord(agent) && agent.enabled === false)) {
     warnings.push(source.issueAt('/agents', 'every agent is disabled: every request will be answered directly'));
   }
 
@@ -169,6 +182,7 @@ interface CardContext {
   issues: ConfigIssue[];
   warnings: ConfigIssue[];
   schemaCompiler: SchemaCompiler;
+  isMalformed: (pointer: string) => boolean;
 }
 
 function buildCard(agent: RawAgent, index: number, context: CardContext): AgentCard | undefined {
@@ -176,10 +190,11 @@ function buildCard(agent: RawAgent, index: number, context: CardContext): AgentC
   const at = (...segments: (string | number)[]) => joinPointer(['agents', index, ...segments]);
   const issueCountBefore = issues.length;
 
-  const endpoint = buildEndpoint(agent, at, context);
+  const { isMalformed } = context;
+  const endpoint = isMalformed(at('endpoint')) || !isRecord(agent.endpoint) ? undefined : buildEndpoint(agent, at, context);
 
-  const rawKeys = agent.required_semantic_keys ?? [];
-  const legacyWidgets = agent.fe_wigdets_suggestion;
+  const rawKeys = Array.isArray(agent.required_semantic_keys) ? agent.required_semantic_keys : [];
+  const legacyWidgets = isMalformed(at('fe_wigdets_suggestion')) ? undefined : agent.fe_wigdets_suggestion;
   if (legacyWidgets !== undefined) {
     warnings.push(
       source.issueAt(at('fe_wigdets_suggestion'), '`fe_wigdets_suggestion` is deprecated: put `widget` on each required semantic key', { key: true }),
@@ -197,6 +212,7 @@ function buildCard(agent: RawAgent, index: number, context: CardContext): AgentC
   const seenKeys = new Set<string>();
   const requiredKeys: SemanticKeySpec[] = [];
   rawKeys.forEach((rawKey, keyIndex) => {
+    if (isMalformed(at('required_semantic_keys', keyIndex))) return;
     if (seenKeys.has(rawKey.key)) {
       issues.push(source.issueAt(at('required_semantic_keys', keyIndex, 'key'), `duplicate semantic key "${rawKey.key}" in agent "${agent.id}"`));
     }
@@ -218,8 +234,8 @@ function buildCard(agent: RawAgent, index: number, context: CardContext): AgentC
     requiredKeys.push({ key: rawKey.key, description: rawKey.description, widget, extract: normalised.spec });
   });
 
-  const validateInput = agent.input_schema ? context.schemaCompiler.compile(agent.input_schema, at('input_schema'), source, issues, warnings) : undefined;
-  const validateOutput = agent.output_schema ? context.schemaCompiler.compile(agent.output_schema, at('output_schema'), source, issues, warnings) : undefined;
+  const validateInput = agent.input_schema && !isMalformed(at('input_schema')) ? context.schemaCompiler.compile(agent.input_schema, at('input_schema'), source, issues, warnings) : undefined;
+  const validateOutput = agent.output_schema && !isMalformed(at('output_schema')) ? context.schemaCompiler.compile(agent.output_schema, at('output_schema'), source, issues, warnings) : undefined;
 
   if (issues.length > issueCountBefore || endpoint === undefined) return undefined;
   return {
@@ -304,8 +320,8 @@ function findCycles(agents: readonly RawAgent[], indexById: ReadonlyMap<string, 
     state.set(id, 'visiting');
     stack.push(id);
     const agent = agents[indexById.get(id) as number];
-    for (const dependency of agent?.depends_on ?? []) {
-      if (!indexById.has(dependency)) continue;
+    for (const dependency of dependencyList(agent)) {
+      if (typeof dependency !== 'string' || !indexById.has(dependency)) continue;
       const dependencyState = state.get(dependency);
       if (dependencyState === 'visiting') {
         cycles.push([...stack.slice(stack.indexOf(dependency)), dependency]);
@@ -320,6 +336,15 @@ function findCycles(agents: readonly RawAgent[], indexById: ReadonlyMap<string, 
   return cycles;
 }
 
+function isRecord(value: unknown): value is Record<string, unknown> & RawAgent {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `depends_on` of an agent whose shape may be invalid. */
+function dependencyList(agent: RawAgent | undefined): unknown[] {
+  return isRecord(agent) && Array.isArray(agent.depends_on) ? agent.depends_on : [];
+}
+
 interface SchemaCompiler {
   compile(schema: Record<string, unknown>, pointer: string, source: YamlSource, issues: ConfigIssue[], warnings: ConfigIssue[]): ValidateFunction | undefined;
 }
@@ -329,6 +354,7 @@ function createSchemaCompiler(): SchemaCompiler {
   const strictWarnings: string[] = [];
   const ajv = new Ajv({
     allErrors: true,
+    verbose: true,
     strict: 'log',
     logger: { log: () => undefined, warn: (...parts: unknown[]) => strictWarnings.push(parts.map(String).join(' ')), error: () => undefined },
   });

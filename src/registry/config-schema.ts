@@ -44,8 +44,15 @@ export function describeAjvErrors(errors: readonly ErrorObject[], source: YamlSo
   const locationsWithConcreteErrors = new Set(
     errors.filter((error) => !isCombinator(error)).map((error) => error.instancePath),
   );
+  // Where an anyOf/oneOf failed, its branches each add an error; the first one is enough.
+  const combinatorLocations = new Set(errors.filter(isCombinator).map((error) => error.instancePath));
+  const reportedCombinatorLocations = new Set<string>();
   for (const error of errors) {
     if (isCombinator(error) && locationsWithConcreteErrors.has(error.instancePath)) continue;
+    if (!isCombinator(error) && combinatorLocations.has(error.instancePath)) {
+      if (reportedCombinatorLocations.has(error.instancePath)) continue;
+      reportedCombinatorLocations.add(error.instancePath);
+    }
     // A bad property name shows up twice (propertyNames + the name's own pattern); keep one.
     if (error.keyword === 'pattern' && error.propertyName !== undefined) continue;
     const { pointer, key, message } = describeAjvError(error);
@@ -119,6 +126,7 @@ function article(type: string): string {
 }
 
 function typeName(value: unknown): string {
+  if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';

@@ -70,7 +70,7 @@ export function normaliseExtract(raw: RawExtract | undefined): { spec: ExtractSp
       try {
         spec = { type: 'pattern', pattern: raw.pattern, flags, regex: new RegExp(raw.pattern, flags) };
       } catch (error) {
-        problems.push({ field: 'pattern', message: `invalid regular expression: ${(error as Error).message}` });
+        problems.push({ field: 'pattern', message: `invalid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, '')}` });
       }
       break;
     }

@@ -37,14 +37,19 @@ export function loadRegistryText(text: string, file: string, options: LoadRegist
   const source = parseYamlSource(text, file);
   if (source.syntaxIssues.length > 0) return { ok: false, issues: source.syntaxIssues, warnings: [] };
   const shapeIssues = validateConfigShape(source);
-  if (shapeIssues.length > 0) return { ok: false, issues: sortIssues(shapeIssues), warnings: [] };
+  // Cross-checks still run when only some agents are malformed, so one run reports everything.
+  const structureBroken = shapeIssues.some((issue) => issue.pointer === '' || issue.pointer === '/agents');
+  if (structureBroken) return { ok: false, issues: sortIssues(shapeIssues), warnings: [] };
   const result = buildSnapshot(source, {
     env: options.env ?? process.env,
     version: contentVersion(text),
     sourcePath: file,
     loadedAt: options.now?.(),
+    shapeIssuePointers: shapeIssues.map((issue) => issue.pointer),
   });
-  if (!result.ok) return { ok: false, issues: sortIssues(result.issues), warnings: sortIssues(result.warnings) };
+  const issues = [...shapeIssues, ...(result.ok ? [] : result.issues)];
+  if (issues.length > 0) return { ok: false, issues: sortIssues(issues), warnings: sortIssues(result.warnings) };
+  if (!result.ok) throw new Error('unreachable: a failed build always carries issues');
   return { ok: true, snapshot: result.snapshot, warnings: sortIssues(result.warnings) };
 }
 

@@ -1,0 +1,72 @@
+/**
+ * The `switchboard` command line (CONTRACT §6). This file is the entry point:
+ * importing it runs the command named in `process.argv`.
+ *
+ * Each command lives in its own `*-command.ts` module exporting
+ * `runCommand(args, io)`; adding one is one row in `COMMANDS`. Modules are
+ * imported lazily so `validate` never loads the server stack.
+ */
+
+/** Where a command writes and what it reads from its surroundings (tests pass their own). */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+}
+
+/** What every `*-command.ts` module exports. Resolves to the process exit code. */
+export interface CliCommandModule {
+  runCommand(args: string[], io: CliIo): Promise<number>;
+}
+
+interface CliCommand {
+  usage: string;
+  summary: string;
+  load: () => Promise<CliCommandModule>;
+}
+
+/**
+ * Exit code for a usage mistake (unknown command, missing argument).
+ * Command modules may import only types from this file: it is the entry point
+ * and importing a value would re-enter its top-level await.
+ */
+const EXIT_USAGE = 2;
+
+// The command table. One row per command.
+const COMMANDS: Record<string, CliCommand> = {
+  validate: { usage: 'validate FILE', summary: 'check a registry file; print every problem as file:line:col', load: () => import('./validate-command.js') },
+};
+
+function usageText(): string {
+  const width = Math.max(...Object.values(COMMANDS).map((command) => command.usage.length));
+  const rows = Object.values(COMMANDS).map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`);
+  return ['Usage: switchboard <command> [options]', '', 'Commands:', ...rows, '', 'Run `switchboard <command> --help` for details.'].join('\n') + '\n';
+}
+
+/** Runs one command line (without the `node script` prefix) and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    (name === undefined ? io.stderr : io.stdout)(usageText());
+    return name === undefined ? EXIT_USAGE : 0;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    io.stderr(`switchboard: unknown command "${name}"\n\n${usageText()}`);
+    return EXIT_USAGE;
+  }
+  const module = await command.load();
+  return module.runCommand(args, io);
+}
+
+const exitCode = await runCli(process.argv.slice(2), {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env,
+  cwd: process.cwd(),
+}).catch((error: unknown) => {
+  process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);
+  return 1;
+});
+process.exitCode = exitCode;
