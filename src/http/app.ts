@@ -65,7 +65,9 @@ function createRequestMetricsMiddleware(metrics: Metrics): RequestHandler {
 /** Rejects a chat body that is absent or not JSON before the parser runs. */
 function requireJsonBody(): RequestHandler {
   return (request, _response, next) => {
-    const matched = request.is(['application/json', 'application/*+json']);
+    const length = request.headers['content-length'];
+    const hasBody = request.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
+    const matched = hasBody ? request.is(['application/json', 'application/*+json']) : null;
     if (matched === null) {
       throw new UserError('BAD_REQUEST', 'body is required: a JSON object with "query" and "user_id"', { field: 'body' });
     }

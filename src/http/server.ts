@@ -3,10 +3,43 @@
  * chat stream (its turn is aborted and gets a short grace to send `done`),
  * wait for them, then close the remaining connections.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import { streamTrackerOf } from './stream-tracker.js';
+
+/** Requests still running when shutdown starts get this long before their sockets are cut. */
+const FORCE_CLOSE_AFTER_MS = 5000;
+
+/**
+ * Counts the requests in flight per socket. Node's own `closeIdleConnections`
+ * skips sockets that never carried a request (clients open spare ones), which
+ * would hold `close()` until the headers timeout; on shutdown every socket is
+ * closed as soon as it carries no request.
+ */
+function trackConnections(server: Server) {
+  const busy = new Map<Socket, number>();
+  let closing = false;
+  server.on('connection', (socket: Socket) => {
+    busy.set(socket, 0);
+    socket.once('close', () => busy.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    response.once('close', () => {
+      const left = (busy.get(socket) ?? 1) - 1;
+      busy.set(socket, left);
+      if (closing && left === 0) socket.destroy();
+    });
+  });
+  return {
+    closeWhenIdle() {
+      closing = true;
+      for (const [socket, count] of busy) if (count === 0) socket.destroy();
+    },
+  };
+}
 
 /** A listening server. */
 export interface RunningServer {
@@ -23,6 +56,7 @@ export interface RunningServer {
 export async function startServer(app: Express, options: { port: number; host?: string }): Promise<RunningServer> {
   const host = options.host ?? '0.0.0.0';
   const server = createServer(app);
+  const connections = trackConnections(server);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(error);
     server.once('error', onError);
@@ -44,8 +78,8 @@ export async function startServer(app: Express, options: { port: number; host?: 
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         await streamTrackerOf(app)?.shutdownAll();
-        server.closeIdleConnections();
-        const forced = setTimeout(() => server.closeAllConnections(), 1000);
+        connections.closeWhenIdle();
+        const forced = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
         forced.unref();
         await stopped;
         clearTimeout(forced);
