@@ -36,6 +36,8 @@ const EXIT_USAGE = 2;
 // The command table. One row per command.
 const COMMANDS: Record<string, CliCommand> = {
   validate: { usage: 'validate FILE', summary: 'check a registry file; print every problem as file:line:col', load: () => import('./validate-command.js') },
+  serve: { usage: 'serve [--config F] [--port N]', summary: 'start the supervisor HTTP/SSE server', load: () => import('./serve-command.js') },
+  demo: { usage: 'demo [--port N]', summary: 'demo sub-agents + supervisor + chat page, offline', load: () => import('./demo-command.js') },
 };
 
 function usageText(): string {

@@ -1,0 +1,107 @@
+/**
+ * `switchboard serve [--config F] [--port N] [--host H]`: starts the supervisor
+ * HTTP server on a registry file. Settings come from flags, then the
+ * environment (CONTRACT §5), then defaults.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { startServer, type RunningServer } from '../http/index.js';
+import { createLlmGatewayFromEnv } from '../llm/index.js';
+import { createLogger } from '../logger.js';
+import { createSwitchboard, type Switchboard } from '../switchboard.js';
+import type { CliIo } from './main.js';
+
+const CHAT_PAGE = fileURLToPath(new URL('../../public/chat.html', import.meta.url));
+
+export interface ServeSettings {
+  config: string;
+  port: number;
+  host: string;
+}
+
+/** Reads flags and environment; throws with a message naming the bad value. */
+export function readServeSettings(args: string[], io: CliIo): ServeSettings {
+  const { values } = parseArgs({
+    args,
+    options: { config: { type: 'string', short: 'c' }, port: { type: 'string', short: 'p' }, host: { type: 'string' } },
+    strict: true,
+  });
+  const portText = values.port ?? io.env.PORT ?? '8080';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}": expected an integer 0-65535`);
+  return {
+    config: values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml',
+    port,
+    host: values.host ?? io.env.HOST ?? '0.0.0.0',
+  };
+}
+
+export interface StartedSwitchboard {
+  switchboard: Switchboard;
+  server: RunningServer;
+  close(): Promise<void>;
+}
+
+/** Builds and starts everything for `settings`; used by `serve` and `demo`. */
+export async function startSwitchboard(settings: ServeSettings, io: CliIo): Promise<StartedSwitchboard> {
+  const logger = createLogger();
+  const llm = createLlmGatewayFromEnv(io.env, logger);
+  const apiKeys = (io.env.SWITCHBOARD_API_KEYS ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter(Boolean);
+  const switchboard = await createSwitchboard({
+    configPath: settings.config,
+    databaseUrl: io.env.DATABASE_URL,
+    logger,
+    env: io.env,
+    llm: llm.enabled ? llm : undefined,
+    apiKeys,
+    chatPage: await readFile(CHAT_PAGE, 'utf8').catch(() => undefined),
+  });
+  const server = await startServer(switchboard.app, { port: settings.port, host: settings.host });
+  logger.info({ url: server.url, config: settings.config, llm: llm.enabled ? 'on' : 'offline' }, 'switchboard listening');
+  return {
+    switchboard,
+    server,
+    async close() {
+      await server.close();
+      await switchboard.close();
+    },
+  };
+}
+
+/** Resolves when a termination signal arrives. */
+export function waitForShutdown(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => resolve(signal);
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}
+
+export async function runCommand(args: string[], io: CliIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout('Usage: switchboard serve [--config FILE] [--port N] [--host H]\n');
+    return 0;
+  }
+  let settings: ServeSettings;
+  try {
+    settings = readServeSettings(args, io);
+  } catch (error) {
+    io.stderr(`switchboard serve: ${(error as Error).message}\n`);
+    return 2;
+  }
+  let started: StartedSwitchboard;
+  try {
+    started = await startSwitchboard(settings, io);
+  } catch (error) {
+    io.stderr(`switchboard serve: ${(error as Error).message}\n`);
+    return 1;
+  }
+  io.stdout(`Switchboard listening on ${started.server.url} (registry ${settings.config})\n`);
+  await waitForShutdown();
+  await started.close();
+  return 0;
+}

@@ -1,0 +1,109 @@
+/**
+ * The composition root: builds every part once at start and wires them
+ * together (registry, storage, model gateway, agent client, graph, turn
+ * runner, HTTP app). Nothing else creates long-lived objects.
+ */
+import type { Express } from 'express';
+import { createAgentClient } from './agents/index.js';
+import { createOfflineAnswers } from './graph/answers/offline-answers.js';
+import type { AnswerComposer } from './graph/answers/types.js';
+import { buildSupervisorGraph } from './graph/build-graph.js';
+import { createOfflinePlanner } from './graph/planning/offline-planner.js';
+import type { Planner } from './graph/planning/types.js';
+import { createTurnRunner } from './graph/turn-runner.js';
+import type { TurnRunner } from './graph/turn-types.js';
+import { createApp } from './http/index.js';
+import { createOfflineRecognizer } from './intent/index.js';
+import type { IntentRecognizer } from './intent/types.js';
+import { summariseUsage } from './llm/index.js';
+import type { LlmGateway } from './llm/types.js';
+import type { Logger } from './logger.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createRegistry, toPublicCard } from './registry/index.js';
+import type { Registry } from './registry/types.js';
+import { openStorageFromUrl, type Storage } from './store/index.js';
+
+export interface SwitchboardOptions {
+  /** Registry file path. */
+  configPath: string;
+  /** `sqlite:<path>` (default `sqlite:./data/switchboard.db`). */
+  databaseUrl?: string;
+  logger: Logger;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Model gateway; absent or disabled = offline matcher. */
+  llm?: LlmGateway;
+  apiKeys?: readonly string[];
+  chatPage?: string;
+  heartbeatMs?: number;
+  /** Watch the registry file for changes (default true). */
+  watch?: boolean;
+  now?: () => Date;
+}
+
+export interface Switchboard {
+  app: Express;
+  registry: Registry;
+  storage: Storage;
+  turns: TurnRunner;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+/** Chooses the intent / planning / answer strategies for the configured model (offline when none). */
+function chooseStrategies(_llm: LlmGateway | undefined): { recognizer: IntentRecognizer; planner: Planner; answers: AnswerComposer } {
+  return { recognizer: createOfflineRecognizer(), planner: createOfflinePlanner(), answers: createOfflineAnswers() };
+}
+
+export async function createSwitchboard(options: SwitchboardOptions): Promise<Switchboard> {
+  const { logger } = options;
+  const metrics = createMetrics();
+  const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true });
+  registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
+  const storage = openStorageFromUrl(options.databaseUrl);
+  const agentClient = createAgentClient({ logger });
+  const graph = buildSupervisorGraph({
+    ...chooseStrategies(options.llm),
+    agentClient,
+    logger,
+    checkpointer: storage.checkpointer,
+    onAgentCall: (agent, outcome, durationMs) => {
+      metrics.agentCalls.inc({ agent, outcome });
+      metrics.agentCallDuration.observe({ agent }, durationMs / 1000);
+    },
+  });
+  const turns = createTurnRunner({
+    registry,
+    graph,
+    messages: storage.messages,
+    logger,
+    pruneCheckpoints: (threadId) => storage.pruneCheckpoints(threadId),
+    now: options.now,
+    summariseUsage: (usage) => ({ ...summariseUsage(usage) }),
+    onTurnEnd: (outcome, durationMs) => {
+      metrics.turns.inc({ outcome });
+      metrics.turnDuration.observe(durationMs / 1000);
+    },
+  });
+  const app = createApp({
+    registry,
+    turns,
+    messages: storage.messages,
+    publicCard: toPublicCard,
+    logger,
+    metrics,
+    apiKeys: options.apiKeys,
+    chatPage: options.chatPage,
+    heartbeatMs: options.heartbeatMs,
+  });
+  return {
+    app,
+    registry,
+    storage,
+    turns,
+    metrics,
+    async close() {
+      await registry.close();
+      await storage.close();
+    },
+  };
+}
