@@ -222,7 +222,8 @@ function buildCard(agent: RawAgent, index: number, context: CardContext): AgentC
         source.issueAt(at('required_semantic_keys', keyIndex, 'fe_wigdets_suggestion'), '`fe_wigdets_suggestion` is deprecated: rename it to `widget`', { key: true }),
       );
     }
-    const widget = rawKey.widget ?? rawKey.fe_wigdets_suggestion ?? legacyWidgets?.[keyIndex] ?? context.widgets[rawKey.key] ?? '';
+    // "" in the seed's index-aligned list is a placeholder, so it falls through to the dictionary.
+    const widget = rawKey.widget ?? rawKey.fe_wigdets_suggestion ?? (legacyWidgets?.[keyIndex] || undefined) ?? context.widgets[rawKey.key] ?? '';
     const normalised = normaliseExtract(rawKey.extract);
     if ('problems' in normalised) {
       for (const problem of normalised.problems) {
