@@ -18,6 +18,7 @@ interface RecordedTurn {
   request: TurnRequest;
   signal: AbortSignal;
   abortCount: number;
+  emitted: number;
   finished: Promise<void>;
 }
 
@@ -28,6 +29,8 @@ interface ScriptOptions {
   rejectWith?: unknown;
   /** After the first event, wait until the signal is aborted, then emit `done`. */
   holdUntilAborted?: boolean;
+  /** After the first event, never finish, even when aborted. */
+  holdForever?: boolean;
   /** `done` rejects with this after the first event. */
   failWith?: Error;
   /** Never emit a `done` event (the result still resolves). */
@@ -50,7 +53,7 @@ function createScriptedRunner(script: ScriptOptions = {}): TurnRunner & { turns:
       if (script.rejectWith !== undefined) throw script.rejectWith;
       const sessionId = request.sessionId ?? `generated-${++sessionCounter}`;
       let finish!: () => void;
-      const recorded: RecordedTurn = { request, signal, abortCount: 0, finished: new Promise((resolve) => (finish = resolve)) };
+      const recorded: RecordedTurn = { request, signal, abortCount: 0, emitted: 0, finished: new Promise((resolve) => (finish = resolve)) };
       signal.addEventListener('abort', () => recorded.abortCount++);
       turns.push(recorded);
       const events: ResponseState[] = [];
@@ -65,6 +68,7 @@ function createScriptedRunner(script: ScriptOptions = {}): TurnRunner & { turns:
           metadata: { stage, seq: ++seq },
         };
         events.push(event);
+        recorded.emitted++;
         onEvent(event);
       };
       const run = async (): Promise<TurnResult> => {
@@ -76,6 +80,7 @@ function createScriptedRunner(script: ScriptOptions = {}): TurnRunner & { turns:
             if (signal.aborted) break;
             emit(stage, `step ${stage}`);
             if (script.failWith) throw script.failWith;
+            if (script.holdForever) await new Promise(() => {});
             if (script.holdUntilAborted) {
               await new Promise<void>((resolve) =>
                 signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
@@ -394,11 +399,23 @@ describe('client disconnect and shutdown', () => {
     const { url, server } = await serve({ turns });
     const response = await postChat(url, { query: 'q', user_id: 'u1' });
     const reading = readSse(response);
-    while (turns.turns.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while ((turns.turns[0]?.emitted ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     await server.close();
     const { states } = await reading;
     expect(states.at(-1)).toMatchObject({ type: 'done', content: 'cancelled' });
     expect(turns.turns[0]!.signal.reason).toBe('server_shutdown');
+    expect(turns.turns[0]!.abortCount).toBe(1);
+  });
+
+  it('close() ends a stream whose turn ignores the abort once the grace period is over', async () => {
+    const turns = createScriptedRunner({ holdForever: true });
+    const { url, server } = await serve({ turns, shutdownGraceMs: 50 });
+    const response = await postChat(url, { query: 'q', user_id: 'u1' });
+    const reading = readSse(response);
+    while ((turns.turns[0]?.emitted ?? 0) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await server.close();
+    const { states } = await reading;
+    expect(states.map((state) => state.metadata.stage)).toEqual(['intent_start']);
     expect(turns.turns[0]!.abortCount).toBe(1);
   });
 });
