@@ -23,6 +23,8 @@ export interface MemoryTurn {
 export interface RankedIntent {
   agentId: string;
   score: number;
+  /** The part of the query this intent was recognised from, when known (a clause of a multi-intent query). */
+  clause?: string;
 }
 
 export interface IntentResult {

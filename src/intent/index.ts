@@ -1,0 +1,28 @@
+/**
+ * Intent recognition without a model: ranking of capability cards, simple
+ * intents, short-term-memory rewrite, semantic-key extraction and the
+ * user-facing texts of direct answers.
+ */
+export type {
+  ExtractionResult,
+  IntentInput,
+  IntentRecognizer,
+  IntentResult,
+  KeyExtractor,
+  MemoryTurn,
+  RankedIntent,
+  SimpleIntentKind,
+} from './types.js';
+export { createOfflineRecognizer, type OfflineRecognizerOptions } from './offline-recognizer.js';
+export { createAgentRanker, type AgentMatch, type AgentRanker, type AgentRankerOptions, type RankResult } from './agent-ranker.js';
+export {
+  createSimpleIntentClassifier,
+  DEFAULT_SIMPLE_INTENT_LEXICON,
+  type SimpleIntentClassifier,
+  type SimpleIntentLexicon,
+  type SimpleIntentMatch,
+} from './simple-intents.js';
+export { extractForAgent, extractKeys, extractOne, missingKeys, type KeyOutcome } from './key-extractor.js';
+export { findDates, formatDate, type DateHit } from './date-extractor.js';
+export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './direct-answers.js';
+export { detectLanguage, splitClauses } from './text-terms.js';

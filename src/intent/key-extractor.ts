@@ -1,0 +1,188 @@
+/**
+ * Offline extraction of an agent's required semantic keys from text, one
+ * `ExtractSpec` at a time (CONTRACT §1 `extract`).
+ *
+ * Each key ends up in exactly one of three states: a normalised value, an
+ * invalid entry (the user gave something for it that fails the check, with the
+ * reason), or absent (missing). When the text holds several candidates for a
+ * key, the latest mention wins: a rewritten query appends the user's new
+ * reply to the earlier request ("帮我订北京的酒店，上海"), so the later value is the
+ * correction. Text is NFKC-normalised first (full-width digits and letters
+ * become ASCII).
+ *
+ * - `enum`: longest listed value found (ASCII case-insensitive, whole words for
+ *   Latin), returned as written in the spec.
+ * - `pattern`: capture group 1 when the pattern has one and it matched, else
+ *   the whole match, trimmed.
+ * - `number`: Arabic numbers, or simple Chinese numerals followed by a
+ *   measure word (两晚, 三个人) or standing alone; digits that belong to a
+ *   date, a time, a phone number or an email are skipped. Out of `min`/`max` →
+ *   invalid.
+ * - `phone`: Chinese mobile `1[3-9]` + 9 digits (spaces/dashes and +86
+ *   allowed). A digit run that looks like a mobile number but is not one
+ *   (10 or 12 digits starting with 1, 11 digits starting 10/11/12, or any 5–15
+ *   digits right after 手机/电话/phone/tel) → invalid.
+ * - `email`: a token with `@` that passes the address check; a token with `@`
+ *   that fails it → invalid.
+ * - `date`: see `date-extractor.ts`.
+ * - `text`: the whole trimmed text.
+ */
+import type { AgentCard, ExtractSpec, SemanticKeySpec } from '../registry/types.js';
+import type { ExtractionResult, KeyExtractor } from './types.js';
+import { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
+import { findDates } from './date-extractor.js';
+import { createPhraseMatcher } from './phrase-matcher.js';
+
+/**
+ * What one spec yields from a text: a value (with the text it came from), an
+ * invalid raw value with its reason, or nothing.
+ */
+export type KeyOutcome = { value: string | number; raw: string } | { raw: string; reason: string } | null;
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+const EMAIL = /^[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}$/;
+const MEASURE_WORDS = '个位晚间天张人次件本台份夜名只条岁辆家层楼元块斤箱瓶杯双套周月年号';
+const TIME_EXPRESSION = /\d{1,2}\s*(?:[:：]\s*\d{2}|点|时|am\b|pm\b)/gi;
+
+/** Extracts every spec from the text (the `KeyExtractor` of the offline path). */
+export const extractKeys: KeyExtractor = (text, specs, today) => {
+  const result: ExtractionResult = { values: {}, invalid: [] };
+  const normalized = typeof text === 'string' ? text.normalize('NFKC') : '';
+  for (const spec of specs) {
+    const outcome = extractOne(normalized, spec.extract, today);
+    if (outcome === null) continue;
+    if ('value' in outcome) result.values[spec.key] = outcome.value;
+    else result.invalid.push({ key: spec.key, raw: outcome.raw, reason: outcome.reason });
+  }
+  return result;
+};
+
+/** Extracts the required keys of one agent card from text. */
+export function extractForAgent(text: string, card: Pick<AgentCard, 'requiredKeys'>, today: Date): ExtractionResult {
+  return extractKeys(text, card.requiredKeys, today);
+}
+
+/** Keys of `specs` that are neither extracted nor invalid. */
+export function missingKeys(result: ExtractionResult, specs: readonly SemanticKeySpec[]): SemanticKeySpec[] {
+  const invalid = new Set(result.invalid.map((entry) => entry.key));
+  return specs.filter((spec) => !(spec.key in result.values) && !invalid.has(spec.key));
+}
+
+/** Applies one extract spec to (already NFKC-normalised) text. */
+export function extractOne(text: string, spec: ExtractSpec, today: Date): KeyOutcome {
+  switch (spec.type) {
+    case 'enum':
+      return extractEnum(text, spec.values);
+    case 'pattern':
+      return extractPattern(text, spec.regex);
+    case 'number':
+      return extractNumber(text, today, spec.min, spec.max);
+    case 'phone':
+      return extractPhone(text);
+    case 'email':
+      return extractEmail(text);
+    case 'date':
+      return extractDate(text, today);
+    case 'text': {
+      const trimmed = text.trim();
+      return trimmed.length > 0 ? { value: trimmed, raw: trimmed } : null;
+    }
+    default:
+      return { raw: text.trim(), reason: `unsupported extract type "${(spec as { type?: unknown }).type}"` };
+  }
+}
+
+function extractEnum(text: string, values: readonly string[]): KeyOutcome {
+  const matcher = createPhraseMatcher(values.map((value) => ({ phrase: value, payload: value })));
+  const hits = matcher.findAll(text);
+  const last = hits[hits.length - 1];
+  return last ? { value: last.payloads[0]!, raw: text.slice(last.start, last.end) } : null;
+}
+
+function extractPattern(text: string, regex: RegExp): KeyOutcome {
+  const flags = regex.flags.replace(/[gy]/g, '');
+  let last: { value: string; raw: string } | undefined;
+  for (const match of text.matchAll(new RegExp(regex.source, `${flags}g`))) {
+    const value = (match.length > 1 && match[1] !== undefined ? match[1] : match[0]).trim();
+    if (value.length > 0) last = { value, raw: match[0].trim() };
+  }
+  return last ?? null;
+}
+
+function extractDate(text: string, today: Date): KeyOutcome {
+  const hits = findDates(text, today);
+  const last = hits[hits.length - 1];
+  if (!last) return null;
+  return last.value ? { value: last.value, raw: last.raw } : { raw: last.raw, reason: last.reason ?? 'not a date' };
+}
+
+function extractEmail(text: string): KeyOutcome {
+  const tokens = text
+    .split(/[^A-Za-z0-9._%+\-@]+/)
+    .map((token) => token.replace(/^[.\-]+|[.\-]+$/g, ''))
+    .filter((token) => token.includes('@'));
+  const valid = tokens.filter((token) => EMAIL.test(token) && !token.includes('..'));
+  if (valid.length > 0) return { value: valid[valid.length - 1]!, raw: valid[valid.length - 1]! };
+  const last = tokens[tokens.length - 1];
+  return last === undefined ? null : { raw: last, reason: `"${last}" is not a valid email address` };
+}
+
+function phoneCandidates(text: string): { spans: Span[]; valid: { value: string; raw: string } | undefined; invalid: string | undefined } {
+  const spans: Span[] = [];
+  let valid: { value: string; raw: string } | undefined;
+  let invalid: string | undefined;
+  for (const match of text.matchAll(/(?<![\d\w])(?:\+?86[\s-]?)?(1\d{2}(?:[\s-]?\d{4}){2})(?!\d)/g)) {
+    const digits = match[1]!.replace(/[\s-]/g, '');
+    spans.push({ start: match.index, end: match.index + match[0].length });
+    if (/^1[3-9]\d{9}$/.test(digits)) valid = { value: digits, raw: match[0] };
+    else invalid = digits;
+  }
+  for (const match of text.matchAll(/\d+/g)) {
+    const digits = match[0];
+    if (spans.some((span) => span.start <= match.index && match.index < span.end)) continue;
+    const before = text.slice(Math.max(0, match.index - 8), match.index).toLowerCase();
+    const labelled = /(?:手机|电话|号码|phone|mobile|tel)\D{0,4}$/.test(before) && digits.length >= 5 && digits.length <= 15;
+    const nearMobile = digits.startsWith('1') && (digits.length === 10 || digits.length === 12);
+    if (labelled || nearMobile) {
+      invalid = digits;
+      spans.push({ start: match.index, end: match.index + digits.length });
+    }
+  }
+  return { spans, valid, invalid };
+}
+
+function extractPhone(text: string): KeyOutcome {
+  const { valid, invalid } = phoneCandidates(text);
+  if (valid) return valid;
+  return invalid ? { raw: invalid, reason: `"${invalid}" is not a valid mobile number (11 digits starting with 13–19)` } : null;
+}
+
+function extractNumber(text: string, today: Date, min: number | undefined, max: number | undefined): KeyOutcome {
+  const masked: Span[] = [
+    ...findDates(text, today),
+    ...[...text.matchAll(TIME_EXPRESSION)].map((match) => ({ start: match.index, end: match.index + match[0].length })),
+    ...phoneCandidates(text).spans,
+    ...[...text.matchAll(/[A-Za-z0-9._%+\-]*@[A-Za-z0-9.\-]*/g)].map((match) => ({ start: match.index, end: match.index + match[0].length })),
+  ];
+  const free = (start: number, end: number) => !masked.some((span) => start < span.end && span.start < end);
+  const found: { start: number; raw: string; value: number }[] = [];
+  for (const match of text.matchAll(/(?<![\w.\-])-?\d+(?:\.\d+)?(?![\d.]?\d)/g)) {
+    if (free(match.index, match.index + match[0].length)) found.push({ start: match.index, raw: match[0], value: Number(match[0]) });
+  }
+  const chinese = new RegExp(`[${CHINESE_NUMERAL_CHARACTERS}]+(?=[${MEASURE_WORDS}])`, 'g');
+  for (const match of text.matchAll(chinese)) {
+    const value = parseChineseNumber(match[0]);
+    if (value !== undefined && free(match.index, match.index + match[0].length)) found.push({ start: match.index, raw: match[0], value });
+  }
+  const whole = parseChineseNumber(text.trim());
+  if (found.length === 0 && whole !== undefined) found.push({ start: 0, raw: text.trim(), value: whole });
+  if (found.length === 0) return null;
+  const last = found.reduce((latest, entry) => (entry.start > latest.start ? entry : latest));
+  if (min !== undefined && last.value < min) return { raw: last.raw, reason: `${last.value} is less than the minimum ${min}` };
+  if (max !== undefined && last.value > max) return { raw: last.raw, reason: `${last.value} is more than the maximum ${max}` };
+  return { value: last.value, raw: last.raw };
+}

@@ -1,0 +1,178 @@
+/**
+ * The offline `IntentRecognizer`: word lists, keyword/similarity ranking and a
+ * short-term-memory rewrite, no model. It is the only recognizer when no LLM
+ * is configured and the fallback when the LLM's reply cannot be used.
+ *
+ * Decision order for one query:
+ * 1. Empty → `simple/out_of_scope`.
+ * 2. A request for a human (转人工, talk to a person …) → `escalate`.
+ *    Abusive, then sensitive words → `simple` with that kind. These win over
+ *    any business match.
+ * 3. Ranked cards (see `agent-ranker.ts`) → `business` with those intents.
+ * 4. Rewrite from short-term memory (below) → `business` with the carried agents.
+ * 5. Greeting / thanks-bye / capability question making up the whole query →
+ *    `simple`; anything else → `simple/out_of_scope`.
+ *
+ * Rewrite rule. The carried agents are `pendingAgents` (parked last turn for
+ * missing keys) when there are any, else the agents of the last turn in
+ * `history`; ids no longer enabled in the snapshot are dropped.
+ * - When the query matches no card, the carried agents are non-empty and the
+ *   query is a fragment — it supplies at least one key of a carried agent
+ *   (a value or an invalid one, e.g. `质量问题`, `北京，明天`, `上海`) and at
+ *   most `maxFragmentResidue` Chinese characters / Latin words remain besides
+ *   those values — the result is `business` with the carried agents and
+ *   `rewrittenQuery` = last turn's rewritten query (or its query), a
+ *   separator, then the current text. (Extraction takes the latest mention,
+ *   so a corrected value in the reply wins over the earlier one.)
+ * - When the query itself matches cards, those are used. If every matched card
+ *   is one of the *pending* agents (the user is completing that request in
+ *   other words, e.g. "首都机场接机"), the query is rewritten the same way so
+ *   the keys given earlier are kept; otherwise `rewrittenQuery` is the query.
+ */
+import type { RegistrySnapshot } from '../registry/types.js';
+import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';
+import { createAgentRanker, type AgentRankerOptions } from './agent-ranker.js';
+import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
+import { extractOne } from './key-extractor.js';
+import { createSimpleIntentClassifier, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
+import { detectLanguage, normalizeText } from './text-terms.js';
+
+/** Options of the offline recognizer; every field has a default. */
+export interface OfflineRecognizerOptions {
+  /** Replaces individual word lists (greetings, sensitive words …). */
+  lexicon?: Partial<SimpleIntentLexicon>;
+  /** Ranking thresholds. */
+  ranking?: AgentRankerOptions;
+  /** Clock for relative dates while checking whether a reply is a fragment. Default `() => new Date()`. */
+  now?: () => Date;
+  /** Chinese characters / Latin words allowed in a fragment besides the key values. Default 8. */
+  maxFragmentResidue?: number;
+}
+
+/** Creates the offline recognizer. Throws a `TypeError` naming the bad option. */
+export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}): IntentRecognizer {
+  const classifier = createSimpleIntentClassifier(options.lexicon);
+  const ranker = createAgentRanker(options.ranking);
+  const now = options.now ?? (() => new Date());
+  const maxFragmentResidue = options.maxFragmentResidue ?? 8;
+  if (!Number.isFinite(maxFragmentResidue) || maxFragmentResidue < 0) {
+    throw new TypeError('offline recognizer: maxFragmentResidue must be a non-negative number');
+  }
+
+  return {
+    async recognize(input: IntentInput): Promise<IntentResult> {
+      input.signal?.throwIfAborted();
+      assertInput(input);
+      const { snapshot } = input;
+      const query = normalizeText(input.query);
+      if (query.length === 0) return simple('out_of_scope', snapshot, query, 'empty query', 'high');
+
+      const override = classifier.findOverride(query);
+      if (override) {
+        if (override.kind === 'escalate') {
+          return {
+            kind: 'escalate',
+            intents: [],
+            confidence: 'high',
+            reason: `asked for a human: "${override.phrase}"`,
+            rewrittenQuery: query,
+            userFriendlyMessage: composeDirectAnswer('escalate', snapshot, query),
+          };
+        }
+        return simple(override.kind, snapshot, query, `${override.kind} word: "${override.phrase}"`, 'high');
+      }
+
+      const carried = carriedAgents(input, snapshot);
+      const previous = input.history[input.history.length - 1];
+      const ranked = ranker.rank(query, snapshot);
+      if (ranked.intents.length > 0) {
+        const intents = ranked.intents.map(({ agentId, score, clause }) => ({ agentId, score, clause }));
+        const completesPending =
+          input.pendingAgents.length > 0 && carried.agents.length > 0 && intents.every((intent) => carried.agents.includes(intent.agentId));
+        return business(snapshot, query, intents, ranked.confidence, ranked.reason, completesPending ? merge(previous, query) : query);
+      }
+
+      if (carried.agents.length > 0 && isFragment(query, carried.agents, snapshot)) {
+        const intents = carried.agents.map((agentId) => ({ agentId, score: 0.5 }));
+        const reason = `fragment completing the ${carried.source === 'pending' ? 'pending' : 'previous'} request: ${carried.agents.join(', ')}`;
+        return business(snapshot, query, intents, 'medium', reason, merge(previous, query));
+      }
+
+      const smallTalk = classifier.findSmallTalk(query);
+      if (smallTalk) return simple(smallTalk.kind, snapshot, query, `${smallTalk.kind}: "${smallTalk.phrase}"`, 'high');
+      return simple('out_of_scope', snapshot, query, ranked.reason, 'medium');
+    },
+  };
+
+  function isFragment(query: string, agentIds: readonly string[], snapshot: RegistrySnapshot): boolean {
+    const specs = agentIds.flatMap((agentId) => snapshot.byId.get(agentId)?.requiredKeys ?? []);
+    const today = now();
+    const raws = specs
+      .filter((spec) => spec.extract.type !== 'text')
+      .map((spec) => extractOne(query, spec.extract, today)?.raw ?? '')
+      .filter((raw) => raw.length > 0);
+    if (raws.length === 0) return false;
+    let rest = query;
+    for (const raw of raws.sort((a, b) => b.length - a.length)) rest = rest.split(raw).join(' ');
+    const residual = residualUnits(rest);
+    return residual.han + residual.words <= maxFragmentResidue;
+  }
+}
+
+function carriedAgents(input: IntentInput, snapshot: RegistrySnapshot): { agents: string[]; source: 'pending' | 'history' } {
+  const enabled = (ids: readonly string[]) => [...new Set(ids)].filter((agentId) => snapshot.byId.get(agentId)?.enabled === true);
+  const pending = enabled(input.pendingAgents);
+  if (pending.length > 0) return { agents: pending, source: 'pending' };
+  const previous = input.history[input.history.length - 1];
+  return { agents: previous ? enabled(previous.agents) : [], source: 'history' };
+}
+
+function merge(previous: MemoryTurn | undefined, query: string): string {
+  const base = (previous?.rewrittenQuery || previous?.query || '').trim();
+  if (base.length === 0) return query;
+  const separator = detectLanguage(`${base}${query}`) === 'zh' ? '，' : ', ';
+  return `${base.replace(/[，,。.;；\s]+$/u, '')}${separator}${query}`;
+}
+
+function business(
+  snapshot: RegistrySnapshot,
+  query: string,
+  intents: RankedIntent[],
+  confidence: IntentResult['confidence'],
+  reason: string,
+  rewrittenQuery: string,
+): IntentResult {
+  const cards = intents.flatMap((intent) => {
+    const found = snapshot.byId.get(intent.agentId);
+    return found ? [found] : [];
+  });
+  return { kind: 'business', intents, confidence, reason, rewrittenQuery, userFriendlyMessage: composeIntentMessage(cards, query) };
+}
+
+function simple(
+  simpleKind: NonNullable<IntentResult['simpleKind']>,
+  snapshot: RegistrySnapshot,
+  query: string,
+  reason: string,
+  confidence: IntentResult['confidence'],
+): IntentResult {
+  return {
+    kind: 'simple',
+    simpleKind,
+    intents: [],
+    confidence,
+    reason,
+    rewrittenQuery: query,
+    userFriendlyMessage: composeDirectAnswer(simpleKind, snapshot, query),
+  };
+}
+
+function assertInput(input: IntentInput): void {
+  if (input === null || typeof input !== 'object') throw new TypeError('intent input must be an object');
+  if (typeof input.query !== 'string') throw new TypeError('intent input: query must be a string');
+  if (!input.snapshot || !Array.isArray(input.snapshot.enabledAgents) || !(input.snapshot.byId instanceof Map)) {
+    throw new TypeError('intent input: snapshot must be a registry snapshot');
+  }
+  if (!Array.isArray(input.history)) throw new TypeError('intent input: history must be an array');
+  if (!Array.isArray(input.pendingAgents)) throw new TypeError('intent input: pendingAgents must be an array');
+}
