@@ -285,6 +285,16 @@ describe('createAgentClient with a handed-in fetch', () => {
     expect(progress).toEqual(['第一步', '第二步']);
   });
 
+  it('treats a result event without its closing blank line as missing', async () => {
+    const fetchFunction: typeof fetch = async () =>
+      new Response('event: result\ndata: {"status":"completed"}\n', { headers: { 'content-type': 'text/event-stream' } });
+    const outcome = await createAgentClient({ fetch: fetchFunction }).call(
+      fakeAgentCard({ url: 'http://agent.test/invoke', protocol: 'http-sse' }),
+      body,
+    );
+    expect(outcome).toMatchObject({ ok: false, code: 'stream_incomplete' });
+  });
+
   it('contains a throwing progress listener', async () => {
     const fetchFunction: typeof fetch = async () =>
       new Response('event: progress\ndata: {"content":"a"}\n\nevent: result\ndata: {"status":"completed"}\n\n', {

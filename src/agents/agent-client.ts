@@ -48,7 +48,9 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     const { signal } = callOptions;
     const elapsed = () => Math.round(performance.now() - startedAt);
     const fail = (code: AgentFailureCode, reason: string, attempts: number): AgentOutcome => {
-      logger.warn({ agent_id: card.id, task_id: body.task_id, code, attempts, reason }, 'sub-agent call failed');
+      // A cancelled call is the caller's decision, not a fault of the agent.
+      const level = code === 'aborted' ? 'info' : 'warn';
+      logger[level]({ agent_id: card.id, task_id: body.task_id, code, attempts, reason }, 'sub-agent call failed');
       return { ok: false, code, reason, attempts, durationMs: elapsed() };
     };
 

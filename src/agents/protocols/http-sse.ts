@@ -58,12 +58,8 @@ async function readEventStream(response: Response, attempt: ProtocolAttempt): Pr
     return resultData !== undefined;
   });
   if (resultData !== undefined) return parseReplyText(resultData, 'the result event');
-  if (!read.ok) {
-    if (read.kind === 'too_large') return readFailure(read, attempt, 'the event stream');
-  }
-  // Flush an event whose terminating blank line never came.
-  parser.reset({ consume: true });
-  if (resultData !== undefined) return parseReplyText(resultData, 'the result event');
+  if (!read.ok && read.kind === 'too_large') return readFailure(read, attempt, 'the event stream');
+  // As in the SSE spec, an event whose closing blank line never came is discarded.
   const cause = read.ok ? 'ended' : 'broke off';
   return {
     ok: false,

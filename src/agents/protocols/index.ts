@@ -1,0 +1,7 @@
+/**
+ * Wire protocols of remote sub-agents, one adapter each.
+ */
+export { createProtocolAdapters, type ProtocolAdapters } from './adapter-registry.js';
+export { createHttpJsonAdapter } from './http-json.js';
+export { createHttpSseAdapter } from './http-sse.js';
+export type { AttemptResult, ProtocolAdapter, ProtocolAttempt } from './protocol-adapter.js';
