@@ -125,6 +125,8 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
     // Our per-attempt timer governs; this is only a backstop.
     timeout: settings.timeoutMs * 4,
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    // The client's own messages are details of failures we report ourselves.
+    logger: clientLogger(logger),
   });
   let preferredJsonMode: JsonMode = options.jsonMode ?? 'json_schema';
   const breaker = options.breaker === false ? undefined : createBreaker(options.breaker ?? {}, logger);
@@ -308,6 +310,13 @@ function createBreaker(settings: CircuitBreakerOptions, logger: Logger): Circuit
   breaker.on('close', () => logger.info({ circuit: 'llm-endpoint' }, 'model endpoint circuit closed'));
   return breaker;
 }
+
+function clientLogger(logger: Logger): { error: ClientLogFunction; warn: ClientLogFunction; info: ClientLogFunction; debug: ClientLogFunction } {
+  const toDebug: ClientLogFunction = (message, ...rest) => logger.debug({ component: 'openai-client', detail: rest }, message);
+  return { error: toDebug, warn: toDebug, info: toDebug, debug: toDebug };
+}
+
+type ClientLogFunction = (message: string, ...rest: unknown[]) => void;
 
 function isRequestRefusal(error: unknown): boolean {
   const status = (error as { status?: unknown }).status;

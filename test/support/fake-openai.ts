@@ -80,7 +80,7 @@ export interface FakeOpenAI {
   push(...replies: ScriptedReply[]): void;
   /** Throws when any error was recorded or scripted replies are left unused. */
   assertComplete(): void;
-  /** Stops the server, cutting hanging connections. */
+  /** Stops the server, cutting hanging connections; calling it again is harmless. */
   close(): Promise<void>;
 }
 
@@ -245,6 +245,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
 
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
@@ -259,11 +260,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       if (script.length > 0) problems.push(`${script.length} scripted repl${script.length === 1 ? 'y was' : 'ies were'} never requested`);
       if (problems.length > 0) throw new Error(`fake OpenAI server: ${problems.join('; ')}`);
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => (closing ??= new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()));
+      server.closeAllConnections();
+    })),
   };
 }
 
