@@ -18,9 +18,10 @@
  * `history`; ids no longer enabled in the snapshot are dropped.
  * - When the query matches no card, the carried agents are non-empty and the
  *   query is a fragment — it supplies at least one key of a carried agent
- *   (a value or an invalid one, e.g. `质量问题`, `北京，明天`, `上海`) and at
- *   most `maxFragmentResidue` Chinese characters / Latin words remain besides
- *   those values — the result is `business` with the carried agents and
+ *   (a value or an invalid one, e.g. `质量问题`, `北京，明天`, `上海呢`) and at
+ *   most `maxFragmentResidue` (default 4) Chinese characters / Latin words
+ *   remain besides those values ("今天股票怎么样" supplies a date but leaves
+ *   five, so it is not a fragment) — the result is `business` with the carried agents and
  *   `rewrittenQuery` = last turn's rewritten query (or its query), a
  *   separator, then the current text. (Extraction takes the latest mention,
  *   so a corrected value in the reply wins over the earlier one.)
@@ -45,7 +46,7 @@ export interface OfflineRecognizerOptions {
   ranking?: AgentRankerOptions;
   /** Clock for relative dates while checking whether a reply is a fragment. Default `() => new Date()`. */
   now?: () => Date;
-  /** Chinese characters / Latin words allowed in a fragment besides the key values. Default 8. */
+  /** Chinese characters / Latin words allowed in a fragment besides the key values. Default 4. */
   maxFragmentResidue?: number;
 }
 
@@ -54,7 +55,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
   const classifier = createSimpleIntentClassifier(options.lexicon);
   const ranker = createAgentRanker(options.ranking);
   const now = options.now ?? (() => new Date());
-  const maxFragmentResidue = options.maxFragmentResidue ?? 8;
+  const maxFragmentResidue = options.maxFragmentResidue ?? 4;
   if (!Number.isFinite(maxFragmentResidue) || maxFragmentResidue < 0) {
     throw new TypeError('offline recognizer: maxFragmentResidue must be a non-negative number');
   }
@@ -64,8 +65,11 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       input.signal?.throwIfAborted();
       assertInput(input);
       const { snapshot } = input;
-      const query = normalizeText(input.query);
-      if (query.length === 0) return simple('out_of_scope', snapshot, query, 'empty query', 'high');
+      // `text` is what the user typed (trimmed), kept for the rewrite and replies;
+      // `query` is its NFKC form, used for all matching.
+      const text = input.query.trim();
+      const query = normalizeText(text);
+      if (query.length === 0) return simple('out_of_scope', snapshot, text, 'empty query', 'high');
 
       const override = classifier.findOverride(query);
       if (override) {
@@ -75,11 +79,11 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
             intents: [],
             confidence: 'high',
             reason: `asked for a human: "${override.phrase}"`,
-            rewrittenQuery: query,
-            userFriendlyMessage: composeDirectAnswer('escalate', snapshot, query),
+            rewrittenQuery: text,
+            userFriendlyMessage: composeDirectAnswer('escalate', snapshot, text),
           };
         }
-        return simple(override.kind, snapshot, query, `${override.kind} word: "${override.phrase}"`, 'high');
+        return simple(override.kind, snapshot, text, `${override.kind} word: "${override.phrase}"`, 'high');
       }
 
       const carried = carriedAgents(input, snapshot);
@@ -89,18 +93,18 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         const intents = ranked.intents.map(({ agentId, score, clause }) => ({ agentId, score, clause }));
         const completesPending =
           input.pendingAgents.length > 0 && carried.agents.length > 0 && intents.every((intent) => carried.agents.includes(intent.agentId));
-        return business(snapshot, query, intents, ranked.confidence, ranked.reason, completesPending ? merge(previous, query) : query);
+        return business(snapshot, text, intents, ranked.confidence, ranked.reason, completesPending ? merge(previous, text) : text);
       }
 
       if (carried.agents.length > 0 && isFragment(query, carried.agents, snapshot)) {
         const intents = carried.agents.map((agentId) => ({ agentId, score: 0.5 }));
         const reason = `fragment completing the ${carried.source === 'pending' ? 'pending' : 'previous'} request: ${carried.agents.join(', ')}`;
-        return business(snapshot, query, intents, 'medium', reason, merge(previous, query));
+        return business(snapshot, text, intents, 'medium', reason, merge(previous, text));
       }
 
       const smallTalk = classifier.findSmallTalk(query);
-      if (smallTalk) return simple(smallTalk.kind, snapshot, query, `${smallTalk.kind}: "${smallTalk.phrase}"`, 'high');
-      return simple('out_of_scope', snapshot, query, ranked.reason, 'medium');
+      if (smallTalk) return simple(smallTalk.kind, snapshot, text, `${smallTalk.kind}: "${smallTalk.phrase}"`, 'high');
+      return simple('out_of_scope', snapshot, text, ranked.reason, 'medium');
     },
   };
 

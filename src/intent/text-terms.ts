@@ -123,7 +123,7 @@ export interface Clause {
 }
 
 const CLAUSE_BREAK =
-  /[,，。;；!！?？、\n]+|\.(?!\d)|\s*(?:然后|并且|同时|另外|还有|顺便|以及|还要|此外|再)\s*|\s+(?:and|also|then|plus|as well as)\s+/giu;
+  /[,，。;；!！?？、\n]+|\.(?!\d)|\s*(?:(?:然后|并且|同时|另外|还有|顺便|以及|还要|此外|再)\s*)+|\s+(?:(?:and|also|then|plus|as well as)\s+)+/giu;
 
 /**
  * Splits a query into clauses at punctuation and connectives (再 然后 并且 and

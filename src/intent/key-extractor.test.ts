@@ -1,0 +1,213 @@
+import type { ExtractSpec } from '../registry/types.js';
+import { extractForAgent, extractKeys, extractOne, missingKeys } from './key-extractor.js';
+import { keySpec, patternSpec, travelCards, ecommerceCards } from './test-fixtures.js';
+
+/** Wednesday 2026-11-25, local time. */
+const TODAY = new Date(2026, 10, 25, 15, 30);
+
+function run(text: string, spec: ExtractSpec) {
+  return extractOne(text.normalize('NFKC'), spec, TODAY);
+}
+
+describe('enum', () => {
+  const cities: ExtractSpec = { type: 'enum', values: ['北京', '上海', '北京南站', 'Beijing', 'Shanghai'] };
+  it.each([
+    ['帮我订北京的酒店', '北京'],
+    ['到北京南站接我', '北京南站'],
+    ['book a hotel in BEIJING', 'Beijing'],
+    ['hotel in shanghai please', 'Shanghai'],
+    ['帮我订北京的酒店，上海', '上海'],
+  ])('%s → %s', (text, value) => {
+    expect(run(text, cities)).toMatchObject({ value });
+  });
+  it.each(['book a hotel in Beijingese town', '广州的酒店', ''])('%j → nothing', (text) => {
+    expect(run(text, cities)).toBeNull();
+  });
+});
+
+describe('pattern', () => {
+  const origin = patternSpec('从\\s*(北京|上海|广州)');
+  const pickup = patternSpec('(?:凌晨|早上|上午|中午|下午|晚上)?\\s*\\d{1,2}\\s*(?:点半?|[:：]\\d{2})|\\d{1,2}(?::\\d{2})?\\s*(?:am|pm)', 'i');
+  it.each([
+    ['从北京飞上海', 'origin', '北京'],
+    ['从 上海 出发', 'origin', '上海'],
+    ['明天早上7点到首都机场接机', 'pickup', '早上7点'],
+    ['pick me up at 7 PM', 'pickup', '7 PM'],
+    ['pick me up at 7:30', 'pickup', '7:30'],
+    ['下午3点半，不对，晚上8点', 'pickup', '晚上8点'],
+    ['晚上８点', 'pickup', '晚上8点'],
+  ])('%s (%s) → %s', (text, which, value) => {
+    expect(run(text, which === 'origin' ? origin : pickup)).toMatchObject({ value });
+  });
+  it('uses the whole match when there is no group, and nothing when absent', () => {
+    expect(run('单号 AB-1234', patternSpec('[A-Z]{2}-\\d+'))).toMatchObject({ value: 'AB-1234' });
+    expect(run('飞上海', origin)).toBeNull();
+  });
+});
+
+describe('number', () => {
+  const nights: ExtractSpec = { type: 'number', min: 1, max: 30 };
+  it.each([
+    ['住3晚', 3],
+    ['住两晚', 2],
+    ['十五天', 15],
+    ['二十三个人', 23],
+    ['三', 3],
+    ['12月1日入住，住两晚', 2],
+    ['2026-12-01 入住 4 晚', 4],
+    ['明天早上7点到，住2晚', 2],
+    ['1.5', 1.5],
+  ])('%s → %s', (text, value) => {
+    expect(run(text, { type: 'number' })).toMatchObject({ value });
+  });
+  it.each(['帮我查一下', '一起去', '', '12月1日'])('%j → nothing', (text) => {
+    expect(run(text, { type: 'number' })).toBeNull();
+  });
+  it('reports values out of range as invalid', () => {
+    expect(run('住40晚', nights)).toMatchObject({ raw: '40', reason: expect.stringContaining('maximum 30') });
+    expect(run('住零晚', nights)).toMatchObject({ raw: '零', reason: expect.stringContaining('minimum 1') });
+    expect(run('住5晚', nights)).toMatchObject({ value: 5 });
+  });
+});
+
+describe('phone', () => {
+  const phone: ExtractSpec = { type: 'phone' };
+  it.each([
+    ['我的手机号13812345678', '13812345678'],
+    ['call 139-1234-5678', '13912345678'],
+    ['+86 158 1234 5678', '15812345678'],
+    ['手机１３８１２３４５６７８', '13812345678'],
+  ])('%s → %s', (text, value) => {
+    expect(run(text, phone)).toMatchObject({ value });
+  });
+  it.each([
+    ['电话1381234567', '1381234567'],
+    ['138123456789', '138123456789'],
+    ['12345678901', '12345678901'],
+    ['手机 88886666', '88886666'],
+  ])('%s → invalid %s', (text, raw) => {
+    expect(run(text, phone)).toMatchObject({ raw, reason: expect.stringContaining('mobile') });
+  });
+  it('finds nothing without a phone-like number', () => {
+    expect(run('明天7点接机', phone)).toBeNull();
+  });
+});
+
+describe('email', () => {
+  const email: ExtractSpec = { type: 'email' };
+  it.each([
+    ['发到我邮箱abc.de@example.com谢谢', 'abc.de@example.com'],
+    ['mail: Li_Lei+inv@mail.example.cn.', 'Li_Lei+inv@mail.example.cn'],
+  ])('%s → %s', (text, value) => {
+    expect(run(text, email)).toMatchObject({ value });
+  });
+  it.each(['邮箱是abc@', 'send to a@b', 'x@@y.com', 'a..b@example.com'])('%j → invalid', (text) => {
+    expect(run(text, email)).toMatchObject({ reason: expect.stringContaining('not a valid email') });
+  });
+  it('finds nothing without @', () => {
+    expect(run('我的邮箱', email)).toBeNull();
+  });
+});
+
+describe('date (today = Wednesday 2026-11-25)', () => {
+  const date: ExtractSpec = { type: 'date' };
+  it.each([
+    ['2026-12-01入住', '2026-12-01'],
+    ['2026/12/1', '2026-12-01'],
+    ['2027年1月5日', '2027-01-05'],
+    ['12月1日入住', '2026-12-01'],
+    ['12月1号', '2026-12-01'],
+    ['十二月一日', '2026-12-01'],
+    ['3月2日', '2027-03-02'],
+    ['11月25日', '2026-11-25'],
+    ['今天', '2026-11-25'],
+    ['明天', '2026-11-26'],
+    ['后天', '2026-11-27'],
+    ['大后天', '2026-11-28'],
+    ['周五', '2026-11-27'],
+    ['星期三', '2026-11-25'],
+    ['周一', '2026-11-30'],
+    ['本周一', '2026-11-23'],
+    ['下周一', '2026-11-30'],
+    ['下周日', '2026-12-06'],
+    ['下个星期五', '2026-12-04'],
+    ['下下周二', '2026-12-08'],
+    ['tomorrow', '2026-11-26'],
+    ['today', '2026-11-25'],
+    ['the day after tomorrow', '2026-11-27'],
+    ['next monday', '2026-11-30'],
+    ['on Friday', '2026-11-27'],
+    ['Dec 1', '2026-12-01'],
+    ['December 31st', '2026-12-31'],
+    ['1 Dec 2027', '2027-12-01'],
+    ['Jan 3', '2027-01-03'],
+    ['明天，不对，后天', '2026-11-27'],
+    ['２０２６－１２－０１', '2026-12-01'],
+  ])('%s → %s', (text, value) => {
+    expect(run(text, date)).toMatchObject({ value });
+  });
+  it.each([
+    ['13月40日', 'month 13'],
+    ['2月30日', 'day 30'],
+    ['2026-02-29', 'day 29'],
+    ['2026-13-01', 'month 13'],
+  ])('%s → invalid (%s)', (text, reason) => {
+    expect(run(text, date)).toMatchObject({ raw: text, reason: expect.stringContaining(reason) });
+  });
+  it.each(['帮我订酒店', '早上7点', '订单号1234567890123', '周末'])('%j → nothing', (text) => {
+    expect(run(text, date)).toBeNull();
+  });
+  it('crosses month and year ends with local dates', () => {
+    const newYearsEve = new Date(2026, 11, 31, 23, 59);
+    expect(extractOne('明天', date, newYearsEve)).toMatchObject({ value: '2027-01-01' });
+    expect(extractOne('下周一', date, newYearsEve)).toMatchObject({ value: '2027-01-04' });
+    expect(extractOne('2月29日', date, new Date(2028, 0, 10))).toMatchObject({ value: '2028-02-29' });
+  });
+});
+
+describe('text', () => {
+  it('takes the whole trimmed text', () => {
+    expect(run('  随便说点什么 ', { type: 'text' })).toMatchObject({ value: '随便说点什么' });
+    expect(run('   ', { type: 'text' })).toBeNull();
+  });
+});
+
+describe('extractKeys / extractForAgent', () => {
+  const [hotel, limo, flight] = travelCards();
+
+  it('extracts every key of a card', () => {
+    expect(extractForAgent('帮我订北京的酒店，12月1日入住', hotel!, TODAY)).toEqual({ values: { city: '北京', check_in_date: '2026-12-01' }, invalid: [] });
+    expect(extractForAgent('明天早上7点到首都机场接机', limo!, TODAY)).toEqual({ values: { airport: '首都机场', pickup_time: '早上7点' }, invalid: [] });
+    expect(extractForAgent('从北京飞上海的机票，后天', flight!, TODAY)).toEqual({
+      values: { origin: '北京', destination: '上海', date: '2026-11-27' },
+      invalid: [],
+    });
+  });
+
+  it('separates missing from invalid', () => {
+    const result = extractForAgent('订北京的酒店，13月40日入住', hotel!, TODAY);
+    expect(result.values).toEqual({ city: '北京' });
+    expect(result.invalid).toEqual([{ key: 'check_in_date', raw: '13月40日', reason: expect.stringContaining('month 13') }]);
+    expect(missingKeys(result, hotel!.requiredKeys)).toEqual([]);
+    expect(missingKeys(extractForAgent('订酒店', hotel!, TODAY), hotel!.requiredKeys).map((spec) => spec.key)).toEqual(['city', 'check_in_date']);
+  });
+
+  it('reads the e-commerce keys', () => {
+    const invoice = ecommerceCards().find((entry) => entry.id === 'invoice_agent')!;
+    expect(extractForAgent('订单号1234567890123的发票发到a@b.com', invoice, TODAY)).toEqual({
+      values: { order_id: '1234567890123', email: 'a@b.com' },
+      invalid: [],
+    });
+    const refund = ecommerceCards().find((entry) => entry.id === 'refund_agent')!;
+    expect(extractForAgent('Quality Issue', refund, TODAY).values).toEqual({ refund_reason: 'quality issue' });
+  });
+
+  it('reports an unsupported spec type instead of throwing', () => {
+    const bogus = keySpec('x', 'x', { type: 'colour' } as unknown as ExtractSpec);
+    expect(extractKeys('red', [bogus], TODAY).invalid).toEqual([{ key: 'x', raw: 'red', reason: 'unsupported extract type "colour"' }]);
+  });
+
+  it('treats a non-string text as empty', () => {
+    expect(extractKeys(undefined as unknown as string, hotel!.requiredKeys, TODAY)).toEqual({ values: {}, invalid: [] });
+  });
+});
