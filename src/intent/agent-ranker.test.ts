@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import { createAgentRanker } from './agent-ranker.js';
 import { card, ecommerceCards, snapshotOf, travelCards } from './test-fixtures.js';
 

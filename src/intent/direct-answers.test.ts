@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
 import { snapshotOf, travelCards } from './test-fixtures.js';
 import { detectLanguage, splitClauses } from './text-terms.js';

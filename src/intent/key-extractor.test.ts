@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import type { ExtractSpec } from '../registry/types.js';
 import { extractForAgent, extractKeys, extractOne, missingKeys } from './key-extractor.js';
 import { keySpec, patternSpec, travelCards, ecommerceCards } from './test-fixtures.js';

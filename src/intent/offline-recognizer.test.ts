@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
 import { ecommerceCards, snapshotOf, travelCards } from './test-fixtures.js';
