@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import { interpolateEnv } from './env-interpolation.js';
 import { formatIssue, loadRegistryText } from './load-registry.js';
 import { toPublicCard } from './public-card.js';

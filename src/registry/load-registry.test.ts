@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.js';
 import { configInvalidError, formatIssue, loadRegistryFile, loadRegistryText, type LoadResult } from './load-registry.js';

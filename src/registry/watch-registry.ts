@@ -153,6 +153,12 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
       if (basename(changedPath) === fileName) schedule();
       else if (event === 'unlinkDir' && changedPath === directory) schedule();
     });
+    // chokidar drops a `change` that follows another within 50 ms; raw fs events
+    // are not throttled, so a quick second save (or the tail of a slow write) is
+    // never missed. The debounce above absorbs the extra events.
+    watcher.on('raw', (_event, rawPath) => {
+      if (typeof rawPath === 'string' && basename(rawPath) === fileName) schedule();
+    });
     watcher.on('error', (error) => logger.error({ err: error }, 'registry watcher error'));
     await new Promise<void>((resolveReady) => watcher?.once('ready', () => resolveReady()));
   }
