@@ -1,0 +1,66 @@
+/**
+ * `switchboard demo` (`npm start`): the travel demo sub-agents on
+ * 127.0.0.1:7101-7104, the supervisor on the root registry, and the chat page.
+ * Offline: no model, no API key.
+ */
+import { parseArgs } from 'node:util';
+import { startDemoAgents } from '../../demo/agents.js';
+import type { CliIo } from './main.js';
+import { startSwitchboard, waitForShutdown } from './serve-command.js';
+
+const EXAMPLES = [
+  '帮我订北京的酒店，明天早上7点到首都机场接机',
+  '帮我订酒店',
+  '帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气',
+];
+
+export async function runCommand(args: string[], io: CliIo): Promise<number> {
+  let values: { port?: string; config?: string };
+  try {
+    ({ values } = parseArgs({ args, options: { port: { type: 'string', short: 'p' }, config: { type: 'string', short: 'c' } }, strict: true }));
+  } catch (error) {
+    io.stderr(`switchboard demo: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const portText = values.port ?? io.env.PORT ?? '8080';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    io.stderr(`switchboard demo: invalid port "${portText}": expected an integer 0-65535\n`);
+    return 2;
+  }
+  let agents: Awaited<ReturnType<typeof startDemoAgents>>;
+  try {
+    agents = await startDemoAgents({ latencyMs: Number(io.env.DEMO_AGENT_LATENCY_MS ?? 300) || 0 });
+  } catch (error) {
+    io.stderr(`switchboard demo: could not start the demo sub-agents: ${(error as Error).message}\n`);
+    return 1;
+  }
+  let started;
+  try {
+    started = await startSwitchboard({ config: values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml', port, host: io.env.HOST ?? '127.0.0.1' }, io);
+  } catch (error) {
+    await agents.close();
+    io.stderr(`switchboard demo: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const url = started.server.url.replace('0.0.0.0', '127.0.0.1');
+  io.stdout(
+    [
+      '',
+      `Switchboard demo is running: open ${url}/ in a browser.`,
+      `Demo sub-agents: ${Object.values(agents.urls).join('  ')}`,
+      '',
+      'Try these queries (chat page, or curl):',
+      ...EXAMPLES.map((query) => `  - ${query}`),
+      '',
+      `  curl -N ${url}/v1/chat -H 'content-type: application/json' -d '{"query":"${EXAMPLES[0]}","user_id":"demo"}'`,
+      '',
+      'Edit agents_config.yaml while it runs: changes are picked up without a restart. Ctrl+C to stop.',
+      '',
+    ].join('\n'),
+  );
+  await waitForShutdown();
+  await started.close();
+  await agents.close();
+  return 0;
+}

@@ -1,0 +1,112 @@
+/**
+ * Starts a real Switchboard (registry file in a temp dir, SQLite file, HTTP
+ * server on 127.0.0.1) for scenario tests, and a small SSE client for it.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createParser } from 'eventsource-parser';
+import type { ResponseState } from '../../src/graph/response-state.js';
+import { startServer, type RunningServer } from '../../src/http/index.js';
+import type { LlmGateway } from '../../src/llm/types.js';
+import { silentLogger } from '../../src/logger.js';
+import { createSwitchboard, type Switchboard } from '../../src/switchboard.js';
+
+export interface TestSwitchboard {
+  url: string;
+  dir: string;
+  configPath: string;
+  switchboard: Switchboard;
+  /** One turn over SSE; resolves with every event once the stream ends. */
+  chat(query: string, options?: ChatOptions): Promise<ResponseState[]>;
+  close(): Promise<void>;
+}
+
+export interface ChatOptions {
+  userId?: string;
+  sessionId?: string;
+  signal?: AbortSignal;
+  /** Called for each event as it arrives. */
+  onEvent?: (event: ResponseState) => void;
+}
+
+/** Reads a sample registry and points each `http://127.0.0.1:<port>/invoke` at the given URLs. */
+export function sampleRegistry(samplePath: string, urlsByPort: Record<number, string>): string {
+  let text = readFileSync(samplePath, 'utf8');
+  for (const [port, url] of Object.entries(urlsByPort)) text = text.replaceAll(`http://127.0.0.1:${port}/invoke`, url);
+  return text;
+}
+
+export async function startTestSwitchboard(options: {
+  registryYaml: string;
+  env?: Record<string, string | undefined>;
+  llm?: LlmGateway;
+  now?: () => Date;
+  heartbeatMs?: number;
+}): Promise<TestSwitchboard> {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-scenario-'));
+  const configPath = join(dir, 'agents_config.yaml');
+  writeFileSync(configPath, options.registryYaml);
+  const switchboard = await createSwitchboard({
+    configPath,
+    databaseUrl: `sqlite:${join(dir, 'switchboard.db')}`,
+    logger: silentLogger,
+    env: options.env ?? {},
+    llm: options.llm,
+    now: options.now,
+    heartbeatMs: options.heartbeatMs,
+    watch: true,
+  });
+  const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1' });
+  return {
+    url: server.url,
+    dir,
+    configPath,
+    switchboard,
+    chat: (query, chatOptions = {}) => chatOverSse(server.url, query, chatOptions),
+    async close() {
+      await server.close();
+      await switchboard.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Posts a turn and collects the SSE events. */
+export async function chatOverSse(baseUrl: string, query: string, options: ChatOptions = {}): Promise<ResponseState[]> {
+  const response = await fetch(`${baseUrl}/v1/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ query, user_id: options.userId ?? 'u1', ...(options.sessionId ? { session_id: options.sessionId } : {}) }),
+    signal: options.signal,
+  });
+  if (!response.ok || !response.body) throw new Error(`chat failed: ${response.status} ${await response.text()}`);
+  const events: ResponseState[] = [];
+  const parser = createParser({
+    onEvent(message) {
+      const event = JSON.parse(message.data) as ResponseState;
+      events.push(event);
+      options.onEvent?.(event);
+    },
+  });
+  const decoder = new TextDecoder();
+  const reader = response.body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  return events;
+}
+
+/** Events of one stage. */
+export function stageEvents(events: readonly ResponseState[], stage: string): ResponseState[] {
+  return events.filter((event) => event.metadata.stage === stage);
+}
+
+/** The final answer event (stage `final`), or throws. */
+export function finalEvent(events: readonly ResponseState[]): ResponseState {
+  const final = events.find((event) => event.metadata.stage === 'final');
+  if (!final) throw new Error(`no final event in: ${events.map((event) => event.metadata.stage).join(', ')}`);
+  return final;
+}
