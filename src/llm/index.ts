@@ -15,12 +15,12 @@ export type {
 } from './types.js';
 export {
   createLlmGateway,
-  type CircuitBreakerOptions,
   type CircuitState,
   type LlmGatewayOptions,
   type LlmMetricsSink,
   type OpenAiCompatibleGateway,
 } from './openai-gateway.js';
+export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { createDisabledLlmGateway, createLlmGatewayFromEnv } from './gateway-from-env.js';
 export { LlmCallError, LlmConfigError, type LlmFailureReason } from './llm-error.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';

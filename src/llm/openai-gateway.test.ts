@@ -85,6 +85,18 @@ describe('createLlmGateway: plain calls', () => {
     fake.assertComplete();
   });
 
+  it('sends through the fetch it was given', async () => {
+    const seen: string[] = [];
+    const countingFetch: typeof globalThis.fetch = (input, init) => {
+      seen.push(String(input instanceof Request ? input.url : input));
+      return globalThis.fetch(input, init);
+    };
+    const { fake, gateway } = await setup(['via custom fetch'], { fetch: countingFetch });
+    expect((await gateway.complete(call())).text).toBe('via custom fetch');
+    expect(seen).toEqual([`${fake.baseUrl}/chat/completions`]);
+    fake.assertComplete();
+  });
+
   it('increments the metrics sink', async () => {
     const counted: { name: string; labels: Record<string, string>; value: number }[] = [];
     const sink = {

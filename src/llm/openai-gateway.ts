@@ -17,11 +17,12 @@
  * - Structured output steps down json_schema → json_object → prompt when the
  *   endpoint rejects a mode; the step is remembered for the gateway's life.
  */
-import CircuitBreaker from 'opossum';
 import { OpenAI } from 'openai';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { Logger } from '../logger.js';
-import { LlmCallError, LlmConfigError, type LlmFailureReason } from './llm-error.js';
+import { checkGatewayOptions, describeInvalidCall } from './call-validation.js';
+import { CallerAbortedError, createEndpointBreaker, type CircuitBreakerOptions } from './circuit-breaker.js';
+import { LlmCallError, type LlmFailureReason } from './llm-error.js';
 import { messagesFor, responseFormatFor, weakerJsonMode } from './json-mode.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -33,18 +34,6 @@ import {
 } from './retry-policy.js';
 import { estimateMessagesTokens, estimateTokens } from './token-estimate.js';
 import type { ChatMessage, JsonMode, LlmCallOptions, LlmCallRecord, LlmCallResult, LlmGateway, ModelTier } from './types.js';
-
-/** When the circuit breaker opens and how long it stays open. */
-export interface CircuitBreakerOptions {
-  /** Attempts that must have been made in the window before the circuit may open. Default 5. */
-  failureThreshold?: number;
-  /** Share of failed attempts in the window, in percent, above which it opens. Default 50. */
-  errorThresholdPercentage?: number;
-  /** Time open before one trial attempt is let through. Default 30 000 ms. */
-  resetTimeoutMs?: number;
-  /** Length of the rolling window of attempt statistics. Default 60 000 ms. */
-  windowMs?: number;
-}
 
 /** Counters the gateway increments (structurally the `llmCalls` / `llmTokens` of `Metrics`). */
 export interface LlmMetricsSink {
@@ -91,14 +80,6 @@ export interface OpenAiCompatibleGateway extends LlmGateway {
   close(): void;
 }
 
-/** Thrown inside an attempt when the caller aborted, so the breaker can ignore it. */
-class CallerAbortedError extends Error {
-  constructor() {
-    super('aborted by the caller');
-    this.name = 'CallerAbortedError';
-  }
-}
-
 interface AttemptOutcome {
   text: string;
   promptTokens?: number;
@@ -114,7 +95,7 @@ type Attempt = () => Promise<AttemptOutcome>;
 
 /** Creates a gateway to one OpenAI-compatible endpoint. Throws `LlmConfigError` on unusable options. */
 export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGateway {
-  const settings = checkOptions(options);
+  const settings = checkGatewayOptions(options);
   const { logger } = options;
   const models: Record<ModelTier, string> = { main: settings.model, small: settings.smallModel ?? settings.model };
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retryPolicy };
@@ -129,7 +110,7 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
     logger: clientLogger(logger),
   });
   let preferredJsonMode: JsonMode = options.jsonMode ?? 'json_schema';
-  const breaker = options.breaker === false ? undefined : createBreaker(options.breaker ?? {}, logger);
+  const breaker = options.breaker === false ? undefined : createEndpointBreaker<AttemptOutcome>(options.breaker ?? {}, logger);
 
   async function runThroughBreaker(attempt: Attempt): Promise<AttemptOutcome> {
     return breaker ? breaker.fire(attempt) : attempt();
@@ -293,35 +274,12 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
   };
 }
 
-function createBreaker(settings: CircuitBreakerOptions, logger: Logger): CircuitBreaker<[Attempt], AttemptOutcome> {
-  const breaker = new CircuitBreaker<[Attempt], AttemptOutcome>((attempt: Attempt) => attempt(), {
-    name: 'llm-endpoint',
-    timeout: false,
-    volumeThreshold: settings.failureThreshold ?? 5,
-    errorThresholdPercentage: settings.errorThresholdPercentage ?? 50,
-    resetTimeout: settings.resetTimeoutMs ?? 30_000,
-    rollingCountTimeout: settings.windowMs ?? 60_000,
-    rollingCountBuckets: 10,
-    // Not the endpoint's fault: the caller gave up, or the request itself was refused.
-    errorFilter: (error: unknown) => error instanceof CallerAbortedError || isRequestRefusal(error),
-  });
-  breaker.on('open', () => logger.error({ circuit: 'llm-endpoint' }, 'model endpoint circuit opened; failing fast'));
-  breaker.on('halfOpen', () => logger.info({ circuit: 'llm-endpoint' }, 'model endpoint circuit half-open; trying one call'));
-  breaker.on('close', () => logger.info({ circuit: 'llm-endpoint' }, 'model endpoint circuit closed'));
-  return breaker;
-}
-
 function clientLogger(logger: Logger): { error: ClientLogFunction; warn: ClientLogFunction; info: ClientLogFunction; debug: ClientLogFunction } {
   const toDebug: ClientLogFunction = (message, ...rest) => logger.debug({ component: 'openai-client', detail: rest }, message);
   return { error: toDebug, warn: toDebug, info: toDebug, debug: toDebug };
 }
 
 type ClientLogFunction = (message: string, ...rest: unknown[]) => void;
-
-function isRequestRefusal(error: unknown): boolean {
-  const status = (error as { status?: unknown }).status;
-  return typeof status === 'number' && status >= 400 && status < 500 && status !== 408 && status !== 429;
-}
 
 function readCompletion(completion: unknown): AttemptOutcome {
   if (typeof completion !== 'object' || completion === null || !Array.isArray((completion as ChatCompletion).choices)) {
@@ -334,41 +292,6 @@ function readCompletion(completion: unknown): AttemptOutcome {
     throw new MalformedResponseError(typeof refusal === 'string' ? `the model refused: ${refusal}` : 'choices[0].message.content is missing');
   }
   return { text: message.content, promptTokens: typed.usage?.prompt_tokens, completionTokens: typed.usage?.completion_tokens };
-}
-
-function describeInvalidCall(call: LlmCallOptions | undefined): string | undefined {
-  if (typeof call !== 'object' || call === null) return 'call options must be an object';
-  if (typeof call.purpose !== 'string' || call.purpose.trim() === '') return 'purpose must be a non-empty string';
-  if (call.tier !== 'main' && call.tier !== 'small') return `tier must be "main" or "small", got ${JSON.stringify(call.tier)}`;
-  if (!Array.isArray(call.messages) || call.messages.length === 0) return 'messages must be a non-empty array';
-  for (const [index, message] of call.messages.entries()) {
-    if (!message || !['system', 'user', 'assistant'].includes(message.role)) return `messages[${index}].role must be system, user or assistant`;
-    if (typeof message.content !== 'string') return `messages[${index}].content must be a string`;
-  }
-  if (call.jsonSchema !== undefined) {
-    if (typeof call.jsonSchema?.name !== 'string' || call.jsonSchema.name === '') return 'jsonSchema.name must be a non-empty string';
-    if (typeof call.jsonSchema.schema !== 'object' || call.jsonSchema.schema === null) return 'jsonSchema.schema must be an object';
-  }
-  if (call.onToken !== undefined && typeof call.onToken !== 'function') return 'onToken must be a function';
-  return undefined;
-}
-
-function checkOptions(options: LlmGatewayOptions): { baseUrl: string; model: string; smallModel?: string; timeoutMs: number; maxRetries: number } {
-  if (typeof options?.baseUrl !== 'string' || options.baseUrl.trim() === '') throw new LlmConfigError('LLM base URL is missing');
-  let url: URL;
-  try {
-    url = new URL(options.baseUrl);
-  } catch {
-    throw new LlmConfigError(`LLM base URL is not a valid URL: "${options.baseUrl}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LlmConfigError(`LLM base URL must be http or https: "${options.baseUrl}"`);
-  if (typeof options.model !== 'string' || options.model.trim() === '') throw new LlmConfigError('LLM model name is missing');
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new LlmConfigError(`LLM timeout must be a positive integer of milliseconds, got ${timeoutMs}`);
-  const maxRetries = options.maxRetries ?? 2;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new LlmConfigError(`LLM max retries must be an integer ≥ 0, got ${maxRetries}`);
-  const smallModel = options.smallModel?.trim() ? options.smallModel.trim() : undefined;
-  return { baseUrl: options.baseUrl.replace(/\/+$/, ''), model: options.model.trim(), smallModel, timeoutMs, maxRetries };
 }
 
 function modeStrength(mode: JsonMode): number {
