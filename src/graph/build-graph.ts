@@ -2,7 +2,7 @@
  * Wires the supervisor graph. Only edges live here; each node is in its own
  * file under nodes/.
  *
- *   init → intent ─┬─ direct_answer → END
+ *   init → recognize_intent ─┬─ direct_answer → END
  *                  ├─ escalate → END
  *                  └─ plan → semantic_check → execute → summarize ─┬─ END
  *                                                                  └─ escalate
@@ -36,7 +36,7 @@ export interface SupervisorDependencies {
 export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
   return new StateGraph(SupervisorStateAnnotation)
     .addNode('init', createInitNode())
-    .addNode('intent', createIntentNode(dependencies))
+    .addNode('recognize_intent', createIntentNode(dependencies))
     .addNode('direct_answer', createDirectAnswerNode(dependencies))
     .addNode('escalate', createEscalateNode())
     .addNode('plan', createPlanNode(dependencies))
@@ -44,8 +44,8 @@ export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
     .addNode('execute', createExecuteNode(dependencies))
     .addNode('summarize', createSummarizeNode(dependencies))
     .addEdge(START, 'init')
-    .addEdge('init', 'intent')
-    .addConditionalEdges('intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])
+    .addEdge('init', 'recognize_intent')
+    .addConditionalEdges('recognize_intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])
     .addEdge('plan', 'semantic_check')
     .addEdge('semantic_check', 'execute')
     .addEdge('execute', 'summarize')
