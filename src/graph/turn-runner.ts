@@ -71,7 +71,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     let outcome: 'completed' | 'aborted' | 'error' = 'completed';
 
     const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
-      const state = event.stage === 'final' || event.stage === 'done' ? { ...event.state, ...usageState() } : event.state;
+      const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
+      const state = complete ? { ...event.state, ...usageState() } : event.state;
       const response: ResponseState = {
         type,
         content: guard(event.content),
@@ -85,7 +86,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           ...(state ? { state } : {}),
         },
       };
-      if (event.stage === 'final' || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
+      const isDelta = event.state?.delta === true;
+      if ((event.stage === 'final' && !isDelta) || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
       events.push(response);
       if (!signal.aborted) onEvent(response);
     };

@@ -3,6 +3,7 @@
  * The supervisor graph only sees `IntentRecognizer`.
  */
 import type { RegistrySnapshot, SemanticKeySpec } from '../registry/types.js';
+import type { LlmUsage } from '../llm/types.js';
 
 export type SimpleIntentKind =
   | 'greeting'
@@ -46,6 +47,10 @@ export interface IntentInput {
   /** Agent ids parked last turn waiting for keys; a bare reply may be meant for them. */
   pendingAgents: readonly string[];
   signal?: AbortSignal;
+  /** Per-turn model accounting (LLM recognizers record their calls here). */
+  usage?: LlmUsage;
+  /** "Today" for relative dates. */
+  now?: Date;
 }
 
 export interface IntentRecognizer {

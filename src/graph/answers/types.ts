@@ -2,7 +2,7 @@
  * How user-facing answers are written: offline from templates, or by the LLM
  * (streamed). Both implement `AnswerComposer`.
  */
-import type { MemoryTurn, SimpleIntentKind } from '../../intent/types.js';
+import type { IntentResult, MemoryTurn, SimpleIntentKind } from '../../intent/types.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import type { TurnContext } from '../context.js';
 import type { Language } from '../messages.js';
@@ -15,6 +15,8 @@ export interface DirectAnswerInput {
   language: Language;
   history: readonly MemoryTurn[];
   snapshot: RegistrySnapshot;
+  /** The intent result (an LLM recognizer may already have written the answer). */
+  intent?: IntentResult;
 }
 
 export interface SummaryInput {
@@ -25,6 +27,7 @@ export interface SummaryInput {
   semanticInfo: readonly SemanticInfo[];
   snapshot: RegistrySnapshot;
   now: Date;
+  history: readonly MemoryTurn[];
 }
 
 export interface AnswerComposer {

@@ -13,10 +13,11 @@ export function createDirectAnswerNode(dependencies: { answers: AnswerComposer }
     const emit = eventWriter(config);
     const kind = state.intent?.simpleKind ?? 'out_of_scope';
     const answer = await dependencies.answers.direct(
-      { kind, query: state.query, language: context.language, history: state.memory.history, snapshot: context.snapshot },
+      { kind, query: state.query, language: context.language, history: state.memory.history, snapshot: context.snapshot, intent: state.intent ?? undefined },
       context,
+      (delta) => emit({ stage: 'final', content: delta, agent_id: 'supervisor', is_thinking: false, state: { delta: true } }),
     );
-    emit({ stage: 'final', content: answer, agent_id: 'supervisor', is_thinking: false, state: { kind } });
+    emit({ stage: 'final', content: answer, agent_id: 'supervisor', is_thinking: false, state: { kind, delta: false } });
     return {
       final_answer: answer,
       execution_path: [...state.execution_path, 'direct_answer'],

@@ -18,6 +18,8 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
       snapshot: context.snapshot,
       pendingAgents: state.memory.pending.map((task) => task.agent_id),
       signal: context.signal,
+      usage: context.usage,
+      now: context.now,
     });
     emit({
       stage: 'intent_done',

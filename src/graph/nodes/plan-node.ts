@@ -23,6 +23,7 @@ export function createPlanNode(dependencies: { planner: Planner }) {
     const { plan, invalidKeys } = await dependencies.planner.plan({
       query: state.rewritten_query,
       intents: state.intent?.intents ?? [],
+      intent: state.intent ?? undefined,
       snapshot: context.snapshot,
       memory: state.memory,
       now: context.now,

@@ -26,8 +26,10 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
         semanticInfo: state.semantic_info,
         snapshot: context.snapshot,
         now: context.now,
+        history: state.memory.history,
       },
       context,
+      (delta) => emit({ stage: 'final', content: delta, agent_id: 'summarize', is_thinking: false, state: { delta: true } }),
     );
     const taskStates = plan.sub_tasks.map((task) => ({
       task_id: task.task_id,
@@ -41,7 +43,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
       agent_id: 'summarize',
       is_thinking: false,
       semantic_info: state.semantic_info,
-      state: { plan_id: plan.plan_id, task_type: plan.task_type, tasks: taskStates },
+      state: { delta: false, plan_id: plan.plan_id, task_type: plan.task_type, tasks: taskStates },
     });
     const memory = memoryAfterBusinessTurn({
       memory: state.memory,

@@ -2,7 +2,7 @@
  * The planner interface. The offline planner and the LLM planner both
  * implement it; the plan node only sees `Planner`.
  */
-import type { RankedIntent } from '../../intent/types.js';
+import type { IntentResult, RankedIntent } from '../../intent/types.js';
 import type { LlmUsage } from '../../llm/types.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import type { InvalidKey, TaskPlan } from '../plan-types.js';
@@ -12,6 +12,8 @@ export interface PlanRequest {
   /** The rewritten query. */
   query: string;
   intents: readonly RankedIntent[];
+  /** The whole intent result (an LLM recognizer may have drafted the plan in the same call). */
+  intent?: IntentResult;
   snapshot: RegistrySnapshot;
   memory: SessionMemory;
   now: Date;
