@@ -76,6 +76,22 @@ export interface BuildOptions {
    * still checked, so schema and cross-check problems are reported together.
    */
   shapeIssuePointers?: readonly string[];
+  /** Validators kept from earlier loads; see `ValidatorCache`. */
+  validatorCache?: ValidatorCache;
+}
+
+/**
+ * Compiled input/output validators kept between reloads, keyed by the schema's
+ * JSON text, so an edit to one agent does not recompile every agent's schemas
+ * (compiling is most of a reload's cost). A validator is a pure function of its
+ * schema, so sharing one between snapshots is safe. After each good load only
+ * the entries that snapshot uses are kept.
+ */
+export type ValidatorCache = Map<string, { validate: ValidateFunction; warnings: readonly string[] }>;
+
+/** A fresh, empty validator cache (one per live registry). */
+export function createValidatorCache(): ValidatorCache {
+  return new Map();
 }
 
 /** Result of cross-checking and building. */
@@ -144,7 +160,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
   const shapeIssuePointers = options.shapeIssuePointers ?? [];
   const isMalformed = (pointer: string): boolean =>
     shapeIssuePointers.some((issuePointer) => issuePointer === pointer || issuePointer.startsWith(`${pointer}/`));
-  const schemaCompiler = createSchemaCompiler();
+  const schemaCompiler = createSchemaCompiler(options.validatorCache);
   const agents: AgentCard[] = [];
   config.agents.forEach((agent, index) => {
     if (!isRecord(agent)) return;
@@ -159,6 +175,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
   }
 
   if (issues.length > 0) return { ok: false, issues, warnings };
+  schemaCompiler.pruneCache();
 
   const byId = new FrozenMap(agents.map((card) => [card.id, card] as const));
   const snapshot: RegistrySnapshot = {
@@ -348,35 +365,62 @@ function dependencyList(agent: RawAgent | undefined): unknown[] {
 
 interface SchemaCompiler {
   compile(schema: Record<string, unknown>, pointer: string, source: YamlSource, issues: ConfigIssue[], warnings: ConfigIssue[]): ValidateFunction | undefined;
+  /** Drops cached validators this build did not use. */
+  pruneCache(): void;
 }
 
-/** One ajv instance per snapshot: compiled functions live and die with it. */
-function createSchemaCompiler(): SchemaCompiler {
+/**
+ * Compiles agents' JSON Schemas. Misses are compiled by one ajv instance per
+ * build (created on the first miss), so validators never pile up in a shared
+ * instance; hits come from the cache.
+ */
+function createSchemaCompiler(cache: ValidatorCache = new Map()): SchemaCompiler {
   const strictWarnings: string[] = [];
-  const ajv = new Ajv({
-    allErrors: true,
-    verbose: true,
-    strict: 'log',
-    logger: { log: () => undefined, warn: (...parts: unknown[]) => strictWarnings.push(parts.map(String).join(' ')), error: () => undefined },
-  });
-  addFormats(ajv);
+  const usedKeys = new Set<string>();
+  let ajv: Ajv | undefined;
+  const instance = (): Ajv => {
+    if (!ajv) {
+      ajv = new Ajv({
+        allErrors: true,
+        verbose: true,
+        strict: 'log',
+        logger: { log: () => undefined, warn: (...parts: unknown[]) => strictWarnings.push(parts.map(String).join(' ')), error: () => undefined },
+      });
+      addFormats(ajv);
+    }
+    return ajv;
+  };
   return {
     compile(schema, pointer, source, issues, warnings) {
-      if (!ajv.validateSchema(schema)) {
+      const key = JSON.stringify(schema);
+      const cached = cache.get(key);
+      if (cached) {
+        usedKeys.add(key);
+        for (const warning of cached.warnings) warnings.push(source.issueAt(pointer, `JSON Schema: ${warning}`));
+        return cached.validate;
+      }
+      const compiler = instance();
+      if (!compiler.validateSchema(schema)) {
         issues.push(
-          ...describeAjvErrors(ajv.errors ?? [], source, pointer).map((issue) => ({ ...issue, message: `not a valid JSON Schema: ${issue.message}` })),
+          ...describeAjvErrors(compiler.errors ?? [], source, pointer).map((issue) => ({ ...issue, message: `not a valid JSON Schema: ${issue.message}` })),
         );
         return undefined;
       }
       strictWarnings.length = 0;
       try {
-        const validate = ajv.compile(schema);
-        for (const warning of strictWarnings) warnings.push(source.issueAt(pointer, `JSON Schema: ${warning}`));
+        const validate = compiler.compile(schema);
+        const schemaWarnings = [...strictWarnings];
+        for (const warning of schemaWarnings) warnings.push(source.issueAt(pointer, `JSON Schema: ${warning}`));
+        cache.set(key, { validate, warnings: schemaWarnings });
+        usedKeys.add(key);
         return validate;
       } catch (error) {
         issues.push(source.issueAt(pointer, `JSON Schema does not compile: ${(error as Error).message}`));
         return undefined;
       }
+    },
+    pruneCache() {
+      for (const key of cache.keys()) if (!usedKeys.has(key)) cache.delete(key);
     },
   };
 }

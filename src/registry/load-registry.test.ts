@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.js';
+import { createValidatorCache } from './build-snapshot.js';
 import { configInvalidError, formatIssue, loadRegistryFile, loadRegistryText, type LoadResult } from './load-registry.js';
 import type { ConfigIssue } from './types.js';
 
@@ -477,6 +478,23 @@ agents:
     expect(card?.validateInput?.({ city: '北京', day: 'tomorrow' })).toBe(false);
     expect(card?.validateInput?.({})).toBe(false);
     expect(card?.validateOutput).toBeUndefined();
+  });
+
+  it('reuses compiled validators across loads sharing a cache, and recompiles a changed schema', () => {
+    const validatorCache = createValidatorCache();
+    const withSchema = (type: string) => `${VALID}    input_schema: { type: object, properties: { city: { type: ${type} } } }\n    output_schema: { type: object }\n`;
+    const first = loadRegistryText(withSchema('string'), FILE, { env: {}, validatorCache });
+    const second = loadRegistryText(withSchema('string').replace('酒店查询与预订', '酒店'), FILE, { env: {}, validatorCache });
+    const third = loadRegistryText(withSchema('integer'), FILE, { env: {}, validatorCache });
+    if (!first.ok || !second.ok || !third.ok) throw new Error('fixtures must be valid');
+    const [a, b, c] = [first, second, third].map((result) => result.snapshot.agents[0]);
+    expect(b?.validateInput).toBe(a?.validateInput);
+    expect(c?.validateInput).not.toBe(a?.validateInput);
+    expect(c?.validateOutput).toBe(a?.validateOutput);
+    expect(c?.validateInput?.({ city: 3 })).toBe(true);
+    expect(a?.validateInput?.({ city: 3 })).toBe(false);
+    // Only what the last good load uses is kept.
+    expect(validatorCache.size).toBe(2);
   });
 
   it('warns about a dependency on a disabled agent without rejecting', () => {

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { UserError } from '../errors.js';
-import { buildSnapshot } from './build-snapshot.js';
+import { buildSnapshot, type ValidatorCache } from './build-snapshot.js';
 import { validateConfigShape } from './config-schema.js';
 import type { ConfigIssue, RegistrySnapshot } from './types.js';
 import { parseYamlSource } from './yaml-source.js';
@@ -17,6 +17,8 @@ export interface LoadRegistryOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Clock for `loadedAt` (tests). */
   now?: () => Date;
+  /** Compiled validators reused between loads (a live registry keeps one). */
+  validatorCache?: ValidatorCache;
 }
 
 /** Outcome of one load. Warnings (deprecated fields, ...) never block a load. */
@@ -46,6 +48,7 @@ export function loadRegistryText(text: string, file: string, options: LoadRegist
     sourcePath: file,
     loadedAt: options.now?.(),
     shapeIssuePointers: shapeIssues.map((issue) => issue.pointer),
+    validatorCache: options.validatorCache,
   });
   const issues = [...shapeIssues, ...(result.ok ? [] : result.issues)];
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues), warnings: sortIssues(result.warnings) };

@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../logger.js';
+import { createValidatorCache } from './build-snapshot.js';
 import { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
 import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readIssue } from './load-registry.js';
 import type { ConfigIssue, LastLoadError, Registry, RegistryDiff, RegistrySnapshot } from './types.js';
@@ -46,7 +47,8 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
   const env = options.env ?? process.env;
   const debounceMs = options.debounceMs ?? 100;
 
-  const initial = await loadRegistryFile(path, { env });
+  const validatorCache = createValidatorCache();
+  const initial = await loadRegistryFile(path, { env, validatorCache });
   logWarnings(logger, initial.warnings);
   if (!initial.ok) throw configInvalidError(path, initial.issues);
 
@@ -85,7 +87,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
       lastError = null;
       return;
     }
-    const result = loadRegistryText(text, path, { env });
+    const result = loadRegistryText(text, path, { env, validatorCache });
     logWarnings(logger, result.warnings);
     if (!result.ok) {
       reject(result.issues);
