@@ -62,7 +62,9 @@ export function topologicalOrder<T extends Pick<SubTask, 'task_id' | 'dependenci
 
 /** All tasks that (transitively) depend on any of `roots`. */
 export function dependentsOf(tasks: readonly Pick<SubTask, 'task_id' | 'dependencies'>[], roots: Iterable<string>): Set<string> {
-  const reached = new Set<string>(roots);
+  // Read the roots once: an iterator cannot be walked a second time to exclude them.
+  const rootIds = [...roots];
+  const reached = new Set<string>(rootIds);
   let grew = true;
   while (grew) {
     grew = false;
@@ -74,6 +76,6 @@ export function dependentsOf(tasks: readonly Pick<SubTask, 'task_id' | 'dependen
       }
     }
   }
-  for (const root of roots) reached.delete(root);
+  for (const root of rootIds) reached.delete(root);
   return reached;
 }
