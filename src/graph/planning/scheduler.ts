@@ -9,7 +9,7 @@ export interface ScheduleOptions {
   tasks: readonly SubTask[];
   maxParallel: number;
   signal: AbortSignal;
-  /** Runs one task; receives the outcomes of its dependencies. Must not throw. */
+  /** Runs one task; receives the outcomes of its dependencies. A throw or rejection becomes a `failed` outcome. */
   run: (task: SubTask, upstream: TaskOutcome[]) => Promise<TaskOutcome>;
   /** Called for each task skipped because a dependency did not complete. */
   onSkip?: (task: SubTask, blockedBy: SubTask) => void;
@@ -54,7 +54,8 @@ export async function runTaskGraph(options: ScheduleOptions): Promise<Record<str
       if (!ready(task)) continue;
       waiting.delete(id);
       const upstream = task.dependencies.map((dependency) => outcomes[dependency]).filter((outcome): outcome is TaskOutcome => !!outcome);
-      const promise = options.run(task, upstream).then(
+      // A run that throws before returning its promise still ends as a failed outcome.
+      const promise = new Promise<TaskOutcome>((resolve) => resolve(options.run(task, upstream))).then(
         (outcome) => {
           outcomes[id] = outcome;
         },
@@ -69,6 +70,10 @@ export async function runTaskGraph(options: ScheduleOptions): Promise<Record<str
       for (const id of waiting) {
         const task = byId.get(id)!;
         outcomes[id] = { task_id: id, agent_id: task.assigned_agent, status: 'skipped', reason: 'dependency' };
+        const blocker = task.dependencies
+          .map((dependency) => byId.get(dependency))
+          .find((dependency) => dependency && outcomes[dependency.task_id]?.status !== 'completed');
+        if (blocker) options.onSkip?.(task, blocker);
       }
       waiting.clear();
       break;
