@@ -20,9 +20,11 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const CN_MOBILE = /^1[3-9]\d{9}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** Why `value` is not acceptable for `spec`, or null when it is. */
+/** Why `value` is not acceptable for `spec` (`'empty'` when absent or blank), or null when it is. */
 export function checkKeyValue(extract: ExtractSpec, value: unknown): string | null {
-  if (value === null || value === undefined || value === '') return 'empty';
+  if (value === null || value === undefined || (typeof value === 'string' && value.trim() === '')) return 'empty';
+  // Key values are scalars: `Number(true)` or `String(['北京'])` must not pass for one.
+  if (typeof value !== 'string' && typeof value !== 'number') return 'not text or a number';
   switch (extract.type) {
     case 'enum': {
       const text = String(value).toLowerCase();
@@ -47,7 +49,7 @@ export function checkKeyValue(extract: ExtractSpec, value: unknown): string | nu
     case 'email':
       return EMAIL.test(String(value)) ? null : 'not an email address';
     default:
-      return typeof value === 'string' || typeof value === 'number' ? null : 'not text';
+      return null;
   }
 }
 
@@ -81,13 +83,14 @@ export function checkPlanSemantics(
     const invalid: SemanticKeySpec[] = [];
     const knownInvalid = new Set((invalidKeys[task.task_id] ?? []).map((item) => item.key));
     for (const spec of card.requiredKeys) {
-      const value = task.inputs[spec.key];
-      if (knownInvalid.has(spec.key)) invalid.push(spec);
-      else if (value === undefined || value === null || value === '') missing.push(spec);
-      else if (checkKeyValue(spec.extract, value) !== null) {
+      if (knownInvalid.has(spec.key)) {
         invalid.push(spec);
-        delete task.inputs[spec.key];
+        continue;
       }
+      const problem = checkKeyValue(spec.extract, task.inputs[spec.key]);
+      if (problem === null) continue;
+      (problem === 'empty' ? missing : invalid).push(spec);
+      delete task.inputs[spec.key];
     }
     if (missing.length === 0 && invalid.length === 0 && card.validateInput && !card.validateInput(task.inputs)) {
       for (const error of card.validateInput.errors ?? []) {
@@ -95,6 +98,8 @@ export function checkPlanSemantics(
         const spec = card.requiredKeys.find((candidate) => candidate.key === key);
         if (spec && !invalid.includes(spec)) invalid.push(spec);
       }
+      // Like a value that fails its key check: not sent, not remembered as known.
+      for (const spec of invalid) delete task.inputs[spec.key];
       if (invalid.length === 0) {
         heldBack[task.task_id] = `inputs do not satisfy the input schema: ${(card.validateInput.errors ?? [])
           .map((error) => `${error.instancePath || '/'} ${error.message}`)
