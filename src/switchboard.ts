@@ -4,16 +4,18 @@
  * runner, HTTP app). Nothing else creates long-lived objects.
  */
 import type { Express } from 'express';
-import { createAgentClient } from './agents/index.js';
+import { createAgentClient, createAgentHealthTracker } from './agents/index.js';
+import { createLlmAnswers } from './graph/answers/llm-answers.js';
 import { createOfflineAnswers } from './graph/answers/offline-answers.js';
 import type { AnswerComposer } from './graph/answers/types.js';
 import { buildSupervisorGraph } from './graph/build-graph.js';
+import { createLlmPlanner } from './graph/planning/llm-planner.js';
 import { createOfflinePlanner } from './graph/planning/offline-planner.js';
 import type { Planner } from './graph/planning/types.js';
 import { createTurnRunner } from './graph/turn-runner.js';
 import type { TurnRunner } from './graph/turn-types.js';
 import { createApp } from './http/index.js';
-import { createOfflineRecognizer } from './intent/index.js';
+import { createInMemoryIntentCache, createLlmRecognizer, createOfflineRecognizer } from './intent/index.js';
 import type { IntentRecognizer } from './intent/types.js';
 import { summariseUsage } from './llm/index.js';
 import type { LlmGateway } from './llm/types.js';
@@ -49,9 +51,23 @@ export interface Switchboard {
   close(): Promise<void>;
 }
 
-/** Chooses the intent / planning / answer strategies for the configured model (offline when none). */
-function chooseStrategies(_llm: LlmGateway | undefined): { recognizer: IntentRecognizer; planner: Planner; answers: AnswerComposer } {
-  return { recognizer: createOfflineRecognizer(), planner: createOfflinePlanner(), answers: createOfflineAnswers() };
+/**
+ * Chooses the intent / planning / answer strategies: offline when no enabled
+ * model gateway is configured; otherwise the LLM ones, each falling back to
+ * its offline counterpart.
+ */
+function chooseStrategies(
+  llm: LlmGateway | undefined,
+  logger: Logger,
+  metrics: Metrics,
+): { recognizer: IntentRecognizer; planner: Planner; answers: AnswerComposer } {
+  const offline = { recognizer: createOfflineRecognizer(), planner: createOfflinePlanner(), answers: createOfflineAnswers() };
+  if (!llm || !llm.enabled) return offline;
+  return {
+    recognizer: createLlmRecognizer({ gateway: llm, fallback: offline.recognizer, cache: createInMemoryIntentCache(), logger, metrics }),
+    planner: createLlmPlanner({ fallback: offline.planner, logger }),
+    answers: createLlmAnswers({ gateway: llm, fallback: offline.answers, logger }),
+  };
 }
 
 export async function createSwitchboard(options: SwitchboardOptions): Promise<Switchboard> {
@@ -61,12 +77,14 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
   const storage = openStorageFromUrl(options.databaseUrl);
   const agentClient = createAgentClient({ logger });
+  const health = createAgentHealthTracker();
   const graph = buildSupervisorGraph({
-    ...chooseStrategies(options.llm),
+    ...chooseStrategies(options.llm, logger, metrics),
     agentClient,
     logger,
     checkpointer: storage.checkpointer,
     onAgentCall: (agent, outcome, durationMs) => {
+      health.record(agent, outcome);
       metrics.agentCalls.inc({ agent, outcome });
       metrics.agentCallDuration.observe({ agent }, durationMs / 1000);
     },
@@ -88,7 +106,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     registry,
     turns,
     messages: storage.messages,
-    publicCard: toPublicCard,
+    publicCard: (card) => ({ ...toPublicCard(card), health: health.of(card.id) }),
     logger,
     metrics,
     apiKeys: options.apiKeys,

@@ -2,6 +2,7 @@
  * Remote sub-agents: the client and its protocol adapters.
  */
 export { createAgentClient, type AgentClientOptions } from './agent-client.js';
+export { createAgentHealthTracker, type AgentHealth, type AgentHealthTracker } from './agent-health.js';
 export {
   createHttpJsonAdapter,
   createHttpSseAdapter,

@@ -117,6 +117,8 @@ export interface PublicAgentCard {
   required_semantic_keys: { key: string; description: string; widget: string; extract: Record<string, unknown> }[];
   input_schema?: Record<string, unknown>;
   output_schema?: Record<string, unknown>;
+  /** Passive health from recent calls, when the server tracks it. */
+  health?: { status: 'unknown' | 'ok' | 'failing'; consecutive_failures: number; last_call_at: string | null; last_outcome: string | null };
 }
 
 /** The live registry: the current snapshot plus the last reload failure. */

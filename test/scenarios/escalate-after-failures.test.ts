@@ -27,6 +27,9 @@ it('escalates on the second consecutive failed turn, not the first', async () =>
   const first = await board.chat('帮我订北京的酒店，明天入住', { sessionId: 'esc-1' });
   expect(stageEvents(first, 'agent_failed')).toHaveLength(1);
   expect(stageEvents(first, 'escalate')).toHaveLength(0);
+  const view = (await (await fetch(`${board.url}/v1/agents`)).json()) as { agents: { id: string; health: { status: string } }[] };
+  expect(view.agents.find((card) => card.id === 'hotel_agent')!.health.status).toBe('failing');
+  expect(view.agents.find((card) => card.id === 'weather_agent')!.health.status).toBe('unknown');
 
   const second = await board.chat('帮我订北京的酒店，明天入住', { sessionId: 'esc-1' });
   const escalate = stageEvents(second, 'escalate');
