@@ -86,6 +86,11 @@ export function composeSummary(input: SummaryInput): string {
     if (status === 'parked' && !needed.has(task.assigned_agent)) {
       notRun.push(zh ? `- ${nameOf(task.assigned_agent)}：将在上述信息补充后一并处理` : `- ${nameOf(task.assigned_agent)}: will run once the information above is given`);
     }
+    // An agent that needs input without naming keys: pass its own question on.
+    if (status === 'input_required' && !needed.has(task.assigned_agent)) {
+      const question = outcomes[task.task_id]?.message?.trim() || (zh ? '需要您补充更多信息' : 'needs more information from you');
+      notRun.push(zh ? `- ${nameOf(task.assigned_agent)}：${question}` : `- ${nameOf(task.assigned_agent)}: ${question}`);
+    }
   }
   if (notRun.length > 0) sections.push((zh ? '以下任务暂未执行：\n' : 'Not done yet:\n') + notRun.join('\n'));
   if (sections.length === 0) return zh ? '抱歉，本次没有可以执行的任务。' : 'Sorry, there was nothing I could do for this request.';
