@@ -14,6 +14,16 @@ export type {
   SimpleIntentKind,
 } from './types.js';
 export { createOfflineRecognizer, type OfflineRecognizerOptions } from './offline-recognizer.js';
+export { createLlmRecognizer, resolveAgentId, type IntentFallbackMetrics, type LlmRecognizerOptions } from './llm-recognizer.js';
+export {
+  createInMemoryIntentCache,
+  intentCacheKey,
+  normalizeQueryForCache,
+  type InMemoryIntentCacheOptions,
+  type IntentCache,
+  type IntentCacheKeyInput,
+} from './intent-cache.js';
+export { createCardPreselector, type CardPreselectInput, type CardPreselector, type CardPreselectOptions, type CardSelection } from './card-preselect.js';
 export { createAgentRanker, type AgentMatch, type AgentRanker, type AgentRankerOptions, type RankResult } from './agent-ranker.js';
 export {
   createSimpleIntentClassifier,

@@ -38,6 +38,12 @@ export interface IntentResult {
   reason: string;
   rewrittenQuery: string;
   userFriendlyMessage: string;
+  /** The complete reply of a simple turn when the recognizer already has it (no further model call). */
+  answer?: string;
+  /** A task plan drafted in the same model call (shape owned by the LLM planner, which re-validates it). */
+  draftPlan?: unknown;
+  /** Which level decided: word rules, the intent cache, the model, or the offline fallback after a model failure. */
+  source?: 'rules' | 'cache' | 'model' | 'fallback';
 }
 
 export interface IntentInput {

@@ -1,0 +1,141 @@
+/**
+ * Answers written by the model, streamed to the user as they are produced.
+ *
+ * - `direct`: the recognizer usually wrote the answer of a simple turn in its
+ *   own call (or the rule path took a template), so this costs no call; only
+ *   a simple turn decided by the offline fallback gets one streamed call on
+ *   the small model.
+ * - `summarize`: one streamed call on the main model with the facts of the
+ *   turn in user-facing form (service names, agent messages and trimmed
+ *   outputs, reasons for what did not run, missing items with example
+ *   values).
+ *
+ * Deltas pass through the id scrubber before they reach the user. When the
+ * call fails (even after some deltas were shown) the offline template answer
+ * is returned as the turn's complete answer.
+ */
+import { chooseTier } from '../../llm/model-router.js';
+import { buildDirectMessages, buildSummaryMessages, type CompletedFact, type NeededFact, type NotDoneFact } from '../../llm/prompts/answer-prompt.js';
+import { createIdScrubber } from '../../llm/prompts/id-scrubber.js';
+import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
+import type { Logger } from '../../logger.js';
+import type { TurnContext } from '../context.js';
+import { failureReasonText, keyExamples } from '../messages.js';
+import type { AnswerComposer, DirectAnswerInput, SummaryInput } from './types.js';
+
+/** Dependencies and limits of the LLM answer composer. */
+export interface LlmAnswersOptions {
+  gateway: LlmGateway;
+  /** Used when a call fails (normally the offline template answers). */
+  fallback: AnswerComposer;
+  logger: Logger;
+  /** Longest agent output (JSON text) put in the summary prompt. Default 800 characters. */
+  maxOutputChars?: number;
+}
+
+/** Creates the LLM answer composer. Throws a `TypeError` naming a missing dependency. */
+export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
+  if (!options?.gateway || typeof options.gateway.complete !== 'function') throw new TypeError('LLM answers: gateway is required');
+  if (!options.fallback || typeof options.fallback.summarize !== 'function') throw new TypeError('LLM answers: fallback composer is required');
+  if (!options.logger) throw new TypeError('LLM answers: logger is required');
+  const { gateway, fallback, logger } = options;
+  const maxOutputChars = options.maxOutputChars ?? 800;
+
+  /** One streamed call; undefined when it failed or produced nothing (the caller falls back). */
+  async function streamed(
+    purposeTier: { tier: ModelTier; reason: string },
+    messages: ChatMessage[],
+    context: TurnContext,
+    onDelta: ((delta: string) => void) | undefined,
+  ): Promise<string | undefined> {
+    if (!gateway.enabled) return undefined;
+    const scrubber = createIdScrubber(context.snapshot.agents, context.language).stream();
+    let shown = '';
+    const show = (text: string) => {
+      if (text.length === 0) return;
+      shown += text;
+      onDelta?.(text);
+    };
+    try {
+      await gateway.complete({
+        purpose: 'answer',
+        tier: purposeTier.tier,
+        tierReason: purposeTier.reason,
+        messages,
+        temperature: 0.3,
+        signal: context.signal,
+        usage: context.usage,
+        onToken: (delta) => show(scrubber.push(delta)),
+      });
+      show(scrubber.flush());
+    } catch (error) {
+      if (context.signal?.aborted) throw error;
+      logger.warn({ err: error, shownCharacters: shown.length }, 'answer: model call failed; using the template answer');
+      return undefined;
+    }
+    return shown.trim().length > 0 ? shown : undefined;
+  }
+
+  return {
+    async direct(input: DirectAnswerInput, context: TurnContext, onDelta?: (delta: string) => void): Promise<string> {
+      if (typeof input.intent?.answer === 'string' && input.intent.answer.trim().length > 0) return input.intent.answer;
+      const tier = chooseTier({ purpose: 'answer', turnKind: 'simple', query: input.query });
+      const messages = buildDirectMessages({
+        query: input.query,
+        language: input.language,
+        kind: input.kind,
+        services: input.snapshot.enabledAgents.slice(0, 20).map((card) => ({ name: card.name, description: card.description })),
+        history: input.history.slice(-2).map((turn) => ({ query: turn.query, answer: turn.answer })),
+      });
+      return (await streamed(tier, messages, context, onDelta)) ?? fallback.direct(input, context);
+    },
+
+    async summarize(input: SummaryInput, context: TurnContext, onDelta?: (delta: string) => void): Promise<string> {
+      const tier = chooseTier({ purpose: 'answer', turnKind: 'business', query: input.query });
+      const messages = buildSummaryMessages(summaryFacts(input, maxOutputChars));
+      return (await streamed(tier, messages, context, onDelta)) ?? fallback.summarize(input, context);
+    },
+  };
+}
+
+/** The facts of a business turn in user-facing form (no ids). */
+export function summaryFacts(input: SummaryInput, maxOutputChars = 800) {
+  const { snapshot, plan, outcomes, language } = input;
+  const zh = language === 'zh';
+  const nameOf = (agentId: string) => snapshot.byId.get(agentId)?.name ?? (zh ? '相关服务' : 'a service');
+  const completed: CompletedFact[] = [];
+  const notDone: NotDoneFact[] = [];
+  for (const task of plan.sub_tasks) {
+    const outcome = outcomes[task.task_id];
+    const status = outcome?.status ?? task.status;
+    if (status === 'completed') {
+      const output = outcome?.output ? JSON.stringify(outcome.output) : '';
+      completed.push({
+        service: nameOf(task.assigned_agent),
+        ...(outcome?.message?.trim() ? { message: outcome.message.trim() } : {}),
+        ...(output ? { output: output.length > maxOutputChars ? `${output.slice(0, maxOutputChars)}…` : output } : {}),
+      });
+    } else if (status === 'failed' || status === 'skipped') {
+      notDone.push({ service: nameOf(task.assigned_agent), reason: failureReasonText(language, outcome?.reason ?? 'agent_failed') });
+    }
+  }
+  const needed: NeededFact[] = [];
+  const neededAgents = new Set<string>();
+  for (const info of input.semanticInfo) {
+    const card = snapshot.byId.get(info.sub_agent_id);
+    if (!card) continue;
+    neededAgents.add(card.id);
+    needed.push({
+      service: card.name,
+      type: info.type,
+      items: info.keys.map((key, index) => {
+        const spec = card.requiredKeys.find((candidate) => candidate.key === key);
+        return { description: info.key_descriptions[index] || spec?.description || key, examples: spec ? keyExamples(spec, card, input.now, language) : [] };
+      }),
+    });
+  }
+  const waiting = plan.sub_tasks
+    .filter((task) => (outcomes[task.task_id]?.status ?? task.status) === 'parked' && !neededAgents.has(task.assigned_agent))
+    .map((task) => nameOf(task.assigned_agent));
+  return { query: input.query, language, completed, notDone, needed, waiting };
+}

@@ -1,0 +1,222 @@
+/**
+ * The LLM planner: turns the plan the model drafted in the intent call into a
+ * checked `TaskPlan`, without another model call (a business turn stays at
+ * two calls: intent + plan, then the final answer).
+ *
+ * The draft is a proposal. What is kept of it:
+ * - sub-tasks of agents enabled in the turn's snapshot (one per agent; agents
+ *   the intents name but the draft forgot are added);
+ * - dependencies the cards allow (`depends_on`); the cards' edges between
+ *   agents both in the plan are always added; on a cycle only the cards'
+ *   edges are used;
+ * - input keys that are a required key or an `input_schema` property of the
+ *   agent, with values the conversation supports: the text appears in the
+ *   query, the rewrite, the earlier turns or the slot memory, or (dates) the
+ *   offline date reader derives that date from them, or (numbers) the digits
+ *   appear. Anything else is dropped: a model must never invent a value.
+ * Required keys still missing are then filled as the offline planner fills
+ * them (extraction from the rewritten query, the parked task, slot memory),
+ * so the semantic check parks exactly what is really missing.
+ *
+ * No usable draft (none, or it fails the schema) → the offline planner.
+ */
+import { Ajv } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { findDates } from '../../intent/date-extractor.js';
+import { extractOne } from '../../intent/key-extractor.js';
+import { resolveAgentId } from '../../intent/llm-recognizer.js';
+import { DRAFT_PLAN_ENVELOPE_SCHEMA, type DraftPlanEnvelope, type DraftSubTask } from '../../llm/prompts/intent-schema.js';
+import type { Logger } from '../../logger.js';
+import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';
+import { validateValue } from '../../util/safe-json.js';
+import type { InvalidKey, SubTask } from '../plan-types.js';
+import { findCycle, topologicalOrder } from './dag.js';
+import { assemblePlan, buildSubTasks } from './offline-planner.js';
+import type { Planner, PlanRequest, PlanResult } from './types.js';
+
+/** Dependencies of the LLM planner. */
+export interface LlmPlannerOptions {
+  /** Plans turns without a usable draft (normally the offline planner). */
+  fallback: Planner;
+  logger: Logger;
+}
+
+/** What was removed from a draft, for logs and tests. */
+export interface DraftCorrections {
+  droppedAgents: string[];
+  droppedDependencies: string[];
+  droppedKeys: string[];
+  droppedValues: string[];
+}
+
+type Primitive = string | number | boolean;
+
+/** Creates the LLM planner. Throws a `TypeError` naming a missing dependency. */
+export function createLlmPlanner(options: LlmPlannerOptions): Planner {
+  if (!options?.fallback || typeof options.fallback.plan !== 'function') throw new TypeError('LLM planner: fallback planner is required');
+  if (!options.logger) throw new TypeError('LLM planner: logger is required');
+  const { fallback, logger } = options;
+  const validateDraft: ValidateFunction = new Ajv({ allErrors: true, strict: false }).compile(DRAFT_PLAN_ENVELOPE_SCHEMA);
+
+  return {
+    async plan(request: PlanRequest): Promise<PlanResult> {
+      request.signal?.throwIfAborted();
+      const draft = request.intent?.draftPlan;
+      if (draft === undefined) return fallback.plan(request);
+      const checked = validateValue<DraftPlanEnvelope>(draft, validateDraft);
+      if (!checked.ok) {
+        logger.warn({ problem: checked.error }, 'planner: drafted plan fails the schema; offline planner decides');
+        return fallback.plan(request);
+      }
+      const { result, corrections } = planFromDraft(checked.value, request);
+      if (!result) return fallback.plan(request);
+      const dropped = Object.entries(corrections).filter(([, list]) => list.length > 0);
+      if (dropped.length > 0) logger.info(Object.fromEntries(dropped), 'planner: corrected the drafted plan');
+      return result;
+    },
+  };
+}
+
+/** Checks a validated draft against the request (see the file header); `result` is undefined when no task is left. */
+export function planFromDraft(envelope: DraftPlanEnvelope, request: PlanRequest): { result?: PlanResult; corrections: DraftCorrections } {
+  const { snapshot } = request;
+  const corrections: DraftCorrections = { droppedAgents: [], droppedDependencies: [], droppedKeys: [], droppedValues: [] };
+  const draftTasks = envelope.task_plan.sub_tasks;
+
+  // Agents: enabled ones, one task each, in draft order; then intents the draft forgot.
+  const byAgent = new Map<string, DraftSubTask>();
+  const agentOfDraftTask = new Map<string, string>();
+  draftTasks.forEach((task, index) => {
+    const agentId = resolveAgentId(snapshot, task.assigned_agent);
+    if (!agentId) {
+      corrections.droppedAgents.push(task.assigned_agent);
+      return;
+    }
+    if (task.task_id && !agentOfDraftTask.has(task.task_id)) agentOfDraftTask.set(task.task_id, agentId);
+    if (!agentOfDraftTask.has(`task_${index + 1}`)) agentOfDraftTask.set(`task_${index + 1}`, agentId);
+    if (!byAgent.has(agentId)) byAgent.set(agentId, task);
+  });
+  for (const intent of request.intents) {
+    const card = snapshot.byId.get(intent.agentId);
+    if (card?.enabled && !byAgent.has(card.id)) byAgent.set(card.id, { assigned_agent: card.id, description: '', inputs: {}, dependencies: [] });
+  }
+  const cards = [...byAgent.keys()].map((agentId) => snapshot.byId.get(agentId)!) as AgentCard[];
+  if (cards.length === 0) return { corrections };
+
+  // The offline view of the same agents: extracted keys, slot memory, invalid values.
+  const offline = buildSubTasks(cards, request);
+  const offlineByAgent = new Map(offline.tasks.map((task) => [task.assigned_agent, task]));
+  const evidence = conversationEvidence(envelope, request);
+  const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
+  const modelKeys = new Map<string, Set<string>>();
+
+  const tasks: SubTask[] = cards.map((card) => {
+    const draftTask = byAgent.get(card.id)!;
+    const offlineTask = offlineByAgent.get(card.id)!;
+    const inputs: Record<string, unknown> = { ...offlineTask.inputs };
+    const allowed = allowedKeys(card);
+    for (const [key, value] of Object.entries(draftTask.inputs ?? {})) {
+      if (!allowed.has(key)) {
+        corrections.droppedKeys.push(`${card.id}.${key}`);
+        continue;
+      }
+      if (value === null || value === undefined || value === '') continue;
+      const spec = card.requiredKeys.find((candidate) => candidate.key === key);
+      if (!isPrimitive(value) || !isGrounded(value, spec, evidence, request.now)) {
+        corrections.droppedValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
+        continue;
+      }
+      inputs[key] = value;
+      if (!modelKeys.has(card.id)) modelKeys.set(card.id, new Set());
+      modelKeys.get(card.id)!.add(key);
+    }
+    // Model edges the cards allow, mapped from draft task ids (or agent ids) to agents.
+    const dependsOn = new Set<string>();
+    for (const dependency of draftTask.dependencies ?? []) {
+      const upstream = agentOfDraftTask.get(dependency) ?? resolveAgentId(snapshot, dependency);
+      if (upstream && upstream !== card.id && card.dependsOn.includes(upstream) && taskIdOf.has(upstream)) dependsOn.add(upstream);
+      else corrections.droppedDependencies.push(`${card.id}→${dependency}`);
+    }
+    for (const upstream of card.dependsOn) if (taskIdOf.has(upstream)) dependsOn.add(upstream);
+    return {
+      task_id: taskIdOf.get(card.id)!,
+      description: draftTask.description.trim() || offlineTask.description,
+      assigned_agent: card.id,
+      inputs,
+      dependencies: [...dependsOn].map((agentId) => taskIdOf.get(agentId)!),
+      status: 'pending',
+    };
+  });
+
+  if (findCycle(tasks)) {
+    for (const task of tasks) {
+      const card = snapshot.byId.get(task.assigned_agent)!;
+      task.dependencies = card.dependsOn.filter((upstream) => taskIdOf.has(upstream)).map((upstream) => taskIdOf.get(upstream)!);
+    }
+    if (findCycle(tasks)) for (const task of tasks) task.dependencies = [];
+  }
+
+  // Invalid values the offline reader found stay reported unless the model supplied a grounded value for that key.
+  const invalidKeys: Record<string, InvalidKey[]> = {};
+  for (const offlineTask of offline.tasks) {
+    const list = offline.invalidKeys[offlineTask.task_id];
+    const task = tasks.find((candidate) => candidate.assigned_agent === offlineTask.assigned_agent);
+    if (!list || !task) continue;
+    const supplied = modelKeys.get(task.assigned_agent) ?? new Set<string>();
+    const remaining = list.filter((item) => !supplied.has(item.key));
+    for (const item of remaining) delete task.inputs[item.key];
+    if (remaining.length > 0) invalidKeys[task.task_id] = remaining.map((item) => ({ ...item }));
+  }
+
+  const ordered = topologicalOrder(tasks);
+  const reasoning = envelope.task_plan.reasoning?.trim() || `drafted with the intents: ${cards.map((card) => card.name).join('、')}`;
+  return { result: { plan: assemblePlan(request.planId, ordered, reasoning, ''), invalidKeys }, corrections };
+}
+
+function allowedKeys(card: AgentCard): Set<string> {
+  const keys = new Set(card.requiredKeys.map((spec) => spec.key));
+  for (const property of Object.keys((card.inputSchema?.properties as Record<string, unknown> | undefined) ?? {})) keys.add(property);
+  return keys;
+}
+
+function isPrimitive(value: unknown): value is Primitive {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+interface Evidence {
+  /** Everything the user said or the supervisor remembers, NFKC, lower case, without spaces. */
+  text: string;
+  /** The same texts as they were, for the date and number readers. */
+  sources: string[];
+}
+
+function conversationEvidence(envelope: DraftPlanEnvelope, request: PlanRequest): Evidence {
+  const sources = [envelope.query, request.query, request.intent?.rewrittenQuery ?? ''];
+  for (const turn of request.memory.history) sources.push(turn.query, turn.rewrittenQuery);
+  for (const task of request.memory.pending) for (const value of Object.values(task.inputs)) if (isPrimitive(value)) sources.push(String(value));
+  for (const value of Object.values(request.memory.known_values)) sources.push(String(value));
+  const cleaned = sources.filter((source) => typeof source === 'string' && source.length > 0);
+  return { text: squash(cleaned.join('\n')), sources: cleaned.map((source) => source.normalize('NFKC')) };
+}
+
+function squash(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/\s+/g, '');
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** True when the conversation supports `value` (see the file header). */
+function isGrounded(value: Primitive, spec: SemanticKeySpec | undefined, evidence: Evidence, now: Date): boolean {
+  if (typeof value === 'boolean') return true;
+  const text = String(value);
+  if (squash(text).length > 0 && evidence.text.includes(squash(text))) return true;
+  if (ISO_DATE.test(text) || spec?.extract.type === 'date') {
+    return evidence.sources.some((source) => findDates(source, now).some((hit) => hit.value === text));
+  }
+  if (typeof value === 'number' || /^-?\d+(?:\.\d+)?$/.test(text)) {
+    const number = Number(text);
+    if (evidence.sources.some((source) => (source.match(/-?\d+(?:\.\d+)?/g) ?? []).some((found) => Number(found) === number))) return true;
+    if (spec?.extract.type === 'number') return evidence.sources.some((source) => { const outcome = extractOne(source, spec.extract, now); return outcome !== null && 'value' in outcome && outcome.value === number; });
+  }
+  return false;
+}

@@ -1,0 +1,93 @@
+/**
+ * Cache of model intent results (level 2 of the three-level recognition:
+ * rules → cache → model). The same question asked again on the same registry
+ * version, the same day and with the same short-term memory gets the same
+ * intents, rewrite and drafted plan, so the model call is skipped.
+ *
+ * The key holds the day because drafted plans carry dates resolved from
+ * "明天"/"tomorrow"; it holds a digest of the memory because a rewrite depends
+ * on earlier turns and on parked tasks. Entries are deep copies both ways, so
+ * neither the caller nor a later turn can change what is stored.
+ *
+ * `IntentCache` is asynchronous so a shared (Redis) implementation can stand
+ * in for the in-process one.
+ */
+import { createHash } from 'node:crypto';
+import type { IntentResult, MemoryTurn } from './types.js';
+
+/** Where recognised intents are kept between turns. */
+export interface IntentCache {
+  get(key: string): Promise<IntentResult | undefined>;
+  set(key: string, value: IntentResult): Promise<void>;
+}
+
+/** What a cache key is made of. */
+export interface IntentCacheKeyInput {
+  query: string;
+  /** Registry snapshot version (content hash). */
+  registryVersion: string;
+  history: readonly Pick<MemoryTurn, 'query' | 'rewrittenQuery'>[];
+  pendingAgents: readonly string[];
+  /** Local date `YYYY-MM-DD` the turn runs on. */
+  day: string;
+}
+
+const PUNCTUATION: Readonly<Record<string, string>> = { '。': '.', '、': ',', '「': '"', '」': '"', '“': '"', '”': '"', '‘': "'", '’': "'", '～': '~' };
+
+/** Normal form of a query for the key: NFKC (full-width → half-width), CJK punctuation mapped, lower case, single spaces, trimmed. */
+export function normalizeQueryForCache(query: string): string {
+  return query
+    .normalize('NFKC')
+    .replace(/[。、「」“”‘’～]/g, (character) => PUNCTUATION[character] ?? character)
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The cache key of one recognition. */
+export function intentCacheKey(input: IntentCacheKeyInput): string {
+  const memory = createHash('sha256')
+    .update(JSON.stringify([input.history.map((turn) => turn.rewrittenQuery || turn.query), [...input.pendingAgents].sort()]))
+    .digest('hex')
+    .slice(0, 16);
+  return `intent:${input.registryVersion}:${input.day}:${memory}:${normalizeQueryForCache(input.query)}`;
+}
+
+/** Options of the in-process cache. */
+export interface InMemoryIntentCacheOptions {
+  /** Time to live of an entry. Default 30 minutes. */
+  ttlMs?: number;
+  /** Entries kept; the least recently used go first. Default 1000. */
+  maxEntries?: number;
+  /** Clock in milliseconds. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** The in-process cache: a Map in least-recently-used order with a TTL. Throws a `TypeError` naming a bad option. */
+export function createInMemoryIntentCache(options: InMemoryIntentCacheOptions = {}): IntentCache & { readonly size: number } {
+  const ttlMs = options.ttlMs ?? 30 * 60_000;
+  const maxEntries = options.maxEntries ?? 1000;
+  const now = options.now ?? Date.now;
+  if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError('intent cache: ttlMs must be a positive number');
+  if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError('intent cache: maxEntries must be a positive integer');
+  const entries = new Map<string, { value: IntentResult; expiresAt: number }>();
+
+  return {
+    get size() {
+      return entries.size;
+    },
+    async get(key) {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      entries.delete(key);
+      if (entry.expiresAt <= now()) return undefined;
+      entries.set(key, entry);
+      return structuredClone(entry.value);
+    },
+    async set(key, value) {
+      entries.delete(key);
+      entries.set(key, { value: structuredClone(value), expiresAt: now() + ttlMs });
+      while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+    },
+  };
+}

@@ -1,0 +1,228 @@
+/**
+ * The LLM `IntentRecognizer`: three levels, cheapest first (seed 000).
+ *
+ * 1. Rules: requests for a human, sensitive or abusive words, and greetings /
+ *    thanks / "what can you do" making up the whole message are decided by
+ *    the offline word lists, with template answers: no model call.
+ * 2. Cache: a high-confidence model result for the same normalised query,
+ *    registry version, day and memory (see intent-cache.ts).
+ * 3. Model: ONE call that recognises the intents, rewrites the query with
+ *    short-term memory, drafts the task plan of a business turn and writes the
+ *    answer of a simple one. A reply that does not parse or validate is
+ *    retried once with the problem stated; then the offline recognizer
+ *    decides the turn. A failed call (timeout, 429 or 5xx after the gateway's
+ *    own retries, open circuit) goes to the offline recognizer at once.
+ *
+ * The reply is never trusted as is: intents and planned agents not enabled in
+ * the turn's snapshot are dropped (the rest still run), texts shown to the
+ * user have agent ids replaced by names, and when an intent was dropped the
+ * model's message (which may promise it) is replaced by one built from the
+ * cards that remain.
+ */
+import { Ajv } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { chooseTier } from '../llm/model-router.js';
+import { LlmCallError } from '../llm/llm-error.js';
+import { createIdScrubber } from '../llm/prompts/id-scrubber.js';
+import { buildIntentMessages, localDate, retryMessages } from '../llm/prompts/intent-prompt.js';
+import { INTENT_REPLY_SCHEMA, type DraftPlanEnvelope, type IntentReply } from '../llm/prompts/intent-schema.js';
+import type { ChatMessage, LlmGateway } from '../llm/types.js';
+import type { Logger } from '../logger.js';
+import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
+import { parseAndValidate } from '../util/safe-json.js';
+import { createCardPreselector, type CardPreselector } from './card-preselect.js';
+import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
+import type { IntentCache } from './intent-cache.js';
+import { intentCacheKey } from './intent-cache.js';
+import { createSimpleIntentClassifier, type SimpleIntentLexicon } from './simple-intents.js';
+import { detectLanguage, normalizeText } from './text-terms.js';
+import type { IntentInput, IntentRecognizer, IntentResult, RankedIntent } from './types.js';
+
+/** The counter the recognizer increments when the offline path decides (structurally `Metrics.intentFallbacks`). */
+export interface IntentFallbackMetrics {
+  intentFallbacks: { inc(labels: { reason: string }, value?: number): void };
+}
+
+/** Dependencies and options of the LLM recognizer. */
+export interface LlmRecognizerOptions {
+  gateway: LlmGateway;
+  /** Decides rule-path turns and every turn the model cannot (normally the offline recognizer). */
+  fallback: IntentRecognizer;
+  /** Level-2 cache; none = every non-rule turn calls the model. */
+  cache?: IntentCache;
+  logger: Logger;
+  metrics?: IntentFallbackMetrics;
+  /** Word lists of the rule fast path (the offline recognizer's defaults when absent). */
+  lexicon?: Partial<SimpleIntentLexicon>;
+  /** Above this many enabled agents the prompt shows pre-selected cards only. Default 12. */
+  maxPromptCards?: number;
+  /** Replaces the default pre-selector (built from `maxPromptCards`). */
+  preselector?: CardPreselector;
+}
+
+const SCORE_BY_CONFIDENCE = { high: 0.9, medium: 0.7, low: 0.5 } as const;
+
+/** Creates the LLM recognizer. Throws a `TypeError` naming a missing dependency. */
+export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecognizer {
+  if (!options?.gateway || typeof options.gateway.complete !== 'function') throw new TypeError('LLM recognizer: gateway is required');
+  if (!options.fallback || typeof options.fallback.recognize !== 'function') throw new TypeError('LLM recognizer: fallback recognizer is required');
+  if (!options.logger) throw new TypeError('LLM recognizer: logger is required');
+  const { gateway, fallback, cache, logger, metrics } = options;
+  const classifier = createSimpleIntentClassifier(options.lexicon);
+  const preselector = options.preselector ?? createCardPreselector({ limit: options.maxPromptCards ?? 12 });
+  const validateReply: ValidateFunction = new Ajv({ allErrors: true, strict: false }).compile(INTENT_REPLY_SCHEMA);
+
+  async function fallBack(input: IntentInput, reason: string, detail: string): Promise<IntentResult> {
+    logger.warn({ reason, detail }, 'intent: model result unusable, offline matcher decides');
+    metrics?.intentFallbacks.inc({ reason });
+    const result = await fallback.recognize(input);
+    return { ...result, source: 'fallback' };
+  }
+
+  return {
+    async recognize(input: IntentInput): Promise<IntentResult> {
+      input?.signal?.throwIfAborted();
+      if (!input || typeof input.query !== 'string' || !input.snapshot) return fallback.recognize(input);
+      const text = input.query.trim();
+      const normalized = normalizeText(text);
+
+      // Level 1: word rules.
+      if (normalized.length === 0 || classifier.findOverride(normalized) || classifier.findSmallTalk(normalized)) {
+        const decided = await fallback.recognize(input);
+        if (decided.kind !== 'business') {
+          return { ...decided, source: 'rules', ...(decided.kind === 'simple' ? { answer: decided.userFriendlyMessage } : {}) };
+        }
+      }
+      if (!gateway.enabled) return fallBack(input, 'disabled', 'the model gateway is disabled');
+
+      // Level 2: cache.
+      const today = input.now ?? new Date();
+      const key = intentCacheKey({
+        query: text,
+        registryVersion: input.snapshot.version,
+        history: input.history,
+        pendingAgents: input.pendingAgents,
+        day: localDate(today),
+      });
+      if (cache) {
+        const cached = await cache.get(key).catch((error: unknown) => {
+          logger.warn({ err: error }, 'intent cache read failed');
+          return undefined;
+        });
+        if (cached) return { ...cached, source: 'cache' };
+      }
+
+      // Level 3: one model call (plus one retry for an unusable reply).
+      const history = input.history.slice(-Math.max(1, input.snapshot.supervisor.memoryMaxHistory));
+      const pending = enabledCards(input.snapshot, input.pendingAgents);
+      const selection = preselector.select({ query: text, history, pendingAgents: input.pendingAgents, snapshot: input.snapshot });
+      const messages = buildIntentMessages({
+        query: text,
+        cards: selection.cards,
+        enabledCount: input.snapshot.enabledAgents.length,
+        history,
+        pending,
+        today,
+      });
+      const tier = chooseTier({ purpose: 'intent', turnKind: 'unknown', query: text });
+      let reply: IntentReply | undefined;
+      let problem = '';
+      let previousText = '';
+      for (let attempt = 1; attempt <= 2 && !reply; attempt += 1) {
+        const callMessages: ChatMessage[] = attempt === 1 ? messages : retryMessages(messages, previousText, problem);
+        let replyText: string;
+        try {
+          const result = await gateway.complete({
+            purpose: 'intent',
+            tier: tier.tier,
+            tierReason: tier.reason,
+            messages: callMessages,
+            jsonSchema: { name: 'intent_and_plan', schema: INTENT_REPLY_SCHEMA as unknown as Record<string, unknown> },
+            temperature: 0,
+            signal: input.signal,
+            usage: input.usage,
+          });
+          replyText = result.text;
+        } catch (error) {
+          if (input.signal?.aborted) throw error;
+          const reason = error instanceof LlmCallError ? error.reason : 'error';
+          return fallBack(input, reason, error instanceof Error ? error.message : String(error));
+        }
+        const parsed = parseAndValidate<IntentReply>(replyText, validateReply);
+        if (parsed.ok) reply = parsed.value;
+        else {
+          problem = parsed.error;
+          previousText = replyText;
+          logger.info({ attempt, problem }, 'intent: model reply unusable');
+        }
+      }
+      if (!reply) return fallBack(input, 'invalid_reply', problem);
+
+      const result = toIntentResult(reply, input, text, logger);
+      if (cache && result.confidence === 'high' && result.kind !== 'escalate') {
+        await cache.set(key, result).catch((error: unknown) => logger.warn({ err: error }, 'intent cache write failed'));
+      }
+      return result;
+    },
+  };
+}
+
+function enabledCards(snapshot: RegistrySnapshot, agentIds: readonly string[]): AgentCard[] {
+  return [...new Set(agentIds)].flatMap((agentId) => {
+    const card = snapshot.byId.get(agentId);
+    return card?.enabled ? [card] : [];
+  });
+}
+
+/** The enabled agent a model-given id (or, leniently, a card name) refers to. */
+export function resolveAgentId(snapshot: RegistrySnapshot, given: string): string | undefined {
+  if (typeof given !== 'string') return undefined;
+  const trimmed = given.trim();
+  const exact = snapshot.byId.get(trimmed) ?? snapshot.byId.get(trimmed.toLowerCase());
+  if (exact) return exact.enabled ? exact.id : undefined;
+  return snapshot.enabledAgents.find((card) => card.name === trimmed)?.id;
+}
+
+/** Turns a validated reply into an `IntentResult` for the turn's snapshot (see the file header). */
+function toIntentResult(reply: IntentReply, input: IntentInput, text: string, logger: Logger): IntentResult {
+  const { snapshot } = input;
+  const language = detectLanguage(text);
+  const scrubber = createIdScrubber(snapshot.agents, language);
+  const rewrittenQuery = reply.rewritten_query.trim() || text;
+  const base = { confidence: reply.confidence, reason: reply.reason, rewrittenQuery, source: 'model' as const };
+
+  if (reply.kind === 'escalate') {
+    return { ...base, kind: 'escalate', intents: [], userFriendlyMessage: composeDirectAnswer('escalate', snapshot, text) };
+  }
+  if (reply.kind === 'simple') {
+    const simpleKind = reply.simple_kind ?? 'out_of_scope';
+    const answer = scrubber.scrub(reply.answer ?? '').trim() || composeDirectAnswer(simpleKind, snapshot, text);
+    return { ...base, kind: 'simple', simpleKind, intents: [], userFriendlyMessage: answer, answer };
+  }
+
+  const requested = [...reply.intent, ...(reply.task_plan?.sub_tasks ?? []).map((task) => task.assigned_agent)];
+  const accepted: string[] = [];
+  const dropped: string[] = [];
+  for (const given of requested) {
+    const agentId = resolveAgentId(snapshot, given);
+    if (agentId === undefined) dropped.push(String(given));
+    else if (!accepted.includes(agentId)) accepted.push(agentId);
+  }
+  if (dropped.length > 0) logger.info({ dropped: [...new Set(dropped)] }, 'intent: dropped intents outside the enabled capabilities');
+  if (accepted.length === 0) {
+    const answer = composeDirectAnswer('out_of_scope', snapshot, text);
+    return { ...base, kind: 'simple', simpleKind: 'out_of_scope', intents: [], userFriendlyMessage: answer, answer, reason: `${reply.reason} (no enabled capability matched)` };
+  }
+  const score = SCORE_BY_CONFIDENCE[reply.confidence];
+  const intents: RankedIntent[] = accepted.map((agentId, index) => ({ agentId, score: Math.max(0.1, score - index * 0.01) }));
+  const cards = accepted.map((agentId) => snapshot.byId.get(agentId)!);
+  const message = dropped.length > 0 ? '' : scrubber.scrub(reply.user_friendly_message).trim();
+  const draftPlan: DraftPlanEnvelope | undefined = reply.task_plan ? { query: text, task_plan: structuredClone(reply.task_plan) } : undefined;
+  return {
+    ...base,
+    kind: 'business',
+    intents,
+    userFriendlyMessage: message || composeIntentMessage(cards, text),
+    ...(draftPlan ? { draftPlan } : {}),
+  };
+}
