@@ -33,8 +33,12 @@ export interface TurnRunnerOptions {
 
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-/** Replaces any agent id that slipped into user-facing text with the agent's name. */
-function createContentGuard(snapshot: RegistrySnapshot): (text: string) => string {
+/**
+ * Replaces any agent id that slipped into user-facing text (an agent's own
+ * message, an LLM answer) with the agent's name. Ids match as whole tokens,
+ * longest first, so `hotel-vip` is not read as `hotel`.
+ */
+export function createContentGuard(snapshot: RegistrySnapshot): (text: string) => string {
   const ids = [...snapshot.byId.keys()].sort((a, b) => b.length - a.length);
   if (ids.length === 0) return (text) => text;
   const escaped = ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
