@@ -34,13 +34,14 @@ export interface IntentCacheKeyInput {
 
 const PUNCTUATION: Readonly<Record<string, string>> = { '。': '.', '、': ',', '「': '"', '」': '"', '“': '"', '”': '"', '‘': "'", '’': "'", '～': '~' };
 
-/** Normal form of a query for the key: NFKC (full-width → half-width), CJK punctuation mapped, lower case, single spaces, trimmed. */
+/** Normal form of a query for the key: NFKC (full-width → half-width), CJK punctuation mapped, lower case, single spaces and none around punctuation, trimmed. */
 export function normalizeQueryForCache(query: string): string {
   return query
     .normalize('NFKC')
     .replace(/[。、「」“”‘’～]/g, (character) => PUNCTUATION[character] ?? character)
     .toLowerCase()
     .replace(/\s+/g, ' ')
+    .replace(/ ?([,.;:!?]) ?/g, '$1')
     .trim();
 }
 
