@@ -156,15 +156,10 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         throw new UserError('BAD_REQUEST', 'session_id must be 1-128 characters of letters, digits, _ . : -');
       }
       const sessionId = request.sessionId ?? `s_${randomUUID()}`;
-      if (busy.has(sessionId)) throw new UserError('TURN_IN_PROGRESS', `a turn is already running on session ${sessionId}`);
-      busy.add(sessionId);
-      try {
-        const owner = await options.messages.sessionOwner(sessionId);
-        if (owner !== null && owner !== request.userId) throw new UserError('FORBIDDEN', 'this session belongs to another user');
-      } catch (error) {
-        busy.delete(sessionId);
-        throw error;
-      }
+      // Session ids are namespaced per user (the memory thread is user:session).
+      const busyKey = `${request.userId}\u0000${sessionId}`;
+      if (busy.has(busyKey)) throw new UserError('TURN_IN_PROGRESS', `a turn is already running on session ${sessionId}`);
+      busy.add(busyKey);
       const done = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => execute({ ...request, sessionId }, signal, onEvent))
         .catch((error: unknown): TurnResult => {
@@ -180,7 +175,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           if (!signal.aborted) onEvent(event);
           return { sessionId, finalAnswer: '', events: [event] };
         })
-        .finally(() => busy.delete(sessionId));
+        .finally(() => busy.delete(busyKey));
       return { sessionId, done };
     },
   };

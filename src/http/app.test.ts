@@ -103,8 +103,9 @@ function createScriptedRunner(script: ScriptOptions = {}): TurnRunner & { turns:
 function createMemoryMessages(seed: Record<string, { owner: string; messages: StoredMessage[] }> = {}): MessageStore {
   const sessions = new Map(Object.entries(seed));
   return {
-    async sessionOwner(sessionId) {
-      return sessions.get(sessionId)?.owner ?? null;
+    async sessionAccess(userId, sessionId) {
+      const owner = sessions.get(sessionId)?.owner;
+      return owner === undefined ? 'none' : owner === userId ? 'owner' : 'other';
     },
     async appendMessages(userId, sessionId, messages) {
       const session = sessions.get(sessionId) ?? { owner: userId, messages: [] };

@@ -1,10 +1,10 @@
 /**
  * `GET /v1/sessions/:session_id/messages?user_id=...`: a session's transcript.
  *
- * Only the owner may read it. A session that exists but belongs to someone
- * else answers 403 rather than pretending it does not exist: session ids are
- * generated, so revealing existence leaks nothing useful, and a clear 403 makes
- * a client bug (wrong user id) obvious. `user_id` is asserted by the caller,
+ * Only the owner may read it. Session ids are namespaced per user; a session
+ * id that only other users have answers 403 rather than pretending it does not
+ * exist: session ids are generated, so revealing existence leaks nothing
+ * useful, and a clear 403 makes a client bug (wrong user id) obvious. `user_id` is asserted by the caller,
  * which is trusted through its API key; it is not an end-user login.
  */
 import type { RequestHandler } from 'express';
@@ -17,9 +17,9 @@ export function createSessionMessagesHandler(options: { messages: MessageStore }
   return async (request, response) => {
     const sessionId = requireIdParameter('session_id', request.params.session_id, SESSION_ID_PATTERN);
     const userId = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
-    const owner = await options.messages.sessionOwner(sessionId);
-    if (owner === null) throw new UserError('SESSION_NOT_FOUND', `session ${sessionId} does not exist`);
-    if (owner !== userId) throw new UserError('FORBIDDEN', 'this session belongs to another user');
+    const access = await options.messages.sessionAccess(userId, sessionId);
+    if (access === 'none') throw new UserError('SESSION_NOT_FOUND', `session ${sessionId} does not exist`);
+    if (access === 'other') throw new UserError('FORBIDDEN', 'this session belongs to another user');
     const messages = await options.messages.listMessages(userId, sessionId);
     response.json({ session_id: sessionId, messages });
   };

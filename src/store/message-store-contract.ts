@@ -27,13 +27,24 @@ export function runMessageStoreContract(name: string, create: () => Promise<Mess
       await store.close();
     });
 
-    it('tracks the session owner and the next sequence number', async () => {
+    it('tracks who has a session and the next sequence number', async () => {
       const store = await create();
-      expect(await store.sessionOwner('s9')).toBeNull();
+      expect(await store.sessionAccess('u1', 's9')).toBe('none');
       expect(await store.nextSeq('u1', 's9')).toBe(1);
       await store.appendMessages('u1', 's9', [message(1, 'user', 'x'), message(2, 'assistant', 'y')]);
-      expect(await store.sessionOwner('s9')).toBe('u1');
+      expect(await store.sessionAccess('u1', 's9')).toBe('owner');
+      expect(await store.sessionAccess('u2', 's9')).toBe('other');
       expect(await store.nextSeq('u1', 's9')).toBe(3);
+      await store.close();
+    });
+
+    it('lets two users use the same session id independently', async () => {
+      const store = await create();
+      await store.appendMessages('u1', 'shared', [message(1, 'user', 'from u1')]);
+      await store.appendMessages('u2', 'shared', [message(1, 'user', 'from u2')]);
+      expect(await store.sessionAccess('u2', 'shared')).toBe('owner');
+      expect((await store.listMessages('u1', 'shared')).map((row) => row.content)).toEqual(['from u1']);
+      expect((await store.listMessages('u2', 'shared')).map((row) => row.content)).toEqual(['from u2']);
       await store.close();
     });
 

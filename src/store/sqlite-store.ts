@@ -21,11 +21,13 @@ export interface Storage {
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sb_sessions (
-  session_id TEXT PRIMARY KEY,
   user_id TEXT NOT NULL,
+  session_id TEXT NOT NULL,
   created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (user_id, session_id)
 );
+CREATE INDEX IF NOT EXISTS sb_sessions_by_id ON sb_sessions (session_id);
 CREATE TABLE IF NOT EXISTS sb_messages (
   user_id TEXT NOT NULL,
   session_id TEXT NOT NULL,
@@ -53,10 +55,11 @@ export class SqliteMessageStore implements MessageStore {
   constructor(private readonly db: Database.Database) {
     db.exec(SCHEMA);
     this.statements = {
-      owner: db.prepare<[string], { user_id: string }>('SELECT user_id FROM sb_sessions WHERE session_id = ?'),
+      owned: db.prepare<[string, string], { found: number }>('SELECT 1 AS found FROM sb_sessions WHERE user_id = ? AND session_id = ?'),
+      anyUser: db.prepare<[string], { found: number }>('SELECT 1 AS found FROM sb_sessions WHERE session_id = ? LIMIT 1'),
       upsertSession: db.prepare(
         `INSERT INTO sb_sessions (session_id, user_id, created_at, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT(session_id) DO UPDATE SET updated_at = excluded.updated_at`,
+         ON CONFLICT(user_id, session_id) DO UPDATE SET updated_at = excluded.updated_at`,
       ),
       insert: db.prepare(
         `INSERT OR IGNORE INTO sb_messages (user_id, session_id, seq, role, content, metadata, created_at)
@@ -71,8 +74,9 @@ export class SqliteMessageStore implements MessageStore {
     };
   }
 
-  async sessionOwner(sessionId: string): Promise<string | null> {
-    return this.statements.owner.get(sessionId)?.user_id ?? null;
+  async sessionAccess(userId: string, sessionId: string): Promise<'owner' | 'other' | 'none'> {
+    if (this.statements.owned.get(userId, sessionId)) return 'owner';
+    return this.statements.anyUser.get(sessionId) ? 'other' : 'none';
   }
 
   async appendMessages(userId: string, sessionId: string, messages: StoredMessage[]): Promise<void> {

@@ -13,8 +13,12 @@ export interface StoredMessage {
 }
 
 export interface MessageStore {
-  /** The user id that owns the session, or null when the session does not exist. */
-  sessionOwner(sessionId: string): Promise<string | null>;
+  /**
+   * Whether `userId` has a session with this id (`owner`), only other users do
+   * (`other`), or nobody (`none`). Session ids are namespaced per user: two
+   * users may use the same id without seeing each other's turns.
+   */
+  sessionAccess(userId: string, sessionId: string): Promise<'owner' | 'other' | 'none'>;
   /** Appends messages; a row with an existing (user, session, seq) is ignored (idempotent). */
   appendMessages(userId: string, sessionId: string, messages: StoredMessage[]): Promise<void>;
   /** The session's transcript in order (copies). */

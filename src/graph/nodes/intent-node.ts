@@ -16,7 +16,7 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
       query: state.query,
       history: state.memory.history,
       snapshot: context.snapshot,
-      pendingAgents: state.memory.pending.map((task) => task.agent_id),
+      pendingAgents: state.memory.pending.map((task) => task.agent_id).filter((id) => context.snapshot.byId.get(id)?.enabled === true),
       signal: context.signal,
       usage: context.usage,
       now: context.now,

@@ -65,13 +65,20 @@ describe('createOfflinePlanner', () => {
     expect(plan.task_type).toBe('mixed');
   });
 
-  it('fills keys the query does not give from slot memory, but lets the query win', async () => {
-    const memory = { known_values: { city: '上海', check_in_date: '2026-12-01' } };
+  it('fills a parked task from slot memory, but lets the query win', async () => {
+    const pending = [{ agent_id: 'hotel_agent', description: '', inputs: {}, missing_keys: ['city', 'check_in_date'] }];
+    const memory = { known_values: { city: '上海', check_in_date: '2026-12-01' }, pending };
     const filled = await planner.plan(request('帮我订明天的酒店', ['hotel_agent'], { memory }));
     expect(filled.plan.sub_tasks[0]!.inputs).toEqual({ city: '上海', check_in_date: TOMORROW });
 
     const overridden = await planner.plan(request('帮我订北京的酒店', ['hotel_agent'], { memory }));
     expect(overridden.plan.sub_tasks[0]!.inputs).toEqual({ city: '北京', check_in_date: '2026-12-01' });
+  });
+
+  it('never fills a fresh request (no parked task) from slot memory', async () => {
+    const memory = { known_values: { city: '上海', check_in_date: '2026-12-01' } };
+    const { plan } = await planner.plan(request('帮我订酒店', ['hotel_agent'], { memory }));
+    expect(plan.sub_tasks[0]!.inputs).toEqual({});
   });
 
   it('reuses the inputs of the parked task of the same agent before slot memory', async () => {

@@ -36,7 +36,12 @@ export function buildSubTasks(
   return { tasks: topologicalOrder(tasks), invalidKeys };
 }
 
-/** Current extraction wins; then the parked task's inputs; then slot memory. Invalid keys stay unfilled. */
+/**
+ * Current extraction wins; then the parked task's inputs; then slot memory.
+ * Slot memory only completes a task that was parked waiting for the user, so a
+ * fresh request is never silently filled with values from an older one.
+ * Invalid keys stay unfilled.
+ */
 function fillFromMemory(
   card: AgentCard,
   extracted: Record<string, string | number>,
@@ -51,7 +56,7 @@ function fillFromMemory(
       continue;
     }
     if (extracted[spec.key] !== undefined) inputs[spec.key] = extracted[spec.key];
-    else if (inputs[spec.key] === undefined && known[spec.key] !== undefined) inputs[spec.key] = known[spec.key];
+    else if (pending && inputs[spec.key] === undefined && known[spec.key] !== undefined) inputs[spec.key] = known[spec.key];
   }
   for (const [key, value] of Object.entries(extracted)) if (inputs[key] === undefined) inputs[key] = value;
   return inputs;
