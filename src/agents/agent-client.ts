@@ -16,6 +16,7 @@ import type { AgentCallOptions, AgentClient, AgentFailureCode, AgentOutcome, Age
 import type { AttemptResult, ProtocolAdapter } from './protocols/protocol-adapter.js';
 import { createProtocolAdapters } from './protocols/adapter-registry.js';
 import { describeTarget } from './protocols/http-common.js';
+import { abortableSleep } from '../util/abortable-sleep.js';
 
 /** Dependencies and limits of an agent client. */
 export interface AgentClientOptions {
@@ -85,7 +86,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
         return fail(result.code, `${result.reason}${suffix}`, attempt);
       }
       const delay = Math.min(MAX_RETRY_DELAY_MS, retryBaseDelayMs * 2 ** (attempt - 1)) * (1 + Math.random() * 0.2);
-      const slept = await sleep(delay, signal);
+      const slept = await abortableSleep(delay, signal);
       if (!slept) return fail('aborted', `the call was cancelled while waiting to retry (after ${attempt} attempts)`, attempt);
     }
   }
@@ -175,18 +176,3 @@ function validTimeout(timeoutMs: number): number {
   return Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : FALLBACK_TIMEOUT_MS;
 }
 
-/** Waits `ms`; resolves `false` early if the signal aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -34,6 +34,7 @@ import {
 } from './retry-policy.js';
 import { estimateMessagesTokens, estimateTokens } from './token-estimate.js';
 import type { ChatMessage, JsonMode, LlmCallOptions, LlmCallRecord, LlmCallResult, LlmGateway, ModelTier } from './types.js';
+import { abortableSleep } from '../util/abortable-sleep.js';
 
 /** Counters the gateway increments (structurally the `llmCalls` / `llmTokens` of `Metrics`). */
 export interface LlmMetricsSink {
@@ -258,7 +259,7 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
         retriesUsed += 1;
         const delayMs = retryDelayMs(retriesUsed, policy, failure.retryAfterMs);
         logger.info({ purpose: call.purpose, model, attempt: attempts, reason: failure.reason, status: failure.status, delayMs }, 'llm attempt failed; retrying');
-        const slept = await sleep(delayMs, call.signal);
+        const slept = await abortableSleep(delayMs, call.signal);
         if (!slept) fail('aborted', 'the call was aborted by the caller while waiting to retry');
       }
     }
@@ -298,18 +299,3 @@ function modeStrength(mode: JsonMode): number {
   return mode === 'json_schema' ? 2 : mode === 'json_object' ? 1 : 0;
 }
 
-/** Waits `ms`; resolves false early when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
