@@ -75,7 +75,7 @@ interface Fleet {
   close(): Promise<void>;
 }
 
-async function startFleet(agentDelayMs: number): Promise<Fleet> {
+async function startFleet(agentDelayMs: number, editRegistry: (yaml: string) => string = (yaml) => yaml): Promise<Fleet> {
   const hotel = await startFakeAgent(jsonReply({ output: { hotels: [{ name: '北京饭店', price: 880, address: '东长安街33号' }], booking_id: 'HB-1' }, message: '已为您预订北京饭店。', delayMs: agentDelayMs }));
   const limo = await startFakeAgent(jsonReply({ output: { booking_id: 'LB-1', driver: '王师傅', pickup_time: '07:00' }, message: '王师傅将在7点接您。', delayMs: agentDelayMs }));
   const flight = await startFakeAgent(jsonReply({ output: { flights: [] }, delayMs: agentDelayMs }));
@@ -85,7 +85,7 @@ async function startFleet(agentDelayMs: number): Promise<Fleet> {
   const agents = [hotel, limo, flight, weather];
   const fake = await startFakeOpenAI();
   const gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', smallModel: 'fake-small', logger: silentLogger, breaker: false });
-  const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: limo.url, 7103: flight.url, 7104: weather.url });
+  const yaml = editRegistry(sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: limo.url, 7103: flight.url, 7104: weather.url }));
   const board = await startTestSwitchboard({ registryYaml: yaml, llm: gateway, now: () => NOW });
   return {
     agents,
@@ -158,6 +158,28 @@ export interface LatencyResult {
   calls: number;
   boundMs: number;
   cachedMs: number;
+  /** The same turn with sub-tasks dispatched one at a time (`max_parallel: 1`), measured in this run. */
+  sequentialMedianMs: number;
+}
+
+const median = (values: readonly number[]): number => [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)]!;
+
+/** Median wall time of the mixed turn with sub-tasks dispatched one at a time. */
+async function measureSequentialBaseline(): Promise<number> {
+  const runsMs: number[] = [];
+  for (let index = 0; index < 3; index += 1) {
+    const fleet = await startFleet(AGENT_LATENCY_MS, (yaml) => yaml.replace('max_parallel: 4', 'max_parallel: 1'));
+    try {
+      fleet.fake.push(MIXED_INTENT(MODEL_LATENCY_MS), answer(SUMMARY, MODEL_LATENCY_MS));
+      const started = performance.now();
+      await fleet.board.chat(MIXED, { sessionId: `bench-seq-${index}` });
+      runsMs.push(performance.now() - started);
+      fleet.fake.assertComplete();
+    } finally {
+      await fleet.close();
+    }
+  }
+  return median(runsMs);
 }
 
 async function measureLatency(): Promise<LatencyResult> {
@@ -185,8 +207,7 @@ async function measureLatency(): Promise<LatencyResult> {
       await fleet.close();
     }
   }
-  const sorted = [...runsMs].sort((left, right) => left - right);
-  return { runsMs, medianMs: sorted[Math.floor(sorted.length / 2)]!, calls, boundMs: BOUND_MS, cachedMs };
+  return { runsMs, medianMs: median(runsMs), calls, boundMs: BOUND_MS, cachedMs, sequentialMedianMs: await measureSequentialBaseline() };
 }
 
 const TRAVEL_AGENTS = 4;
@@ -275,6 +296,10 @@ export async function main(): Promise<LlmCallsBenchResult> {
   console.log(`    runs: ${latency.runsMs.map((ms) => Math.round(ms)).join(', ')} ms`);
   console.log(`    median ${Math.round(latency.medianMs)} ms with ${latency.calls} model calls; bound ${latency.boundMs} ms; ratio ${(latency.medianMs / latency.boundMs).toFixed(3)}`);
   console.log(`    cached repeat (1 call): ${Math.round(latency.cachedMs)} ms`);
+  console.log(
+    `    baseline measured in this run, same turn with sub-tasks one at a time (max_parallel 1): ${Math.round(latency.sequentialMedianMs)} ms → ` +
+      `ratio ${(latency.medianMs / latency.sequentialMedianMs).toFixed(3)}`,
+  );
   console.log(
     `    baseline (STACK-NOTES.md, langgraph-supervisor defaults on the same kind of fakes): ${BASELINE.medianMs} ms, ${BASELINE.calls} calls → ` +
       `${(BASELINE.medianMs / latency.medianMs).toFixed(2)}× faster, ${BASELINE.calls - latency.calls} fewer calls`,
