@@ -49,7 +49,7 @@ export function checkGatewayOptions(options: {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new LlmConfigError(`LLM base URL must be http or https: "${options.baseUrl}"`);
   if (typeof options.model !== 'string' || options.model.trim() === '') throw new LlmConfigError('LLM model name is missing');
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? 20_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new LlmConfigError(`LLM timeout must be a positive integer of milliseconds, got ${timeoutMs}`);
   const maxRetries = options.maxRetries ?? 2;
   if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new LlmConfigError(`LLM max retries must be an integer ≥ 0, got ${maxRetries}`);

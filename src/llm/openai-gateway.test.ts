@@ -281,14 +281,14 @@ describe('createLlmGateway: retries and failures', () => {
     fake.assertComplete();
   });
 
-  it('times out a request that never answers', async () => {
-    const { fake, gateway } = await setup([{ hang: true }, { hang: true }], { timeoutMs: 300, maxRetries: 1 });
+  it('times out a request that never answers, without retrying it', async () => {
+    const { fake, gateway } = await setup([{ hang: true }], { timeoutMs: 300, maxRetries: 2 });
     const usage: LlmUsage = { calls: [] };
     const error = await rejection(gateway.complete(call({ usage })));
     expect(error.reason).toBe('timeout');
     expect(error.message).toMatch(/no answer within 300 ms/);
-    expect(error.attempts).toBe(2);
-    expect(usage.calls[0]).toMatchObject({ ok: false, attempts: 2 });
+    expect(error.attempts).toBe(1);
+    expect(usage.calls[0]).toMatchObject({ ok: false, attempts: 1 });
     fake.assertComplete();
   });
 

@@ -51,7 +51,7 @@ export interface LlmGatewayOptions {
   model: string;
   /** Model name for the `small` tier; unset = the main model. */
   smallModel?: string;
-  /** Per-attempt timeout (see file header). Default 30 000. */
+  /** Per-attempt timeout (see file header). Default 20 000. */
   timeoutMs?: number;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number;

@@ -52,7 +52,7 @@ describe('classifyAttemptError', () => {
     [new APIConnectionError({ message: 'Connection error.' }), { reason: 'connection', retryable: true }],
     [new MalformedResponseError('no choices'), { reason: 'malformed', retryable: true }],
     [new SyntaxError('Unexpected token'), { reason: 'malformed', retryable: true }],
-    [new APIUserAbortError(), { reason: 'timeout', retryable: true }],
+    [new APIUserAbortError(), { reason: 'timeout', retryable: false }],
   ])('%s', (error, expected) => {
     expect(classifyAttemptError(error, context, 10_000)).toMatchObject(expected);
   });

@@ -1,9 +1,12 @@
 /**
  * Which failed attempts are worth another try, and how long to wait first.
  *
- * Retried: 408, 409, 429, 5xx, connection errors, timeouts and malformed 2xx
- * bodies (a proxy hiccup more often than a model fault). Never retried: a
- * caller abort, an open circuit, other 4xx. The wait is exponential backoff
+ * Retried: 408, 409, 429, 5xx, connection errors and malformed 2xx bodies (a
+ * proxy hiccup more often than a model fault). Never retried: a caller abort,
+ * an open circuit, other 4xx, and a timeout: an endpoint that sat on a request
+ * for the whole timeout rarely answers the next one sooner, and each retry
+ * would hold the user's turn for another full timeout before the offline
+ * fallback takes over. The wait is exponential backoff
  * with jitter, except that a `Retry-After` / `retry-after-ms` header from the
  * endpoint is honoured (capped, so one header cannot park a turn for minutes).
  */
@@ -90,7 +93,7 @@ export function classifyAttemptError(error: unknown, context: AttemptContext, ma
     return { reason: 'circuit_open', retryable: false, message: 'the model endpoint is failing repeatedly; circuit breaker is open' };
   }
   if (context.timedOut || error instanceof APIUserAbortError || isAbortError(error)) {
-    return { reason: 'timeout', retryable: true, message: `no answer within ${context.timeoutMs} ms` };
+    return { reason: 'timeout', retryable: false, message: `no answer within ${context.timeoutMs} ms` };
   }
   if (error instanceof APIConnectionError) {
     return { reason: 'connection', retryable: true, message: `cannot reach the model endpoint: ${describeCause(error)}` };

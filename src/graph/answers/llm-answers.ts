@@ -49,6 +49,10 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
     onDelta: ((delta: string) => void) | undefined,
   ): Promise<string | undefined> {
     if (!gateway.enabled) return undefined;
+    if (endpointUnavailableThisTurn(context)) {
+      logger.info('answer: the model endpoint already failed this turn; using the template answer');
+      return undefined;
+    }
     const scrubber = createIdScrubber(context.snapshot.agents, context.language).stream();
     let shown = '';
     const show = (text: string) => {
@@ -138,4 +142,16 @@ export function summaryFacts(input: SummaryInput, maxOutputChars = 800) {
     .filter((task) => (outcomes[task.task_id]?.status ?? task.status) === 'parked' && !neededAgents.has(task.assigned_agent))
     .map((task) => nameOf(task.assigned_agent));
   return { query: input.query, language, completed, notDone, needed, waiting };
+}
+
+/** Failures that mean the endpoint is unreachable or stuck (not a bad reply). */
+const UNAVAILABLE = /^(timeout|connection|circuit_open|rate_limited|server_error):/;
+
+/**
+ * True when a model call of this turn already failed because the endpoint was
+ * unreachable, stuck or overloaded: another call in the same turn would most
+ * likely wait out its timeout too, so the template answer is used at once.
+ */
+function endpointUnavailableThisTurn(context: TurnContext): boolean {
+  return context.usage.calls.some((call) => !call.ok && UNAVAILABLE.test(call.error ?? ''));
 }
