@@ -189,7 +189,7 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
   const language = detectLanguage(text);
   const scrubber = createIdScrubber(snapshot.agents, language);
   const rewrittenQuery = reply.rewritten_query.trim() || text;
-  const base = { confidence: reply.confidence, reason: reply.reason, rewrittenQuery, source: 'model' as const };
+  const base = { confidence: reply.confidence, reason: reply.reason ?? '', rewrittenQuery, source: 'model' as const };
 
   if (reply.kind === 'escalate') {
     return { ...base, kind: 'escalate', intents: [], userFriendlyMessage: composeDirectAnswer('escalate', snapshot, text) };
@@ -210,8 +210,10 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
   }
   if (dropped.length > 0) logger.info({ dropped: [...new Set(dropped)] }, 'intent: dropped intents outside the enabled capabilities');
   if (accepted.length === 0) {
-    const answer = composeDirectAnswer('out_of_scope', snapshot, text);
-    return { ...base, kind: 'simple', simpleKind: 'out_of_scope', intents: [], userFriendlyMessage: answer, answer, reason: `${reply.reason} (no enabled capability matched)` };
+    // A reply without `kind` (the bare intent shape) speaks to the user in `user_friendly_message`.
+    const modelText = reply.kind === undefined && dropped.length === 0 ? scrubber.scrub(reply.user_friendly_message).trim() : '';
+    const answer = modelText || composeDirectAnswer('out_of_scope', snapshot, text);
+    return { ...base, kind: 'simple', simpleKind: 'out_of_scope', intents: [], userFriendlyMessage: answer, answer, reason: `${base.reason} (no enabled capability matched)`.trim() };
   }
   const score = SCORE_BY_CONFIDENCE[reply.confidence];
   const intents: RankedIntent[] = accepted.map((agentId, index) => ({ agentId, score: Math.max(0.1, score - index * 0.01) }));

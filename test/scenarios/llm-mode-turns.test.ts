@@ -17,6 +17,7 @@ const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const TOMORROW = '2026-11-23';
 const MIXED = '帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气';
 const PARALLEL = '帮我订北京的酒店，明天入住，再告诉我北京明天的天气';
+const BARE = '帮我订上海的酒店，后天入住，再告诉我上海后天的天气';
 
 interface Fleet {
   agents: Record<'hotel' | 'limo' | 'flight' | 'weather', FakeAgent>;
@@ -199,6 +200,21 @@ describe('LLM mode turns', () => {
     const offline = await fleet.offline.chat(PARALLEL, { sessionId: 'offline-parallel-1' });
     expect(planShape(events)).toEqual(planShape(offline));
     expect(planShape(events).task_type).toBe('parallel');
+  });
+
+  it('accepts the bare seed-003 intent shape (capability names, no kind, no plan) and plans the rest offline', async () => {
+    fleet.fake.push(
+      {
+        content: { intent: ['酒店服务', '天气查询'], confidence: 'high', reason: '用户要订酒店并查天气', rewritten_query: BARE, user_friendly_message: '明白了！我将为您预订酒店并查询天气。' },
+        usage: false,
+      },
+      summaryReply('上海的酒店已订好，上海明天晴。'),
+    );
+    const events = await fleet.llm.chat(BARE, { sessionId: 'llm-bare-1' });
+    expect(llmCalls(events)).toBe(2);
+    const offline = await fleet.offline.chat(BARE, { sessionId: 'offline-bare-1' });
+    expect(planShape(events)).toEqual(planShape(offline));
+    expect(stageEvents(events, 'intent_done')[0]!.content).toBe('明白了！我将为您预订酒店并查询天气。');
   });
 
   it('parks a task missing keys with the same semantic_info as offline, then completes it next turn from memory', async () => {

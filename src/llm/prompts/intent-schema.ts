@@ -41,10 +41,14 @@ export const TASK_PLAN_DRAFT_SCHEMA = {
   },
 } as const;
 
-/** The whole reply of the intent call. */
+/**
+ * The whole reply of the intent call. Only the fields of CONTRACT §4's intent
+ * shape are required: a reply without `kind` is read as business when it names
+ * enabled capabilities and as out of scope otherwise.
+ */
 export const INTENT_REPLY_SCHEMA = {
   type: 'object',
-  required: ['kind', 'intent', 'confidence', 'reason', 'rewritten_query', 'user_friendly_message'],
+  required: ['intent', 'confidence', 'rewritten_query', 'user_friendly_message'],
   properties: {
     kind: { type: 'string', enum: ['business', 'simple', 'escalate'] },
     simple_kind: { type: 'string', enum: [...SIMPLE_KINDS] },
@@ -81,11 +85,11 @@ export interface DraftTaskPlan {
 
 /** The intent call's reply as validated by `INTENT_REPLY_SCHEMA`. */
 export interface IntentReply {
-  kind: 'business' | 'simple' | 'escalate';
+  kind?: 'business' | 'simple' | 'escalate';
   simple_kind?: (typeof SIMPLE_KINDS)[number];
   intent: string[];
   confidence: 'high' | 'medium' | 'low';
-  reason: string;
+  reason?: string;
   rewritten_query: string;
   user_friendly_message: string;
   answer?: string;
