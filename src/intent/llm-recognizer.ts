@@ -25,7 +25,7 @@ import { chooseTier } from '../llm/model-router.js';
 import { LlmCallError } from '../llm/llm-error.js';
 import { createIdScrubber } from '../llm/prompts/id-scrubber.js';
 import { buildIntentMessages, localDate, retryMessages } from '../llm/prompts/intent-prompt.js';
-import { INTENT_REPLY_SCHEMA, type DraftPlanEnvelope, type IntentReply } from '../llm/prompts/intent-schema.js';
+import { INTENT_REPLY_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type IntentReply } from '../llm/prompts/intent-schema.js';
 import type { ChatMessage, LlmGateway } from '../llm/types.js';
 import type { Logger } from '../logger.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
@@ -70,7 +70,12 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
   const { gateway, fallback, cache, logger, metrics } = options;
   const classifier = createSimpleIntentClassifier(options.lexicon);
   const preselector = options.preselector ?? createCardPreselector({ limit: options.maxPromptCards ?? 12 });
-  const validateReply: ValidateFunction = new Ajv({ allErrors: true, strict: false }).compile(INTENT_REPLY_SCHEMA);
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  // The intent part is checked without the plan: a usable intent with a broken
+  // plan draft keeps the intent and lets the planner plan from it (no retry).
+  const { task_plan: _plan, ...intentProperties } = INTENT_REPLY_SCHEMA.properties;
+  const validateReply: ValidateFunction = ajv.compile({ ...INTENT_REPLY_SCHEMA, properties: intentProperties });
+  const validatePlan: ValidateFunction = ajv.compile(TASK_PLAN_DRAFT_SCHEMA);
 
   async function fallBack(input: IntentInput, reason: string, detail: string): Promise<IntentResult> {
     logger.warn({ reason, detail }, 'intent: model result unusable, offline matcher decides');
@@ -149,8 +154,13 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
           return fallBack(input, reason, error instanceof Error ? error.message : String(error));
         }
         const parsed = parseAndValidate<IntentReply>(replyText, validateReply);
-        if (parsed.ok) reply = parsed.value;
-        else {
+        if (parsed.ok) {
+          reply = parsed.value;
+          if (reply.task_plan !== undefined && !validatePlan(reply.task_plan)) {
+            logger.info({ problem: validatePlan.errors?.slice(0, 3) }, 'intent: plan draft unusable; planning from the intents');
+            delete reply.task_plan;
+          }
+        } else {
           problem = parsed.error;
           previousText = replyText;
           logger.info({ attempt, problem }, 'intent: model reply unusable');

@@ -127,6 +127,16 @@ describe('LLM mode faults', () => {
     );
   });
 
+  it('keeps a usable intent whose plan draft is malformed and plans offline, without a retry', async () => {
+    const broken = structuredClone(VALID_INTENT.content) as { task_plan: unknown };
+    broken.task_plan = { sub_tasks: [{ assigned_agent: 42 }] };
+    fake.push({ content: broken }, SUMMARY);
+    const { events, requests } = await turn();
+    expect(requests).toBe(2);
+    await expectValidTurn(events);
+    expect(usedDraft(events)).toBe(false);
+  });
+
   it('retries a reply that fails the schema and uses the corrected one', async () => {
     fake.push({ content: { kind: 'business', intent: 'hotel_agent' } }, VALID_INTENT, SUMMARY);
     const { events, requests } = await turn();
