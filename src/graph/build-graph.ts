@@ -21,7 +21,8 @@ import { createPlanNode } from './nodes/plan-node.js';
 import { createSemanticCheckNode } from './nodes/semantic-check-node.js';
 import { createSummarizeNode, routeAfterSummarize } from './nodes/summarize-node.js';
 import type { Planner } from './planning/types.js';
-import { SupervisorStateAnnotation } from './state.js';
+import { SupervisorStateAnnotation, type SupervisorState, type SupervisorUpdate } from './state.js';
+import { turnContext, type NodeConfig } from './context.js';
 
 export interface SupervisorDependencies {
   recognizer: IntentRecognizer;
@@ -33,16 +34,31 @@ export interface SupervisorDependencies {
   onAgentCall?: (agentId: string, status: string, durationMs: number) => void;
 }
 
+type NodeFunction = (state: SupervisorState, config: NodeConfig) => Promise<SupervisorUpdate>;
+
+/** Records the node's wall time in the turn context (per-node timings of the turn). */
+function timed(name: string, node: NodeFunction): NodeFunction {
+  return async (state, config) => {
+    const started = performance.now();
+    try {
+      return await node(state, config);
+    } finally {
+      const timings = turnContext(config).timings;
+      timings[name] = Math.round((timings[name] ?? 0) + performance.now() - started);
+    }
+  };
+}
+
 export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
   return new StateGraph(SupervisorStateAnnotation)
-    .addNode('init', createInitNode())
-    .addNode('recognize_intent', createIntentNode(dependencies))
-    .addNode('direct_answer', createDirectAnswerNode(dependencies))
-    .addNode('escalate', createEscalateNode())
-    .addNode('plan', createPlanNode(dependencies))
-    .addNode('semantic_check', createSemanticCheckNode())
-    .addNode('execute', createExecuteNode(dependencies))
-    .addNode('summarize', createSummarizeNode(dependencies))
+    .addNode('init', timed('init', createInitNode()))
+    .addNode('recognize_intent', timed('recognize_intent', createIntentNode(dependencies)))
+    .addNode('direct_answer', timed('direct_answer', createDirectAnswerNode(dependencies)))
+    .addNode('escalate', timed('escalate', createEscalateNode()))
+    .addNode('plan', timed('plan', createPlanNode(dependencies)))
+    .addNode('semantic_check', timed('semantic_check', createSemanticCheckNode()))
+    .addNode('execute', timed('execute', createExecuteNode(dependencies)))
+    .addNode('summarize', timed('summarize', createSummarizeNode(dependencies)))
     .addEdge(START, 'init')
     .addEdge('init', 'recognize_intent')
     .addConditionalEdges('recognize_intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])

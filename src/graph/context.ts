@@ -16,6 +16,8 @@ export interface TurnContext {
   traceId: string;
   language: 'zh' | 'en';
   usage: LlmUsage;
+  /** Wall time of each graph node in this turn, in milliseconds (filled as nodes finish). */
+  timings: Record<string, number>;
 }
 
 /** What a node emits; the turn runner adds `type`, `session_id` and `seq`. */

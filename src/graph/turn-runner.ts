@@ -103,6 +103,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       traceId: request.traceId,
       language: detectLanguage(request.query),
       usage,
+      timings: {},
     };
     const threadKey = `${request.userId}:${request.sessionId}`;
     try {
@@ -140,11 +141,22 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       },
     ]);
     if (outcome !== 'aborted') await options.pruneCheckpoints?.(threadKey).catch((error: unknown) => options.logger.warn({ err: error }, 'checkpoint pruning failed'));
+    const durationMs = Date.now() - startedAt;
     send(
-      { stage: 'done', content: '', agent_id: 'supervisor', is_thinking: false, state: { trace_id: request.traceId, duration_ms: Date.now() - startedAt } },
+      {
+        stage: 'done',
+        content: '',
+        agent_id: 'supervisor',
+        is_thinking: false,
+        state: { trace_id: request.traceId, outcome, duration_ms: durationMs, timings_ms: { ...context.timings } },
+      },
       'done',
     );
-    options.onTurnEnd?.(outcome, Date.now() - startedAt);
+    options.logger.info(
+      { traceId: request.traceId, session: request.sessionId, outcome, durationMs, timingsMs: context.timings, ...usageState() },
+      'turn finished',
+    );
+    options.onTurnEnd?.(outcome, durationMs);
     return { sessionId: request.sessionId, finalAnswer, events };
   }
 

@@ -25,7 +25,7 @@ afterAll(async () => {
 afterEach(() => fake.assertComplete());
 
 function context(): TurnContext {
-  return { snapshot, signal: new AbortController().signal, now: NOW, traceId: 't', language: 'zh', usage: createLlmUsage() };
+  return { snapshot, signal: new AbortController().signal, now: NOW, traceId: 't', language: 'zh', usage: createLlmUsage(), timings: {} };
 }
 
 const PLAN: TaskPlan = {
