@@ -145,3 +145,19 @@ describe('buildSubTasks', () => {
     expect(memory.pending[0]!.inputs).toEqual({ city: '北京' });
   });
 });
+
+describe('createOfflinePlanner task order', () => {
+  it('orders independent tasks as the user mentioned them, whatever their rank', async () => {
+    const planner = createOfflinePlanner();
+    const query = '北京明天天气怎么样，再帮我订北京的酒店，明天入住';
+    const base = request(query, []);
+    const { plan } = await planner.plan({
+      ...base,
+      intents: [
+        { agentId: 'hotel_agent', score: 0.9, clause: '再帮我订北京的酒店' },
+        { agentId: 'weather_agent', score: 0.5, clause: '北京明天天气怎么样' },
+      ],
+    });
+    expect(plan.sub_tasks.map((task) => task.assigned_agent)).toEqual(['weather_agent', 'hotel_agent']);
+  });
+});

@@ -79,7 +79,16 @@ export function assemblePlan(planId: string, tasks: SubTask[], reasoning: string
 export function createOfflinePlanner(): Planner {
   return {
     async plan(request: PlanRequest): Promise<PlanResult> {
-      const cards = request.intents
+      // Tasks follow the order the user mentioned them (then rank), so results read in that order.
+      const mentionedAt = (clause: string | undefined) => {
+        const index = clause ? request.query.indexOf(clause) : -1;
+        return index < 0 ? Number.MAX_SAFE_INTEGER : index;
+      };
+      const ordered = request.intents
+        .map((intent, rank) => ({ intent, rank, at: mentionedAt(intent.clause) }))
+        .sort((left, right) => left.at - right.at || left.rank - right.rank)
+        .map((entry) => entry.intent);
+      const cards = ordered
         .map((intent) => request.snapshot.byId.get(intent.agentId))
         .filter((card): card is AgentCard => card !== undefined && card.enabled);
       const unique = [...new Map(cards.map((card) => [card.id, card])).values()];
