@@ -36,3 +36,4 @@ export { extractForAgent, extractKeys, extractOne, missingKeys, type KeyOutcome 
 export { findDates, formatDate, type DateHit } from './date-extractor.js';
 export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './direct-answers.js';
 export { detectLanguage, splitClauses } from './text-terms.js';
+export { orderByMention } from './mention-order.js';

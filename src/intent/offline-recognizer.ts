@@ -34,6 +34,7 @@ import type { RegistrySnapshot } from '../registry/types.js';
 import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';
 import { createAgentRanker, type AgentRankerOptions } from './agent-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
+import { orderByMention } from './mention-order.js';
 import { extractOne } from './key-extractor.js';
 import { createSimpleIntentClassifier, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
 import { detectLanguage, normalizeText } from './text-terms.js';
@@ -146,7 +147,8 @@ function business(
   reason: string,
   rewrittenQuery: string,
 ): IntentResult {
-  const cards = intents.flatMap((intent) => {
+  // The message names the services in the order the user mentioned them.
+  const cards = orderByMention(intents, rewrittenQuery).flatMap((intent) => {
     const found = snapshot.byId.get(intent.agentId);
     return found ? [found] : [];
   });

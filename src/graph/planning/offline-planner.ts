@@ -4,7 +4,7 @@
  * semantic keys extracted from the (rewritten) query, completed by slot memory
  * (values known from earlier turns and the inputs of parked tasks).
  */
-import { extractForAgent } from '../../intent/index.js';
+import { extractForAgent, orderByMention } from '../../intent/index.js';
 import type { AgentCard } from '../../registry/types.js';
 import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';
 import type { PendingTask } from '../state.js';
@@ -80,15 +80,7 @@ export function createOfflinePlanner(): Planner {
   return {
     async plan(request: PlanRequest): Promise<PlanResult> {
       // Tasks follow the order the user mentioned them (then rank), so results read in that order.
-      const mentionedAt = (clause: string | undefined) => {
-        const index = clause ? request.query.indexOf(clause) : -1;
-        return index < 0 ? Number.MAX_SAFE_INTEGER : index;
-      };
-      const ordered = request.intents
-        .map((intent, rank) => ({ intent, rank, at: mentionedAt(intent.clause) }))
-        .sort((left, right) => left.at - right.at || left.rank - right.rank)
-        .map((entry) => entry.intent);
-      const cards = ordered
+      const cards = orderByMention(request.intents, request.query)
         .map((intent) => request.snapshot.byId.get(intent.agentId))
         .filter((card): card is AgentCard => card !== undefined && card.enabled);
       const unique = [...new Map(cards.map((card) => [card.id, card])).values()];
