@@ -113,7 +113,9 @@ describe('travel turns', () => {
     expect(limoStart).toBeGreaterThan(hotelDone);
     const limoCall = fleet.limo.calls.at(-1)!.body as { upstream: Record<string, { agent: string; output: { booking_id: string } }>; inputs: Record<string, unknown> };
     expect(limoCall.upstream[hotelTask.task_id]).toMatchObject({ agent: 'hotel_agent', output: { booking_id: 'HB-1' } });
-    expect(limoCall.inputs).toMatchObject({ airport: '首都机场' });
+    expect(limoCall.inputs).toMatchObject({ airport: '首都机场', date: TOMORROW });
+    // An optional `format: date` input is read from the text as well.
+    expect((fleet.weather.calls.at(-1)!.body as { inputs: unknown }).inputs).toEqual({ city: '北京', date: TOMORROW });
     expect(finalEvent(events).content).toContain('王师傅');
     expectNoInternalIds(events);
   });

@@ -4,7 +4,8 @@
  * semantic keys extracted from the (rewritten) query, completed by slot memory
  * (values known from earlier turns and the inputs of parked tasks).
  */
-import { extractForAgent, orderByMention } from '../../intent/index.js';
+import { extractForAgent, extractOne, orderByMention } from '../../intent/index.js';
+import type { ExtractSpec } from '../../registry/types.js';
 import type { AgentCard } from '../../registry/types.js';
 import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';
 import type { PendingTask } from '../state.js';
@@ -23,6 +24,7 @@ export function buildSubTasks(
     const extraction = extractForAgent(request.query, card, request.now);
     const pending = request.memory.pending.find((task) => task.agent_id === card.id);
     const inputs = fillFromMemory(card, extraction.values, extraction.invalid, pending, request.memory.known_values);
+    for (const [key, value] of Object.entries(extractOptionalInputs(request.query, card, request.now))) inputs[key] ??= value;
     if (extraction.invalid.length > 0) invalidKeys[taskId] = extraction.invalid.map((item) => ({ ...item }));
     return {
       task_id: taskId,
@@ -60,6 +62,27 @@ function fillFromMemory(
   }
   for (const [key, value] of Object.entries(extracted)) if (inputs[key] === undefined) inputs[key] = value;
   return inputs;
+}
+
+/**
+ * Optional inputs (input_schema properties that are not required keys) that can
+ * be read from text without guessing: `format: date` properties and `enum`
+ * properties. Others are left to the agent (or to the LLM planner).
+ */
+export function extractOptionalInputs(text: string, card: AgentCard, now: Date): Record<string, string | number> {
+  const properties = (card.inputSchema?.properties ?? {}) as Record<string, { format?: unknown; enum?: unknown }>;
+  const required = new Set(card.requiredKeys.map((spec) => spec.key));
+  const found: Record<string, string | number> = {};
+  for (const [key, property] of Object.entries(properties)) {
+    if (required.has(key) || typeof property !== 'object' || property === null) continue;
+    let spec: ExtractSpec | undefined;
+    if (property.format === 'date') spec = { type: 'date' };
+    else if (Array.isArray(property.enum) && property.enum.every((value) => typeof value === 'string')) spec = { type: 'enum', values: property.enum as string[] };
+    if (!spec) continue;
+    const outcome = extractOne(text, spec, now);
+    if (outcome && 'value' in outcome) found[key] = outcome.value;
+  }
+  return found;
 }
 
 /** Assembles a `TaskPlan` from sub-tasks. */
