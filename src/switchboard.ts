@@ -75,7 +75,14 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const metrics = createMetrics();
   const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true });
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
-  const storage = openStorageFromUrl(options.databaseUrl);
+  let storage: Storage;
+  try {
+    storage = openStorageFromUrl(options.databaseUrl);
+  } catch (error) {
+    // The registry watcher would keep the process alive after a failed start.
+    await registry.close();
+    throw error;
+  }
   const agentClient = createAgentClient({ logger });
   const health = createAgentHealthTracker();
   const graph = buildSupervisorGraph({

@@ -60,7 +60,14 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
     apiKeys,
     chatPage: await readFile(CHAT_PAGE, 'utf8').catch(() => undefined),
   });
-  const server = await startServer(switchboard.app, { port: settings.port, host: settings.host });
+  let server: RunningServer;
+  try {
+    server = await startServer(switchboard.app, { port: settings.port, host: settings.host });
+  } catch (error) {
+    // A port in use: release the registry watcher and storage so the process can exit.
+    await switchboard.close();
+    throw error;
+  }
   logger.info({ url: server.url, config: settings.config, llm: llm.enabled ? 'on' : 'offline' }, 'switchboard listening');
   return {
     switchboard,
