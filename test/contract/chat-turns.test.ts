@@ -299,6 +299,37 @@ describe('sub-agent wire protocol', () => {
   });
 });
 
+describe('agent replies', () => {
+  it('input_required naming a declared key asks for it with the key\'s description and widget', async () => {
+    script.appointment = () => jsonReply({ status: 'input_required', output: {}, message: '请补充联系电话。', missingKeys: ['phone'] });
+    const events = await turn(server.url, { query: BOOK, user_id: 'u-input', session_id: nextSession() }, ids);
+    expect(finalOf(events).metadata.semantic_info).toEqual([
+      { type: 'miss', sub_agent_id: 'appointment_agent', keys: ['phone'], key_descriptions: ['联系电话'], fe_widgets_suggestion: ['phone_input'] },
+    ]);
+  });
+
+  // CONTRACT §2: `message` is the user-facing text. When an agent answers
+  // input_required with a key the registry does not declare, the final answer
+  // drops the agent's question and shows the raw key name instead
+  // ("需要您补充visit_type").
+  it.fails('deviation: input_required with an undeclared key passes the agent\'s question on, not the raw key', async () => {
+    script.appointment = () => jsonReply({ status: 'input_required', output: {}, message: '请问您是初诊还是复诊？', missingKeys: ['visit_type'] });
+    const events = await turn(server.url, { query: BOOK, user_id: 'u-input', session_id: nextSession() }, ids);
+    const final = finalOf(events).content;
+    expect(final).toContain('初诊还是复诊');
+    expect(final).not.toContain('visit_type');
+  });
+
+  it('escalates to a human after escalate_after_failures consecutive failed turns on a session', async () => {
+    script.appointment = () => statusReply(500, 'down');
+    const session = nextSession();
+    const first = await turn(server.url, { query: BOOK, user_id: 'u-esc', session_id: session }, ids);
+    expect(stage(first, 'escalate')).toHaveLength(0);
+    const second = await turn(server.url, { query: '帮我挂明天外科的号，电话13800138001', user_id: 'u-esc', session_id: session }, ids);
+    expect(stage(second, 'escalate')).toHaveLength(1);
+  });
+});
+
 describe('sessions', () => {
   it('409 when a turn is already running on the session', async () => {
     script.appointment = () => ({ ...DEFAULTS.appointment, delayMs: 600 });

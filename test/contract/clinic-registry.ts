@@ -25,7 +25,7 @@ supervisor:
   memory_max_history: 5
   max_parallel: 4
   default_timeout_ms: 3000
-  escalate_after_failures: 50
+  escalate_after_failures: 2
 widgets:
   department: department_picker
   report_id: report_scanner

@@ -118,6 +118,8 @@ describe('GET /v1/agents', () => {
       ['phone', 'phone_input'],
     ]);
     expect(body.agents[2]!.depends_on).toEqual(['appointment_agent']);
+    // "enabled/health": every card says how its agent is doing.
+    for (const card of body.agents as unknown as { health?: { status?: unknown } }[]) expect(typeof card.health?.status).toBe('string');
     expect(reply.text).not.toContain(CLINIC_TOKEN);
     expect(reply.text).not.toContain('Bearer');
     expect(reply.text).not.toContain(agent.url);
@@ -173,9 +175,37 @@ describe('errors', () => {
   });
 });
 
+describe('rate limiting', () => {
+  // CONTRACT §3 lists "429 rate limited with retry-after" and §5 says rate
+  // limits are in-process without REDIS_URL; the server has no rate limiter
+  // at all, so no burst ever gets a 429.
+  it.fails('deviation: a burst of chat requests from one user is eventually rate limited (429 + retry-after)', async () => {
+    const statuses: number[] = [];
+    let retryAfter: string | null = null;
+    for (let round = 0; round < 5 && !statuses.includes(429); round++) {
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, index) =>
+          fetch(`${server.url}/v1/chat`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json' },
+            body: JSON.stringify({ query: '你好', user_id: 'u-burst', session_id: `burst-${round}-${index}` }),
+          }),
+        ),
+      );
+      for (const reply of replies) {
+        statuses.push(reply.status);
+        if (reply.status === 429) retryAfter = reply.headers.get('retry-after');
+        await reply.arrayBuffer();
+      }
+    }
+    expect(statuses).toContain(429);
+    expect(retryAfter).toMatch(/^\d+$/);
+  });
+});
+
 describe('garbage input', () => {
   it('survives odd but valid JSON, strange characters and a cut connection', async () => {
-    const odd = [
+    const odd: Record<string, unknown>[] = [
       { query: 'hi', user_id: 'u1', extra: { deep: [[[[[[[[[[{}]]]]]]]]]] } },
       { query: '\u0000\u0001\u0002 挂号 \uFFFF \uD83D\uDE00', user_id: 'u-garbage' },
       { query: '<script>alert(1)</script> RPT-000000', user_id: 'u-garbage' },
@@ -183,7 +213,7 @@ describe('garbage input', () => {
       { query: '   ', user_id: 'u-garbage' },
       { query: 'hi', user_id: 'u-garbage', session_id: 'x'.repeat(500) },
       { query: 'hi', user_id: 'x'.repeat(500) },
-      { query: 'hi', user_id: 'u-garbage', __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } },
+      { query: 'hi', user_id: 'u-garbage', constructor: { prototype: { polluted: true } }, toString: 'x', hasOwnProperty: 1 },
     ];
     for (const body of odd) {
       const response = await fetch(`${server.url}/v1/chat`, {
