@@ -212,7 +212,7 @@ async function readSse(response: Response) {
 // ---------------------------------------------------------------------------
 
 describe('POST /v1/chat as SSE', () => {
-  it('streams events in order with ids and ends after done', async () => {
+  it('streams events in order as bare data frames (position in metadata.seq) and ends after done', async () => {
     const { url } = await serve();
     const response = await postChat(url, { query: '帮我订北京的酒店', user_id: 'u1', session_id: 's1' }, { 'x-trace-id': 'trace-abc' });
     expect(response.status).toBe(200);
@@ -223,7 +223,8 @@ describe('POST /v1/chat as SSE', () => {
     expect(response.headers.get('x-session-id')).toBe('s1');
     const { events, states } = await readSse(response);
     expect(states.map((state) => state.metadata.stage)).toEqual(['intent_start', 'plan_done', 'final', 'done']);
-    expect(events.map((event) => event.id)).toEqual(['1', '2', '3', '4']);
+    expect(events.map((event) => event.id)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(states.map((state) => state.metadata.seq)).toEqual([1, 2, 3, 4]);
     expect(states.at(-1)!.type).toBe('done');
     expect(states.every((state) => state.session_id === 's1')).toBe(true);
   });
@@ -265,9 +266,9 @@ describe('POST /v1/chat as SSE', () => {
 
   it('adds a done event when the turn finishes without one', async () => {
     const { url } = await serve({ turns: createScriptedRunner({ omitDone: true }) });
-    const { states, events } = await readSse(await postChat(url, { query: 'q', user_id: 'u1' }));
+    const { states } = await readSse(await postChat(url, { query: 'q', user_id: 'u1' }));
     expect(states.at(-1)).toMatchObject({ type: 'done', content: 'answer' });
-    expect(events.at(-1)!.id).toBe('4');
+    expect(states.at(-1)!.metadata.seq).toBe(4);
   });
 });
 

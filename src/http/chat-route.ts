@@ -153,7 +153,7 @@ function createRelay(stream: SseStream) {
       if (sawDone || stream.closed) return;
       const seq = typeof event.metadata?.seq === 'number' ? event.metadata.seq : lastSeq + 1;
       lastSeq = Math.max(lastSeq, seq);
-      stream.send(seq, event);
+      stream.send(event);
       if (event.type === 'done') {
         sawDone = true;
         stream.end();

@@ -8,8 +8,11 @@ import type { Response } from 'express';
 
 /** One open event stream. */
 export interface SseStream {
-  /** Writes `id: <id>\ndata: <json>\n\n`. No-op once the stream is closed. */
-  send(id: number | string, data: unknown): void;
+  /**
+   * Writes `data: <json>\n\n`, exactly the frame of CONTRACT §3 (the event's
+   * position travels in `metadata.seq`). No-op once the stream is closed.
+   */
+  send(data: unknown): void;
   /** Stops the heartbeat and ends the response. Safe to call more than once. */
   end(): void;
   /** True once ended here or closed by the client. */
@@ -39,8 +42,8 @@ export function openSseStream(response: Response, options: { heartbeatMs: number
   response.once('close', stopHeartbeat);
 
   return {
-    send(id, data) {
-      write(`id: ${String(id).replace(/[\r\n]/g, '')}\ndata: ${JSON.stringify(data)}\n\n`);
+    send(data) {
+      write(`data: ${JSON.stringify(data)}\n\n`);
     },
     end() {
       stopHeartbeat();
