@@ -143,6 +143,15 @@ describe('composeSummary', () => {
     expect(silent).toBe('Not done yet:\n- 机票服务: needs more information from you');
   });
 
+  it("passes on the agent's question when the keys it names are not declared in the registry", () => {
+    const text = summary({
+      tasks: [subTask('t1', 'flight_agent')],
+      outcomes: [outcome('t1', 'flight_agent', 'input_required', { message: '请问您要经济舱还是商务舱？', missing_keys: ['cabin_class'] })],
+      semanticInfo: [{ type: 'miss', sub_agent_id: 'flight_agent', keys: ['cabin_class'], key_descriptions: ['cabin_class'], fe_widgets_suggestion: [''] }],
+    });
+    expect(text).toBe('以下任务暂未执行：\n- 机票服务：请问您要经济舱还是商务舱？');
+  });
+
   it('joins done and not-done sections', () => {
     const text = summary({
       tasks: [subTask('t1', 'weather_agent'), subTask('t2', 'hotel_agent', 'parked')],

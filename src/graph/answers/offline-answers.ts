@@ -72,10 +72,25 @@ export function composeSummary(input: SummaryInput): string {
       notRun.push(zh ? `- ${nameOf(task.assigned_agent)}：未能完成（${why}），请稍后再试。` : `- ${nameOf(task.assigned_agent)}: not completed (${why}); please try again later.`);
     }
   }
+  // The question of an agent that answered input_required, by agent id.
+  const questionOf = new Map<string, string>();
+  for (const task of plan.sub_tasks) {
+    const outcome = outcomes[task.task_id];
+    const question = outcome?.status === 'input_required' ? outcome.message?.trim() : undefined;
+    if (question) questionOf.set(task.assigned_agent, question);
+  }
   const needed = new Set<string>();
   for (const info of input.semanticInfo) {
     const card = snapshot.byId.get(info.sub_agent_id);
     if (!card) continue;
+    // Keys the registry does not declare have no user-facing description: pass the agent's own question on.
+    const undeclared = info.keys.some((key) => !card.requiredKeys.some((spec) => spec.key === key));
+    const question = questionOf.get(card.id);
+    if (undeclared && question) {
+      notRun.push(zh ? `- ${card.name}：${question}` : `- ${card.name}: ${question}`);
+      needed.add(card.id);
+      continue;
+    }
     const keys = neededKeysText(info, card, input.now, language);
     const verb = info.type === 'invalid' ? (zh ? '请重新提供有效的' : 'please give a valid') : zh ? '需要您补充' : 'needs';
     notRun.push(zh ? `- ${card.name}：${verb}${keys}` : `- ${card.name}: ${verb} ${keys}`);
