@@ -306,11 +306,9 @@ describe('agent replies', () => {
     ]);
   });
 
-  // CONTRACT §2: `message` is the user-facing text. When an agent answers
-  // input_required with a key the registry does not declare, the final answer
-  // drops the agent's question and shows the raw key name instead
-  // ("需要您补充visit_type").
-  it.fails('deviation: input_required with an undeclared key passes the agent\'s question on, not the raw key', async () => {
+  // CONTRACT §2: `message` is the user-facing text; a key the registry does
+  // not declare has no description, so the agent's question is what the user sees.
+  it('input_required with an undeclared key passes the agent\'s question on, not the raw key', async () => {
     script.appointment = () => jsonReply({ status: 'input_required', output: {}, message: '请问您是初诊还是复诊？', missingKeys: ['visit_type'] });
     const events = await turn(server.url, { query: BOOK, user_id: 'u-input', session_id: nextSession() }, ids);
     const final = finalOf(events).content;
