@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { jsonReply, startFakeAgent } from '../support/fake-agent.js';
 import { CLINIC_TOKEN, clinicRegistry } from './clinic-registry.js';
 import { REPO_ROOT, childEnv } from './harness.js';
 
@@ -172,5 +173,21 @@ describe('seed compatibility', () => {
     const result = await validate(fileWith('alias.yaml', text));
     expect(result.code, result.all).toBe(0);
     expect(result.all).toMatch(/deprecat|warning/i);
+  });
+});
+
+describe('check-agent', () => {
+  // CONTRACT §6 lists `switchboard check-agent <url|agent id>`; the CLI has
+  // no such command ("unknown command", exit 2).
+  it.fails('deviation: check-agent runs a conformance check against a conforming sub-agent and exits 0', async () => {
+    const agent = await startFakeAgent(jsonReply({ output: { appointment_no: 'A-1' }, message: 'ok' }));
+    try {
+      const result = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check-agent', agent.url], childEnv({ LOG_LEVEL: 'silent' }));
+      expect(result.all).not.toContain('unknown command');
+      expect(result.code, result.all).toBe(0);
+      expect(agent.calls.length).toBeGreaterThan(0);
+    } finally {
+      await agent.close();
+    }
   });
 });
