@@ -111,7 +111,10 @@ describe('travel turns', () => {
     const limoStart = events.findIndex((event) => event.metadata.stage === 'agent_start' && event.agent_id === 'limo_agent');
     expect(hotelDone).toBeGreaterThan(0);
     expect(limoStart).toBeGreaterThan(hotelDone);
-    const limoCall = fleet.limo.calls.at(-1)!.body as { upstream: Record<string, { agent: string; output: { booking_id: string } }>; inputs: Record<string, unknown> };
+    const limoCall = fleet.limo.calls.at(-1)!.body as { message: string; upstream: Record<string, { agent: string; output: { booking_id: string } }>; inputs: Record<string, unknown> };
+    // Each agent gets its own part of the request as the sub-task text.
+    expect(limoCall.message).toContain('接机');
+    expect(limoCall.message).not.toContain('天气');
     expect(limoCall.upstream[hotelTask.task_id]).toMatchObject({ agent: 'hotel_agent', output: { booking_id: 'HB-1' } });
     expect(limoCall.inputs).toMatchObject({ airport: '首都机场', date: TOMORROW });
     // An optional `format: date` input is read from the text as well.

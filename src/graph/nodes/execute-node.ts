@@ -38,7 +38,8 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
         card,
         {
           task_id: task.task_id,
-          message: state.rewritten_query,
+          // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
+          message: task.description.trim() || state.rewritten_query,
           inputs: task.inputs,
           user_id: state.user_id,
           thread_id: state.thread_id,

@@ -124,18 +124,24 @@ describe('createOfflinePlanner', () => {
 });
 
 describe('buildSubTasks', () => {
-  it('names each task after its agent and the query', () => {
+  it('describes each task by the whole query when no clause is known', () => {
     const { tasks } = buildSubTasks([hotel], { query: '帮我订北京的酒店', memory: emptyMemory(), now: NOW, planId: 'p1' });
     expect(tasks).toEqual([
       {
         task_id: 'p1_task_1',
-        description: '酒店服务：帮我订北京的酒店',
+        description: '帮我订北京的酒店',
         assigned_agent: 'hotel_agent',
         inputs: { city: '北京' },
         dependencies: [],
         status: 'pending',
       },
     ]);
+  });
+
+  it('describes each task by the clause that asked for it', () => {
+    const clauses = new Map([['hotel_agent', '帮我订北京的酒店'], ['weather_agent', '再告诉我北京明天的天气']]);
+    const { tasks } = buildSubTasks([hotel, weather], { query: '帮我订北京的酒店，再告诉我北京明天的天气', memory: emptyMemory(), now: NOW, planId: 'p1' }, clauses);
+    expect(tasks.map((task) => task.description)).toEqual(['帮我订北京的酒店', '再告诉我北京明天的天气']);
   });
 
   it('does not share input objects with memory', () => {

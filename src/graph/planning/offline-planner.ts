@@ -16,6 +16,8 @@ import type { Planner, PlanRequest, PlanResult } from './types.js';
 export function buildSubTasks(
   cards: readonly AgentCard[],
   request: Pick<PlanRequest, 'query' | 'memory' | 'now' | 'planId'>,
+  /** agent id → the part of the query that asked for it (the sub-task's text). */
+  clauses: ReadonlyMap<string, string> = new Map(),
 ): { tasks: SubTask[]; invalidKeys: Record<string, InvalidKey[]> } {
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
   const invalidKeys: Record<string, InvalidKey[]> = {};
@@ -28,7 +30,7 @@ export function buildSubTasks(
     if (extraction.invalid.length > 0) invalidKeys[taskId] = extraction.invalid.map((item) => ({ ...item }));
     return {
       task_id: taskId,
-      description: `${card.name}：${request.query}`,
+      description: clauses.get(card.id) ?? request.query,
       assigned_agent: card.id,
       inputs,
       dependencies: card.dependsOn.filter((id) => taskIdOf.has(id)).map((id) => taskIdOf.get(id)!),
@@ -107,7 +109,8 @@ export function createOfflinePlanner(): Planner {
         .map((intent) => request.snapshot.byId.get(intent.agentId))
         .filter((card): card is AgentCard => card !== undefined && card.enabled);
       const unique = [...new Map(cards.map((card) => [card.id, card])).values()];
-      const { tasks, invalidKeys } = buildSubTasks(unique, request);
+      const clauses = new Map(request.intents.flatMap((intent) => (intent.clause ? [[intent.agentId, intent.clause] as const] : [])));
+      const { tasks, invalidKeys } = buildSubTasks(unique, request, clauses);
       const names = unique.map((card) => card.name).join('、');
       return {
         plan: assemblePlan(request.planId, tasks, `matched capabilities: ${names}`, ''),
