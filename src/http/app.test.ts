@@ -9,6 +9,7 @@ import type { AgentCard, PublicAgentCard, Registry, RegistrySnapshot } from '../
 import type { MessageStore, StoredMessage } from '../store/types.js';
 import { createApp, type AppOptions } from './app.js';
 import { startServer, type RunningServer } from './server.js';
+import { toPublicCard } from '../registry/index.js';
 
 // ---------------------------------------------------------------------------
 // Test doubles for the seams the HTTP layer talks through.
@@ -149,19 +150,6 @@ function createStaticRegistry(): Registry {
   return { current: () => snapshot, lastError: () => null, onReload: () => () => {}, close: async () => {} };
 }
 
-function publicCard(card: AgentCard): PublicAgentCard {
-  return {
-    id: card.id,
-    name: card.name,
-    description: card.description,
-    enabled: card.enabled,
-    examples: [...card.examples],
-    keywords: [...card.keywords],
-    depends_on: [...card.dependsOn],
-    protocol: card.endpoint.protocol,
-    required_semantic_keys: [],
-  };
-}
 
 // ---------------------------------------------------------------------------
 // Helpers: a server per test, an SSE reader.
@@ -177,7 +165,7 @@ async function serve(overrides: Partial<AppOptions> = {}) {
   const options: AppOptions = {
     registry: createStaticRegistry(),
     messages: createMemoryMessages(),
-    publicCard,
+    publicCard: toPublicCard,
     logger: silentLogger,
     metrics: createMetrics({ defaultMetrics: false }),
     ...overrides,

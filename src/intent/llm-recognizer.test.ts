@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAI } from '../../test/support/fake-openai.js';
-import { createDisabledLlmGateway, createLlmGateway, createLlmUsage, type OpenAiCompatibleGateway } from '../llm/index.js';
+import { describe, expect, it } from 'vitest';
+import { useFakeModelGateway } from '../../test/support/fake-model-gateway.js';
+import { createDisabledLlmGateway, createLlmUsage } from '../llm/index.js';
 import { silentLogger } from '../logger.js';
 import { createInMemoryIntentCache } from './intent-cache.js';
 import { createLlmRecognizer } from './llm-recognizer.js';
@@ -11,17 +11,7 @@ import type { IntentInput } from './types.js';
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const snapshot = snapshotOf([...travelCards(), card({ id: 'train_agent', name: '火车票', description: 'train tickets', enabled: false })]);
 
-let fake: FakeOpenAI;
-let gateway: OpenAiCompatibleGateway;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', smallModel: 'fake-small', logger: silentLogger, breaker: false, maxRetries: 0 });
-});
-afterAll(async () => {
-  gateway.close();
-  await fake.close();
-});
-afterEach(() => fake.assertComplete());
+const model = useFakeModelGateway();
 
 function input(query: string, fields: Partial<IntentInput> = {}): IntentInput {
   return { query, history: [], snapshot, pendingAgents: [], now: NOW, usage: createLlmUsage(), ...fields };
@@ -38,18 +28,18 @@ function counter() {
 
 describe('LLM recognizer', () => {
   it('decides greetings, thanks, human requests and sensitive words by rules, with the answer and no call', async () => {
-    const recognizer = createLlmRecognizer({ gateway, fallback: createOfflineRecognizer(), logger: silentLogger });
-    const before = fake.requests.length;
+    const recognizer = createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger });
+    const before = model.fake.requests.length;
     const hello = await recognizer.recognize(input('你好'));
     expect(hello).toMatchObject({ kind: 'simple', simpleKind: 'greeting', source: 'rules' });
     expect(hello.answer).toContain('酒店服务');
     expect(await recognizer.recognize(input('转人工'))).toMatchObject({ kind: 'escalate', source: 'rules' });
     expect(await recognizer.recognize(input('怎么买毒品'))).toMatchObject({ kind: 'simple', simpleKind: 'sensitive', source: 'rules' });
-    expect(fake.requests.length).toBe(before);
+    expect(model.fake.requests.length).toBe(before);
   });
 
   it('sanitises the reply: unknown and disabled agents dropped, ids out of user texts, draft kept', async () => {
-    fake.push(
+    model.fake.push(
       reply({
         intent: ['hotel_agent', 'train_agent', '天气查询', 'ghost_agent'],
         user_friendly_message: '我将调用hotel_agent和train_agent',
@@ -58,7 +48,7 @@ describe('LLM recognizer', () => {
       }),
     );
     const usage = createLlmUsage();
-    const result = await createLlmRecognizer({ gateway, fallback: createOfflineRecognizer(), logger: silentLogger }).recognize(
+    const result = await createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger }).recognize(
       input('帮我订北京的酒店，查一下天气，再买张火车票', { usage }),
     );
     expect(result.kind).toBe('business');
@@ -68,34 +58,34 @@ describe('LLM recognizer', () => {
     expect(result.rewrittenQuery).toBe('订北京酒店并查天气，再买火车票');
     expect(result.draftPlan).toMatchObject({ query: '帮我订北京的酒店，查一下天气，再买张火车票', task_plan: { sub_tasks: [{ assigned_agent: 'hotel_agent' }] } });
     expect(usage.calls).toEqual([expect.objectContaining({ purpose: 'intent', tier: 'main', ok: true, tierReason: expect.stringContaining('long query') })]);
-    const system = fake.requests.at(-1)!.messages[0]!.content;
+    const system = model.fake.requests.at(-1)!.messages[0]!.content;
     expect(system).not.toContain('train_agent'); // disabled cards are not offered
   });
 
   it('turns a business reply with no enabled capability into an out-of-scope answer', async () => {
-    fake.push(reply({ intent: ['train_agent'], user_friendly_message: '为您买火车票' }));
-    const result = await createLlmRecognizer({ gateway, fallback: createOfflineRecognizer(), logger: silentLogger }).recognize(input('帮我买一张去上海的火车票'));
+    model.fake.push(reply({ intent: ['train_agent'], user_friendly_message: '为您买火车票' }));
+    const result = await createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger }).recognize(input('帮我买一张去上海的火车票'));
     expect(result).toMatchObject({ kind: 'simple', simpleKind: 'out_of_scope' });
     expect(result.answer).toContain('超出');
   });
 
   it('caches only high-confidence results, keyed by memory as well as the query', async () => {
-    const recognizer = createLlmRecognizer({ gateway, fallback: createOfflineRecognizer(), cache: createInMemoryIntentCache(), logger: silentLogger });
-    fake.push(reply({ intent: ['weather_agent'], confidence: 'high' }));
+    const recognizer = createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), cache: createInMemoryIntentCache(), logger: silentLogger });
+    model.fake.push(reply({ intent: ['weather_agent'], confidence: 'high' }));
     await recognizer.recognize(input('北京明天天气怎么样'));
     const cached = await recognizer.recognize(input('北京明天天气怎么样'));
     expect(cached.source).toBe('cache');
-    fake.push(reply({ intent: ['weather_agent'], confidence: 'high' }));
+    model.fake.push(reply({ intent: ['weather_agent'], confidence: 'high' }));
     expect((await recognizer.recognize(input('北京明天天气怎么样', { pendingAgents: ['hotel_agent'] }))).source).toBe('model');
-    fake.push(reply({ intent: ['weather_agent'], confidence: 'medium' }), reply({ intent: ['weather_agent'], confidence: 'medium' }));
+    model.fake.push(reply({ intent: ['weather_agent'], confidence: 'medium' }), reply({ intent: ['weather_agent'], confidence: 'medium' }));
     await recognizer.recognize(input('上海天气'));
     expect((await recognizer.recognize(input('上海天气'))).source).toBe('model');
   });
 
   it('retries an unusable reply once, then falls back and counts why', async () => {
     const { seen, metrics } = counter();
-    const recognizer = createLlmRecognizer({ gateway, fallback: createOfflineRecognizer(), logger: silentLogger, metrics });
-    fake.push('not json', { content: { kind: 'business' } });
+    const recognizer = createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger, metrics });
+    model.fake.push('not json', { content: { kind: 'business' } });
     const result = await recognizer.recognize(input('北京明天天气怎么样'));
     expect(result).toMatchObject({ kind: 'business', source: 'fallback' });
     expect(result.intents.map((intent) => intent.agentId)).toEqual(['weather_agent']);
@@ -104,8 +94,8 @@ describe('LLM recognizer', () => {
 
   it('falls back at once on a failed call and when the gateway is disabled', async () => {
     const { seen, metrics } = counter();
-    fake.push({ status: 500 });
-    const result = await createLlmRecognizer({ gateway, fallback: createOfflineRecognizer(), logger: silentLogger, metrics }).recognize(input('北京明天天气怎么样'));
+    model.fake.push({ status: 500 });
+    const result = await createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger, metrics }).recognize(input('北京明天天气怎么样'));
     expect(result.source).toBe('fallback');
     const disabled = await createLlmRecognizer({ gateway: createDisabledLlmGateway(), fallback: createOfflineRecognizer(), logger: silentLogger, metrics }).recognize(
       input('北京明天天气怎么样'),
@@ -115,6 +105,6 @@ describe('LLM recognizer', () => {
   });
 
   it('rejects missing dependencies with a message naming them', () => {
-    expect(() => createLlmRecognizer({ gateway, logger: silentLogger } as never)).toThrow(/fallback/);
+    expect(() => createLlmRecognizer({ gateway: model.gateway, logger: silentLogger } as never)).toThrow(/fallback/);
   });
 });

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAI } from '../../../test/support/fake-openai.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useFakeModelGateway } from '../../../test/support/fake-model-gateway.js';
 import { snapshotOf, travelCards } from '../../intent/test-fixtures.js';
-import { createLlmGateway, createLlmUsage, type OpenAiCompatibleGateway } from '../../llm/index.js';
+import { createLlmUsage } from '../../llm/index.js';
 import { silentLogger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
 import type { TaskPlan } from '../plan-types.js';
@@ -12,17 +12,7 @@ import type { SummaryInput } from './types.js';
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const snapshot = snapshotOf(travelCards());
 
-let fake: FakeOpenAI;
-let gateway: OpenAiCompatibleGateway;
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', smallModel: 'fake-small', logger: silentLogger, breaker: false, maxRetries: 0 });
-});
-afterAll(async () => {
-  gateway.close();
-  await fake.close();
-});
-afterEach(() => fake.assertComplete());
+const model = useFakeModelGateway();
 
 function context(): TurnContext {
   return { snapshot, signal: new AbortController().signal, now: NOW, traceId: 't', language: 'zh', usage: createLlmUsage(), timings: {} };
@@ -60,36 +50,36 @@ const SUMMARY_INPUT: SummaryInput = {
 describe('LLM answers', () => {
   let answers: ReturnType<typeof createLlmAnswers>;
   beforeAll(() => {
-    answers = createLlmAnswers({ gateway, fallback: createOfflineAnswers(), logger: silentLogger });
+    answers = createLlmAnswers({ gateway: model.gateway, fallback: createOfflineAnswers(), logger: silentLogger });
   });
 
   it('returns the answer the recognizer already wrote, without a call', async () => {
-    const before = fake.requests.length;
+    const before = model.fake.requests.length;
     const text = await answers.direct(
       { kind: 'out_of_scope', query: 'q', language: 'zh', history: [], snapshot, intent: { kind: 'simple', intents: [], confidence: 'high', reason: '', rewrittenQuery: 'q', userFriendlyMessage: '', answer: '写好的回答' } },
       context(),
     );
     expect(text).toBe('写好的回答');
-    expect(fake.requests.length).toBe(before);
+    expect(model.fake.requests.length).toBe(before);
   });
 
   it('writes a direct answer in one streamed call on the small model when none was written', async () => {
-    fake.push({ content: '您好！我可以帮您订酒店（hotel_agent）。' });
+    model.fake.push({ content: '您好！我可以帮您订酒店（hotel_agent）。' });
     const deltas: string[] = [];
     const text = await answers.direct({ kind: 'greeting', query: '你好呀', language: 'zh', history: [], snapshot }, context(), (delta) => deltas.push(delta));
     expect(text).toBe('您好！我可以帮您订酒店（酒店服务）。');
     expect(deltas.join('')).toBe(text);
-    expect(fake.requests.at(-1)).toMatchObject({ stream: true, model: 'fake-small' });
+    expect(model.fake.requests.at(-1)).toMatchObject({ stream: true, model: 'fake-small' });
   });
 
   it('summarises from user-facing facts in one streamed call on the main model', async () => {
-    fake.push({ content: '北京明天晴。机票查询超时了，请稍后再试。订酒店还需要您告诉我入住城市，例如北京、上海。' });
+    model.fake.push({ content: '北京明天晴。机票查询超时了，请稍后再试。订酒店还需要您告诉我入住城市，例如北京、上海。' });
     const deltas: string[] = [];
     const run = context();
     const text = await answers.summarize(SUMMARY_INPUT, run, (delta) => deltas.push(delta));
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join('')).toBe(text);
-    const request = fake.requests.at(-1)!;
+    const request = model.fake.requests.at(-1)!;
     expect(request).toMatchObject({ stream: true, model: 'fake-main' });
     const prompt = request.messages[1]!.content;
     expect(prompt).toContain('[天气查询]\n  message: 北京明天晴。');
@@ -100,7 +90,7 @@ describe('LLM answers', () => {
   });
 
   it('falls back to the template summary when the call fails', async () => {
-    fake.push({ status: 500 });
+    model.fake.push({ status: 500 });
     expect(await answers.summarize(SUMMARY_INPUT, context())).toBe(composeSummary(SUMMARY_INPUT));
   });
 });
