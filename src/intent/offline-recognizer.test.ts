@@ -120,6 +120,21 @@ describe('rewrite from short-term memory', () => {
     expect(result.rewrittenQuery).toBe('帮我订酒店，再查一下天气，北京，明天');
   });
 
+  it('keeps a pending request next to a new one when the values come in clauses of their own', async () => {
+    const history = [turn({ query: '帮我订酒店', rewrittenQuery: '帮我订酒店', agents: ['hotel_agent'] })];
+    const result = await recognizer.recognize(input('北京，明天，顺便查下天气', { history, pendingAgents: ['hotel_agent'] }));
+    expect(result.kind).toBe('business');
+    expect(result.intents.map((intent) => intent.agentId).sort()).toEqual(['hotel_agent', 'weather_agent']);
+    expect(result.rewrittenQuery).toBe('帮我订酒店，北京，明天，顺便查下天气');
+  });
+
+  it('does not pull a pending request into a new one whose own clause carries the values', async () => {
+    const history = [turn({ query: '帮我订酒店', rewrittenQuery: '帮我订酒店', agents: ['hotel_agent'] })];
+    const result = await recognizer.recognize(input('北京明天天气怎么样', { history, pendingAgents: ['hotel_agent'] }));
+    expect(result.intents.map((intent) => intent.agentId)).toEqual(['weather_agent']);
+    expect(result.rewrittenQuery).toBe('北京明天天气怎么样');
+  });
+
   it('uses the last turn’s agents when nothing is pending', async () => {
     const history = [turn({ query: '北京明天天气', rewrittenQuery: '北京明天天气怎么样', agents: ['weather_agent'] })];
     const result = await recognizer.recognize(input('上海', { history }));

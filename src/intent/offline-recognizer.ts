@@ -28,7 +28,10 @@
  * - When the query itself matches cards, those are used. If every matched card
  *   is one of the *pending* agents (the user is completing that request in
  *   other words, e.g. "首都机场接机"), the query is rewritten the same way so
- *   the keys given earlier are kept; otherwise `rewrittenQuery` is the query.
+ *   the keys given earlier are kept. If the query also has clauses of its own
+ *   that are fragments for the pending agents ("北京，明天，顺便查下天气"),
+ *   the pending agents are kept next to the new ones, rewritten the same way.
+ *   Otherwise `rewrittenQuery` is the query.
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';
@@ -37,7 +40,7 @@ import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
 import { orderByMention } from './mention-order.js';
 import { extractOne } from './key-extractor.js';
 import { createSimpleIntentClassifier, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
-import { detectLanguage, normalizeText } from './text-terms.js';
+import { detectLanguage, normalizeText, splitClauses } from './text-terms.js';
 
 /** Options of the offline recognizer; every field has a default. */
 export interface OfflineRecognizerOptions {
@@ -94,7 +97,17 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         const intents = ranked.intents.map(({ agentId, score, clause }) => ({ agentId, score, clause }));
         const completesPending =
           input.pendingAgents.length > 0 && carried.agents.length > 0 && intents.every((intent) => carried.agents.includes(intent.agentId));
-        return business(snapshot, text, intents, ranked.confidence, ranked.reason, completesPending ? merge(previous, text) : text);
+        if (completesPending) return business(snapshot, text, intents, ranked.confidence, ranked.reason, merge(previous, text));
+        // A new request plus, in clauses of their own, the values a parked request was waiting for
+        // ("北京，明天，顺便查下天气"): keep the parked request alongside the new one.
+        const matchedClauses = new Set(intents.map((intent) => intent.clause).filter((clause): clause is string => clause !== undefined));
+        const pendingLeft = carried.source === 'pending' ? carried.agents.filter((agentId) => !intents.some((intent) => intent.agentId === agentId)) : [];
+        const fragments = splitClauses(query).filter((clause) => !matchedClauses.has(clause.text) && ![...matchedClauses].some((matched) => matched.includes(clause.text)));
+        if (pendingLeft.length > 0 && fragments.some((clause) => isFragment(clause.text, pendingLeft, snapshot))) {
+          const withPending = [...intents, ...pendingLeft.map((agentId) => ({ agentId, score: 0.5 }))];
+          return business(snapshot, text, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text));
+        }
+        return business(snapshot, text, intents, ranked.confidence, ranked.reason, text);
       }
 
       if (carried.agents.length > 0 && isFragment(query, carried.agents, snapshot)) {
