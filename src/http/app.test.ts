@@ -9,7 +9,7 @@ import type { AgentCard, PublicAgentCard, Registry, RegistrySnapshot } from '../
 import type { MessageStore, StoredMessage } from '../store/types.js';
 import { createApp, type AppOptions } from './app.js';
 import { startServer, type RunningServer } from './server.js';
-import { toPublicCard } from '../registry/index.js';
+import { SUPERVISOR_DEFAULTS, toPublicCard } from '../registry/index.js';
 
 // ---------------------------------------------------------------------------
 // Test doubles for the seams the HTTP layer talks through.
@@ -141,7 +141,7 @@ function createStaticRegistry(): Registry {
     version: 'abc123',
     loadedAt: '2026-01-01T00:00:00.000Z',
     sourcePath: '/tmp/agents_config.yaml',
-    supervisor: { memoryMaxHistory: 5, maxParallel: 4, defaultTimeoutMs: 15000, escalateAfterFailures: 2 },
+    supervisor: SUPERVISOR_DEFAULTS,
     widgets: {},
     agents,
     byId: new Map(agents.map((card) => [card.id, card])),

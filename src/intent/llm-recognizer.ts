@@ -34,7 +34,7 @@ import { createCardPreselector, type CardPreselector } from './card-preselect.js
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
 import type { IntentCache } from './intent-cache.js';
 import { intentCacheKey } from './intent-cache.js';
-import { createSimpleIntentClassifier, type SimpleIntentLexicon } from './simple-intents.js';
+import { createSnapshotClassifiers, type SimpleIntentLexicon } from './simple-intents.js';
 import { detectLanguage, normalizeText } from './text-terms.js';
 import type { IntentInput, IntentRecognizer, IntentResult, RankedIntent } from './types.js';
 
@@ -68,7 +68,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
   if (!options.fallback || typeof options.fallback.recognize !== 'function') throw new TypeError('LLM recognizer: fallback recognizer is required');
   if (!options.logger) throw new TypeError('LLM recognizer: logger is required');
   const { gateway, fallback, cache, logger, metrics } = options;
-  const classifier = createSimpleIntentClassifier(options.lexicon);
+  const classifierFor = createSnapshotClassifiers(options.lexicon);
   const preselector = options.preselector ?? createCardPreselector({ limit: options.maxPromptCards ?? 12 });
   const ajv = new Ajv({ allErrors: true, strict: false });
   // The intent part is checked without the plan: a usable intent with a broken
@@ -92,7 +92,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
       const normalized = normalizeText(text);
 
       // Level 1: word rules.
-      if (normalized.length === 0 || classifier.findOverride(normalized) || classifier.findSmallTalk(normalized)) {
+      if (normalized.length === 0 || classifierFor(input.snapshot).findOverride(normalized) || classifierFor(input.snapshot).findSmallTalk(normalized)) {
         const decided = await fallback.recognize(input);
         if (decided.kind !== 'business') {
           return { ...decided, source: 'rules', ...(decided.kind === 'simple' ? { answer: decided.userFriendlyMessage } : {}) };

@@ -206,3 +206,14 @@ describe('input checks', () => {
     await expect(recognizer.recognize(input('帮我订酒店', { signal: controller.signal }))).rejects.toThrow('client went away');
   });
 });
+
+describe('word lists from the registry', () => {
+  it('adds the snapshot’s supervisor.word_lists to the built-in rules', async () => {
+    const base = snapshotOf(travelCards());
+    const snapshot = { ...base, supervisor: { ...base.supervisor, wordLists: { sensitive: ['内幕消息'], abusive: [], escalation: ['找你们经理'] } } };
+    expect((await recognizer.recognize(input('给我点酒店的内幕消息', {}, snapshot))).simpleKind).toBe('sensitive');
+    expect((await recognizer.recognize(input('我要找你们经理', {}, snapshot))).kind).toBe('escalate');
+    // The same words mean nothing on a registry without them.
+    expect((await recognizer.recognize(input('我要找你们经理', {}, base))).kind).not.toBe('escalate');
+  });
+});

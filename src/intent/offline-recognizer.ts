@@ -39,7 +39,7 @@ import { createAgentRanker, type AgentRankerOptions } from './agent-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
 import { orderByMention } from './mention-order.js';
 import { extractOne } from './key-extractor.js';
-import { createSimpleIntentClassifier, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
+import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
 import { detectLanguage, normalizeText, splitClauses } from './text-terms.js';
 
 /** Options of the offline recognizer; every field has a default. */
@@ -56,7 +56,7 @@ export interface OfflineRecognizerOptions {
 
 /** Creates the offline recognizer. Throws a `TypeError` naming the bad option. */
 export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}): IntentRecognizer {
-  const classifier = createSimpleIntentClassifier(options.lexicon);
+  const classifierFor = createSnapshotClassifiers(options.lexicon);
   const ranker = createAgentRanker(options.ranking);
   const now = options.now ?? (() => new Date());
   const maxFragmentResidue = options.maxFragmentResidue ?? 4;
@@ -75,6 +75,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       const query = normalizeText(text);
       if (query.length === 0) return simple('out_of_scope', snapshot, text, 'empty query', 'high');
 
+      const classifier = classifierFor(snapshot);
       const override = classifier.findOverride(query);
       if (override) {
         if (override.kind === 'escalate') {

@@ -12,6 +12,7 @@
  */
 import { createPhraseMatcher, type PhraseMatcher } from './phrase-matcher.js';
 import { isHan, normalizeText } from './text-terms.js';
+import type { RegistrySnapshot } from '../registry/types.js';
 
 /** The configurable word lists. */
 export interface SimpleIntentLexicon {
@@ -134,3 +135,30 @@ export function residualUnits(text: string): { han: number; words: number } {
   for (const character of text) if (isHan(character)) han++;
   return { han, words: (text.match(/[A-Za-z0-9]+/g) ?? []).length };
 }
+
+/**
+ * Classifiers for registry snapshots: the given lexicon (or the defaults) plus
+ * the snapshot's `supervisor.word_lists`, built once per snapshot, so a
+ * platform team's word-list edit takes effect with the next reload.
+ */
+export function createSnapshotClassifiers(lexicon: Partial<SimpleIntentLexicon> = {}): (snapshot: RegistrySnapshot) => SimpleIntentClassifier {
+  const base: SimpleIntentLexicon = { ...DEFAULT_SIMPLE_INTENT_LEXICON, ...lexicon };
+  const plain = createSimpleIntentClassifier(base);
+  const bySnapshot = new WeakMap<RegistrySnapshot, SimpleIntentClassifier>();
+  return (snapshot) => {
+    const extra = snapshot.supervisor.wordLists;
+    if (!extra || (extra.sensitive.length === 0 && extra.abusive.length === 0 && extra.escalation.length === 0)) return plain;
+    let classifier = bySnapshot.get(snapshot);
+    if (!classifier) {
+      classifier = createSimpleIntentClassifier({
+        ...base,
+        sensitive: [...base.sensitive, ...extra.sensitive],
+        abusive: [...base.abusive, ...extra.abusive],
+        escalation: [...base.escalation, ...extra.escalation],
+      });
+      bySnapshot.set(snapshot, classifier);
+    }
+    return classifier;
+  };
+}
+

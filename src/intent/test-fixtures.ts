@@ -4,6 +4,7 @@
  * not depend on the registry loader.
  */
 import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../registry/types.js';
+import { SUPERVISOR_DEFAULTS } from '../registry/build-snapshot.js';
 
 const CITIES = ['北京', '上海', '广州', '深圳', '杭州', '成都', '西安', 'Beijing', 'Shanghai', 'Guangzhou', 'Shenzhen', 'Hangzhou', 'Chengdu'];
 const AIRPORTS = [
@@ -40,7 +41,7 @@ export function snapshotOf(cards: readonly AgentCard[], version = 'test'): Regis
     version,
     loadedAt: '2026-01-01T00:00:00.000Z',
     sourcePath: 'agents_config.yaml',
-    supervisor: { memoryMaxHistory: 5, maxParallel: 4, defaultTimeoutMs: 15000, escalateAfterFailures: 2 },
+    supervisor: SUPERVISOR_DEFAULTS,
     widgets: {},
     agents: cards,
     byId: new Map(cards.map((entry) => [entry.id, entry])),

@@ -28,6 +28,7 @@ export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
   maxParallel: 4,
   defaultTimeoutMs: 15000,
   escalateAfterFailures: 2,
+  wordLists: Object.freeze({ sensitive: [], abusive: [], escalation: [] }),
 });
 
 /** Endpoint defaults other than the timeout (which comes from the supervisor). */
@@ -58,7 +59,13 @@ interface RawAgent {
 
 interface RawConfig {
   version: 1;
-  supervisor?: { memory_max_history?: number; max_parallel?: number; default_timeout_ms?: number; escalate_after_failures?: number };
+  supervisor?: {
+    memory_max_history?: number;
+    max_parallel?: number;
+    default_timeout_ms?: number;
+    escalate_after_failures?: number;
+    word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
+  };
   widgets?: Record<string, string>;
   fe_wigdets_suggestion?: Record<string, string>;
   agents: RawAgent[];
@@ -110,6 +117,11 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
     maxParallel: config.supervisor?.max_parallel ?? SUPERVISOR_DEFAULTS.maxParallel,
     defaultTimeoutMs: config.supervisor?.default_timeout_ms ?? SUPERVISOR_DEFAULTS.defaultTimeoutMs,
     escalateAfterFailures: config.supervisor?.escalate_after_failures ?? SUPERVISOR_DEFAULTS.escalateAfterFailures,
+    wordLists: {
+      sensitive: [...(config.supervisor?.word_lists?.sensitive ?? [])],
+      abusive: [...(config.supervisor?.word_lists?.abusive ?? [])],
+      escalation: [...(config.supervisor?.word_lists?.escalation ?? [])],
+    },
   };
 
   if (config.fe_wigdets_suggestion !== undefined) {

@@ -382,7 +382,13 @@ describe('loadRegistryText: valid registries', () => {
     const result = load(VALID);
     if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
     const { snapshot } = result;
-    expect(snapshot.supervisor).toEqual({ memoryMaxHistory: 5, maxParallel: 4, defaultTimeoutMs: 15000, escalateAfterFailures: 2 });
+    expect(snapshot.supervisor).toEqual({
+      memoryMaxHistory: 5,
+      maxParallel: 4,
+      defaultTimeoutMs: 15000,
+      escalateAfterFailures: 2,
+      wordLists: { sensitive: [], abusive: [], escalation: [] },
+    });
     const card = snapshot.byId.get('hotel_agent');
     expect(card?.enabled).toBe(true);
     expect(card?.endpoint).toEqual({ url: 'http://127.0.0.1:7101/invoke', protocol: 'http-json', timeoutMs: 15000, retries: 1, headers: {} });
@@ -579,5 +585,19 @@ describe('loadRegistryFile', () => {
     const result = await loadRegistryFile('/nonexistent/dir/agents_config.yaml');
     expect(result.ok).toBe(false);
     expect(!result.ok && result.issues[0]?.message).toBe('registry file not found: /nonexistent/dir/agents_config.yaml');
+  });
+});
+
+describe('supervisor.word_lists', () => {
+  it('reads extra rule words into the snapshot, empty lists by default', () => {
+    const withLists = load(VALID.replace('version: 1\n', 'version: 1\nsupervisor:\n  word_lists:\n    sensitive: [内幕消息]\n    escalation: [找你们经理]\n'));
+    if (!withLists.ok) throw new Error(withLists.issues.map(formatIssue).join('\n'));
+    expect(withLists.snapshot.supervisor.wordLists).toEqual({ sensitive: ['内幕消息'], abusive: [], escalation: ['找你们经理'] });
+  });
+
+  it('rejects a list that is not a list of words, pointing at it', () => {
+    const issues = issuesOf(VALID.replace('version: 1\n', 'version: 1\nsupervisor:\n  word_lists:\n    abusive: [ok, 3]\n'));
+    expect(issues[0]).toMatchObject({ line: 4, pointer: '/supervisor/word_lists/abusive/1' });
+    expect(issues[0]!.message).toMatch(/string/);
   });
 });

@@ -53,11 +53,19 @@ export interface AgentCard {
   readonly validateOutput?: ValidateFunction;
 }
 
+/** Extra words for the rule fast path (`supervisor.word_lists`), added to the built-in lists. */
+export interface WordLists {
+  readonly sensitive: readonly string[];
+  readonly abusive: readonly string[];
+  readonly escalation: readonly string[];
+}
+
 export interface SupervisorSettings {
   readonly memoryMaxHistory: number;
   readonly maxParallel: number;
   readonly defaultTimeoutMs: number;
   readonly escalateAfterFailures: number;
+  readonly wordLists: WordLists;
 }
 
 /** An immutable registry version. In-flight turns keep the snapshot they started with. */

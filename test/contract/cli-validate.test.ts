@@ -10,7 +10,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { jsonReply, startFakeAgent } from '../support/fake-agent.js';
 import { CLINIC_TOKEN, clinicRegistry } from './clinic-registry.js';
 import { REPO_ROOT, childEnv } from './harness.js';
 
