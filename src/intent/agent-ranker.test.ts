@@ -129,3 +129,20 @@ describe('ranking 500 cards', () => {
     expect(multi.intents).toHaveLength(250);
   });
 });
+
+describe('a clause named by a keyword', () => {
+  it('does not also go to a card that is only similar and explains it less', () => {
+    const cards = [
+      card({ id: 'hotel_agent', name: 'Hotels', description: 'Hotel search and booking by city and date.', keywords: ['hotel'], examples: ['book a hotel in Shanghai'] }),
+      card({
+        id: 'limo_agent',
+        name: 'Airport transfer',
+        description: 'Airport pickup; can drive to the hotel booked upstream.',
+        keywords: ['airport transfer', 'pickup'],
+        examples: ['book an airport transfer in Shanghai tomorrow'],
+      }),
+    ];
+    const result = createAgentRanker().rank('book a hotel in Shanghai tomorrow', snapshotOf(cards));
+    expect(result.intents.map((intent) => intent.agentId)).toEqual(['hotel_agent']);
+  });
+});

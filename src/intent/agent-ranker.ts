@@ -16,6 +16,8 @@
  * A card is chosen from a clause when one of its keywords is there, or when
  * its coverage reaches `minCoverage` (with at least one bigram/word matched,
  * not only lone characters) and is close to the best card of that clause.
+ * Where another card's keyword is in the clause, a similarity-only card must
+ * also explain the clause better than that card does.
  * Score: keyword → 0.75 + 0.25 × coverage; similarity only → 0.7 × coverage,
  * so a keyword match always outranks a similarity match.
  *
@@ -222,6 +224,9 @@ export function createAgentRanker(options: AgentRankerOptions = {}): AgentRanker
     let bestCoverage = 0;
     for (const cardIndex of matched.keys()) bestCoverage = Math.max(bestCoverage, coverageOf(cardIndex));
 
+    // A card named by a keyword in this unit explains it; a card that is only similar must explain it better.
+    let keywordCoverage = 0;
+    for (const cardIndex of keywordsByCard.keys()) keywordCoverage = Math.max(keywordCoverage, coverageOf(cardIndex));
     const candidates = new Set<number>([...matched.keys(), ...keywordsByCard.keys()]);
     for (const cardIndex of candidates) {
       const coverage = coverageOf(cardIndex);
@@ -233,6 +238,7 @@ export function createAgentRanker(options: AgentRankerOptions = {}): AgentRanker
         const strong = matched.get(cardIndex)?.strong ?? false;
         const needed = keywordsByCard.size > 0 ? Math.max(minCoverage, coverageBesideKeyword) : minCoverage;
         if (!strong || coverage < needed || coverage < relativeCoverage * bestCoverage) continue;
+        if (keywordsByCard.size > 0 && coverage <= keywordCoverage) continue;
         score = 0.7 * coverage;
       }
       const previous = evidence.get(cardIndex);
