@@ -32,7 +32,7 @@ export {
   type SimpleIntentLexicon,
   type SimpleIntentMatch,
 } from './simple-intents.js';
-export { extractForAgent, extractKeys, extractOne, missingKeys, type KeyOutcome } from './key-extractor.js';
+export { extractForAgent, extractKeys, extractOne, isCnMobile, isEmailAddress, missingKeys, type KeyOutcome } from './key-extractor.js';
 export { findDates, formatDate, type DateHit } from './date-extractor.js';
 export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './direct-answers.js';
 export { detectLanguage, splitClauses } from './text-terms.js';

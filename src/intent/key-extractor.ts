@@ -45,6 +45,17 @@ interface Span {
 }
 
 const EMAIL = /^[A-Za-z0-9._%+-]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.[A-Za-z]{2,}$/;
+const CN_MOBILE = /^1[3-9]\d{9}$/;
+
+/** Whether `value` is an email address as extraction accepts it (the one rule for both). */
+export function isEmailAddress(value: string): boolean {
+  return EMAIL.test(value) && !value.includes('..');
+}
+
+/** Whether `value` is a Chinese mobile number in its normalised form (11 digits). */
+export function isCnMobile(value: string): boolean {
+  return CN_MOBILE.test(value);
+}
 const MEASURE_WORDS = '个位晚间天张人次件本台份夜名只条岁辆家层楼元块斤箱瓶杯双套周月年号';
 const TIME_EXPRESSION = /\d{1,2}\s*(?:[:：]\s*\d{2}|点|时|am\b|pm\b)/gi;
 
@@ -125,7 +136,7 @@ function extractEmail(text: string): KeyOutcome {
     .split(/[^A-Za-z0-9._%+\-@]+/)
     .map((token) => token.replace(/^[.\-]+|[.\-]+$/g, ''))
     .filter((token) => token.includes('@'));
-  const valid = tokens.filter((token) => EMAIL.test(token) && !token.includes('..'));
+  const valid = tokens.filter(isEmailAddress);
   if (valid.length > 0) return { value: valid[valid.length - 1]!, raw: valid[valid.length - 1]! };
   const last = tokens[tokens.length - 1];
   return last === undefined ? null : { raw: last, reason: `"${last}" is not a valid email address` };
@@ -138,7 +149,7 @@ function phoneCandidates(text: string): { spans: Span[]; valid: { value: string;
   for (const match of text.matchAll(/(?<![\d\w])(?:\+?86[\s-]?)?(1\d{2}(?:[\s-]?\d{4}){2})(?!\d)/g)) {
     const digits = match[1]!.replace(/[\s-]/g, '');
     spans.push({ start: match.index, end: match.index + match[0].length });
-    if (/^1[3-9]\d{9}$/.test(digits)) valid = { value: digits, raw: match[0] };
+    if (isCnMobile(digits)) valid = { value: digits, raw: match[0] };
     else invalid = digits;
   }
   for (const match of text.matchAll(/\d+/g)) {

@@ -62,7 +62,6 @@ function fillFromMemory(
     if (extracted[spec.key] !== undefined) inputs[spec.key] = extracted[spec.key];
     else if (pending && inputs[spec.key] === undefined && known[spec.key] !== undefined) inputs[spec.key] = known[spec.key];
   }
-  for (const [key, value] of Object.entries(extracted)) if (inputs[key] === undefined) inputs[key] = value;
   return inputs;
 }
 

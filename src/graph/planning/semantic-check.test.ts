@@ -83,6 +83,9 @@ describe('checkKeyValue', () => {
     ['email', { type: 'email' }, 'li.lei@example.com', null],
     ['email without a domain dot', { type: 'email' }, 'li@example', 'not an email address'],
     ['email with a space', { type: 'email' }, 'li lei@example.com', 'not an email address'],
+    // The same rule extraction uses: a value the extractor would reject is not accepted here either.
+    ['email with a one-letter top-level domain', { type: 'email' }, 'li@example.c', 'not an email address'],
+    ['email with a double dot', { type: 'email' }, 'li@example..com', 'not an email address'],
     ['pattern value', patternSpec('\\d{10,20}'), '1234567890', null],
     ['text', { type: 'text' }, 'window seat', null],
     ['number for text', { type: 'text' }, 42, null],

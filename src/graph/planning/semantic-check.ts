@@ -4,6 +4,7 @@
  * so a task missing keys is parked and the user is asked for exactly those keys
  * (with their descriptions and widget ids) while every other task still runs.
  */
+import { isCnMobile, isEmailAddress } from '../../intent/index.js';
 import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../../registry/types.js';
 import type { SemanticInfo } from '../response-state.js';
 import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';
@@ -17,8 +18,6 @@ export interface SemanticCheckResult {
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const CN_MOBILE = /^1[3-9]\d{9}$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Why `value` is not acceptable for `spec` (`'empty'` when absent or blank), or null when it is. */
 export function checkKeyValue(extract: ExtractSpec, value: unknown): string | null {
@@ -45,9 +44,9 @@ export function checkKeyValue(extract: ExtractSpec, value: unknown): string | nu
       return null;
     }
     case 'phone':
-      return CN_MOBILE.test(String(value)) ? null : 'not a mobile number';
+      return isCnMobile(String(value)) ? null : 'not a mobile number';
     case 'email':
-      return EMAIL.test(String(value)) ? null : 'not an email address';
+      return isEmailAddress(String(value)) ? null : 'not an email address';
     default:
       return null;
   }
