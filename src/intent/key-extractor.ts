@@ -28,6 +28,7 @@
  * - `text`: the whole trimmed text.
  */
 import type { AgentCard, ExtractSpec, SemanticKeySpec } from '../registry/types.js';
+import type { SafePattern } from '../util/safe-pattern.js';
 import type { ExtractionResult, KeyExtractor } from './types.js';
 import { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
 import { findDates } from './date-extractor.js';
@@ -89,7 +90,7 @@ export function extractOne(text: string, spec: ExtractSpec, today: Date): KeyOut
     case 'enum':
       return extractEnum(text, spec.values);
     case 'pattern':
-      return extractPattern(text, spec.regex);
+      return extractPattern(text, spec.matcher);
     case 'number':
       return extractNumber(text, today, spec.min, spec.max);
     case 'phone':
@@ -114,12 +115,11 @@ function extractEnum(text: string, values: readonly string[]): KeyOutcome {
   return last ? { value: last.payloads[0]!, raw: text.slice(last.start, last.end) } : null;
 }
 
-function extractPattern(text: string, regex: RegExp): KeyOutcome {
-  const flags = regex.flags.replace(/[gy]/g, '');
+function extractPattern(text: string, matcher: SafePattern): KeyOutcome {
   let last: { value: string; raw: string } | undefined;
-  for (const match of text.matchAll(new RegExp(regex.source, `${flags}g`))) {
-    const value = (match.length > 1 && match[1] !== undefined ? match[1] : match[0]).trim();
-    if (value.length > 0) last = { value, raw: match[0].trim() };
+  for (const match of matcher.findAll(text)) {
+    const value = (match.groups.length > 0 && match.groups[0] !== null ? match.groups[0]! : match.text).trim();
+    if (value.length > 0) last = { value, raw: match.text.trim() };
   }
   return last ?? null;
 }

@@ -5,6 +5,7 @@
  */
 import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../registry/types.js';
 import { SUPERVISOR_DEFAULTS } from '../registry/build-snapshot.js';
+import { compileSafePattern } from '../util/safe-pattern.js';
 
 const CITIES = ['北京', '上海', '广州', '深圳', '杭州', '成都', '西安', 'Beijing', 'Shanghai', 'Guangzhou', 'Shenzhen', 'Hangzhou', 'Chengdu'];
 const AIRPORTS = [
@@ -14,7 +15,9 @@ const AIRPORTS = [
 
 /** A pattern spec with its compiled regex, as the loader produces it. */
 export function patternSpec(pattern: string, flags = ''): ExtractSpec {
-  return { type: 'pattern', pattern, flags, regex: new RegExp(pattern, flags) };
+  const compiled = compileSafePattern(pattern, flags);
+  if (!compiled.ok) throw new Error(compiled.error);
+  return { type: 'pattern', pattern, flags, matcher: compiled.pattern };
 }
 
 /** One semantic key spec. */

@@ -1,8 +1,10 @@
 /**
  * Normalises the several spellings of `extract` accepted in the file
  * (`{enum: [...]}`, `{type: enum, values: [...]}`, `{pattern: ...}`,
- * `{type: date}`, ...) into the `ExtractSpec` union, compiling regexes once.
+ * `{type: date}`, ...) into the `ExtractSpec` union, compiling patterns once
+ * on the linear-time engine (`src/util/safe-pattern.ts`).
  */
+import { compileSafePattern } from '../util/safe-pattern.js';
 import type { ExtractSpec } from './types.js';
 
 /** The raw `extract` object after schema validation. */
@@ -67,11 +69,9 @@ export function normaliseExtract(raw: RawExtract | undefined): { spec: ExtractSp
         break;
       }
       const flags = raw.flags ?? '';
-      try {
-        spec = { type: 'pattern', pattern: raw.pattern, flags, regex: new RegExp(raw.pattern, flags) };
-      } catch (error) {
-        problems.push({ field: 'pattern', message: `invalid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, '')}` });
-      }
+      const compiled = compileSafePattern(raw.pattern, flags);
+      if (compiled.ok) spec = { type: 'pattern', pattern: raw.pattern, flags, matcher: compiled.pattern };
+      else problems.push({ field: 'pattern', message: compiled.error });
       break;
     }
     case 'number': {

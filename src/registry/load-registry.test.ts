@@ -425,7 +425,7 @@ agents:
     expect(specs?.[1]).toEqual({ type: 'enum', values: ['z'] });
     expect(specs?.[2]).toMatchObject({ type: 'pattern', pattern: '从(北京|上海)', flags: 'i' });
     const pattern = specs?.[2];
-    expect(pattern?.type === 'pattern' && pattern.regex.exec('从北京出发')?.[1]).toBe('北京');
+    expect(pattern?.type === 'pattern' && pattern.matcher.findAll('从北京出发')[0]?.groups[0]).toBe('北京');
     expect(specs?.[3]).toEqual({ type: 'date' });
     expect(specs?.[4]).toEqual({ type: 'number', min: 1 });
     expect(specs?.[5]).toEqual({ type: 'text' });
@@ -559,10 +559,10 @@ describe('loadRegistryFile', () => {
     expect(result.snapshot.byId.get('limo_agent')?.dependsOn).toEqual(['hotel_agent']);
     expect(result.snapshot.byId.get('hotel_agent')?.endpoint.headers).toEqual({ Authorization: 'Bearer demo-token' });
     const pickup = result.snapshot.byId.get('limo_agent')?.requiredKeys[1]?.extract;
-    expect(pickup?.type === 'pattern' && pickup.regex.test('明天早上7点首都机场接机')).toBe(true);
-    expect(pickup?.type === 'pattern' && pickup.regex.test('pickup at 9:30 PM')).toBe(true);
+    expect(pickup?.type === 'pattern' && pickup.matcher.test('明天早上7点首都机场接机')).toBe(true);
+    expect(pickup?.type === 'pattern' && pickup.matcher.test('pickup at 9:30 PM')).toBe(true);
     const origin = result.snapshot.byId.get('flight_agent')?.requiredKeys[0]?.extract;
-    expect(origin?.type === 'pattern' && origin.regex.exec('明天从上海飞北京')?.[1]).toBe('上海');
+    expect(origin?.type === 'pattern' && origin.matcher.findAll('明天从上海飞北京')[0]?.groups[0]).toBe('上海');
   });
 
   it('the e-commerce sample has the agreed ids and ports', async () => {
@@ -577,7 +577,7 @@ describe('loadRegistryFile', () => {
     ]);
     expect(result.snapshot.byId.get('refund_agent')?.dependsOn).toEqual(['order_agent']);
     const orderId = result.snapshot.byId.get('order_agent')?.requiredKeys[0]?.extract;
-    expect(orderId?.type === 'pattern' && orderId.regex.test('订单号 2024051812345678')).toBe(true);
+    expect(orderId?.type === 'pattern' && orderId.matcher.test('订单号 2024051812345678')).toBe(true);
     expect(result.snapshot.byId.get('invoice_agent')?.requiredKeys.map((spec) => spec.widget)).toEqual(['order_selector', 'email_input']);
   });
 

@@ -4,12 +4,12 @@
  * a file with any problem yields no snapshot at all (never half a registry).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import { buildSnapshot, type ValidatorCache } from './build-snapshot.js';
 import { validateConfigShape } from './config-schema.js';
 import type { ConfigIssue, RegistrySnapshot } from './types.js';
-import { parseYamlSource } from './yaml-source.js';
+import { MAX_REGISTRY_BYTES, parseYamlSource } from './yaml-source.js';
 
 /** Options shared by every way of loading a registry. */
 export interface LoadRegistryOptions {
@@ -58,13 +58,30 @@ export function loadRegistryText(text: string, file: string, options: LoadRegist
 
 /** Reads and loads a registry file. A missing or unreadable file is one issue, not a throw. */
 export async function loadRegistryFile(path: string, options: LoadRegistryOptions = {}): Promise<LoadResult> {
-  let text: string;
+  const read = await readRegistryText(path);
+  if (!read.ok) return { ok: false, issues: [read.issue], warnings: [] };
+  return loadRegistryText(read.text, path, options);
+}
+
+/**
+ * Reads a registry file's text, refusing one larger than `MAX_REGISTRY_BYTES`
+ * before reading it whole. Never throws.
+ */
+export async function readRegistryText(path: string): Promise<{ ok: true; text: string } | { ok: false; issue: ConfigIssue }> {
   try {
-    text = await readFile(path, 'utf8');
+    const handle = await open(path, 'r');
+    try {
+      const { size } = await handle.stat();
+      if (size > MAX_REGISTRY_BYTES) {
+        return { ok: false, issue: { file: path, line: 1, col: 1, pointer: '', message: `registry file is too large: ${size} bytes (limit ${MAX_REGISTRY_BYTES})` } };
+      }
+      return { ok: true, text: await handle.readFile('utf8') };
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    return { ok: false, issues: [readIssue(path, error)], warnings: [] };
+    return { ok: false, issue: readIssue(path, error) };
   }
-  return loadRegistryText(text, path, options);
 }
 
 /** The issue recorded when a registry file cannot be read at all. */

@@ -4,6 +4,7 @@
  * A snapshot is deeply frozen once built and swapped in by one assignment.
  */
 import type { ValidateFunction } from 'ajv';
+import type { SafePattern } from '../util/safe-pattern.js';
 
 /** How a semantic key's value is recognised in text (normalised from `extract`). */
 export type ExtractSpec =
@@ -12,7 +13,7 @@ export type ExtractSpec =
   | { type: 'phone' }
   | { type: 'email' }
   | { type: 'enum'; values: readonly string[] }
-  | { type: 'pattern'; pattern: string; flags: string; regex: RegExp }
+  | { type: 'pattern'; pattern: string; flags: string; matcher: SafePattern }
   | { type: 'text' };
 
 /** One entry of `required_semantic_keys`, widget already resolved. */

@@ -8,13 +8,12 @@
  * are debounced; reloads never overlap; a bad edit keeps the last good snapshot
  * live and is reported through `lastError()` until a good load clears it.
  */
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../logger.js';
 import { createValidatorCache } from './build-snapshot.js';
 import { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
-import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readIssue } from './load-registry.js';
+import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readRegistryText, type LoadResult } from './load-registry.js';
 import type { ConfigIssue, LastLoadError, Registry, RegistryDiff, RegistrySnapshot } from './types.js';
 
 /** Options of `createRegistry`. */
@@ -75,19 +74,25 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
   };
 
   const loadNow = async (): Promise<void> => {
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      reject([readIssue(path, error)]);
+    const read = await readRegistryText(path);
+    if (!read.ok) {
+      reject([read.issue]);
       return;
     }
+    const { text } = read;
     if (contentVersion(text) === current.version) {
       if (lastError) logger.info({ version: current.version }, 'registry file restored to the live version');
       lastError = null;
       return;
     }
-    const result = loadRegistryText(text, path, { env, validatorCache });
+    let result: LoadResult;
+    try {
+      result = loadRegistryText(text, path, { env, validatorCache });
+    } catch (error) {
+      // A load that throws is still a rejected edit: it must show in lastError.
+      reject([{ file: path, line: 1, col: 1, pointer: '', message: `registry could not be loaded: ${(error as Error).message}` }]);
+      return;
+    }
     logWarnings(logger, result.warnings);
     if (!result.ok) {
       reject(result.issues);

@@ -9,10 +9,22 @@
  * only when something asks for a position, i.e. when there is an issue or a
  * warning to report. Anything the fast parser rejects goes through the `yaml`
  * package, whose messages and positions are the ones users see.
+ *
+ * Mistakes in a registry must not take the server down, so the text is capped
+ * in size and the data in how far YAML aliases may multiply it: a few KB of
+ * nested aliases (a "billion laughs" file) expand to millions of nodes that
+ * validation would walk for minutes. Both limits are checked before anything
+ * walks the data.
  */
 import jsYaml from 'js-yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { ConfigIssue } from './types.js';
+
+/** Largest registry file accepted, in bytes. */
+export const MAX_REGISTRY_BYTES = 2 * 1024 * 1024;
+
+/** How many nodes YAML aliases may add on top of the ones written in the file. */
+export const MAX_ALIAS_EXPANSION = 50_000;
 
 /** A parsed registry file: its plain data plus a way back to positions. */
 export interface YamlSource {
@@ -45,12 +57,16 @@ export function joinPointer(segments: readonly (string | number)[]): string {
  * positioned document is built lazily, the first time a position is needed.
  */
 export function parseYamlSource(text: string, file: string): YamlSource {
+  const tooLarge = sizeIssue(text, file);
+  if (tooLarge) return failedSource(file, tooLarge);
   let data: unknown;
   try {
     data = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, json: false, filename: file });
   } catch {
     return parsePositionedYamlSource(text, file);
   }
+  const expansion = expansionIssue(data, file);
+  if (expansion) return failedSource(file, expansion);
   let positioned: YamlSource | undefined;
   const withPositions = (): YamlSource => (positioned ??= parsePositionedYamlSource(text, file));
   return {
@@ -64,6 +80,8 @@ export function parseYamlSource(text: string, file: string): YamlSource {
 
 /** Parses YAML text with the `yaml` package, keeping node positions; never throws. */
 export function parsePositionedYamlSource(text: string, file: string): YamlSource {
+  const tooLarge = sizeIssue(text, file);
+  if (tooLarge) return failedSource(file, tooLarge);
   const lineCounter = new LineCounter();
   const document: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
 
@@ -122,6 +140,8 @@ export function parsePositionedYamlSource(text: string, file: string): YamlSourc
     } catch (error) {
       syntaxIssues.push({ file, line: 1, col: 1, pointer: '', message: `YAML error: ${(error as Error).message}` });
     }
+    const expansion = syntaxIssues.length === 0 ? expansionIssue(data, file) : null;
+    if (expansion) syntaxIssues.push(expansion);
   }
 
   return {
@@ -133,5 +153,64 @@ export function parsePositionedYamlSource(text: string, file: string): YamlSourc
       const { line, col } = positionOf(pointer, options);
       return { file, line, col, pointer, message };
     },
+  };
+}
+
+function failedSource(file: string, issue: ConfigIssue): YamlSource {
+  return {
+    file,
+    data: undefined,
+    syntaxIssues: [issue],
+    positionOf: () => ({ line: issue.line, col: issue.col }),
+    issueAt: (pointer, message) => ({ file, line: issue.line, col: issue.col, pointer, message }),
+  };
+}
+
+function sizeIssue(text: string, file: string): ConfigIssue | null {
+  // UTF-8 is at most 3 bytes per UTF-16 unit, so the exact count is only needed near the limit.
+  if (text.length * 3 <= MAX_REGISTRY_BYTES) return null;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_REGISTRY_BYTES) return null;
+  return { file, line: 1, col: 1, pointer: '', message: `registry file is too large: ${bytes} bytes (limit ${MAX_REGISTRY_BYTES})` };
+}
+
+/**
+ * How many nodes the data has once every alias is expanded, counted with one
+ * visit per distinct object, so the count itself never blows up. An alias that
+ * refers to its own ancestor (a cycle) is reported too.
+ */
+function expansionIssue(data: unknown, file: string): ConfigIssue | null {
+  const expanded = new Map<object, number>();
+  const inProgress = new Set<object>();
+  let distinct = 0;
+  let cyclic = false;
+  const sizeOf = (value: unknown): number => {
+    if (value === null || typeof value !== 'object') {
+      distinct += 1;
+      return 1;
+    }
+    const known = expanded.get(value);
+    if (known !== undefined) return known;
+    if (inProgress.has(value)) {
+      cyclic = true;
+      return 1;
+    }
+    inProgress.add(value);
+    distinct += 1;
+    let total = 1;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) total += sizeOf(child);
+    inProgress.delete(value);
+    expanded.set(value, total);
+    return total;
+  };
+  const total = sizeOf(data);
+  if (cyclic) return { file, line: 1, col: 1, pointer: '', message: 'YAML error: an alias refers to a node that contains it (recursive data is not allowed)' };
+  if (total - distinct <= MAX_ALIAS_EXPANSION) return null;
+  return {
+    file,
+    line: 1,
+    col: 1,
+    pointer: '',
+    message: `YAML error: aliases expand the file to ${total} nodes (aliases may add at most ${MAX_ALIAS_EXPANSION}); write the values out or share less`,
   };
 }
