@@ -6,7 +6,8 @@
  * and the check of `output` against the card's `output_schema`.
  *
  * Every failure comes back as an outcome with a code and a readable reason;
- * `call` does not throw. Reasons never contain header values.
+ * `call` does not throw. The reason is safe to show users (no header values,
+ * addresses or ports); the full text is `detail`, for logs only.
  */
 import { randomUUID } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
@@ -15,7 +16,8 @@ import type { AgentCard } from '../registry/types.js';
 import type { AgentCallOptions, AgentClient, AgentFailureCode, AgentOutcome, AgentReply, AgentRequestBody } from './types.js';
 import type { AttemptResult, ProtocolAdapter } from './protocols/protocol-adapter.js';
 import { createProtocolAdapters } from './protocols/adapter-registry.js';
-import { describeTarget } from './protocols/http-common.js';
+import { describeTarget, redactHeaderValues } from './protocols/http-common.js';
+import { publicFailureReason } from './failure-reason.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
 
 /** Dependencies and limits of an agent client. */
@@ -48,11 +50,13 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     const startedAt = performance.now();
     const { signal } = callOptions;
     const elapsed = () => Math.round(performance.now() - startedAt);
-    const fail = (code: AgentFailureCode, reason: string, attempts: number): AgentOutcome => {
+    const fail = (code: AgentFailureCode, detail: string, attempts: number): AgentOutcome => {
       // A cancelled call is the caller's decision, not a fault of the agent.
       const level = code === 'aborted' ? 'info' : 'warn';
-      logger[level]({ agent_id: card.id, task_id: body.task_id, code, attempts, reason }, 'sub-agent call failed');
-      return { ok: false, code, reason, attempts, durationMs: elapsed() };
+      const logged = redactHeaderValues(detail, card.endpoint.headers);
+      logger[level]({ agent_id: card.id, task_id: body.task_id, code, attempts, reason: logged }, 'sub-agent call failed');
+      const reason = publicFailureReason(detail, Object.values(card.endpoint.headers));
+      return { ok: false, code, reason, detail: logged, attempts, durationMs: elapsed() };
     };
 
     const adapter = adapters[card.endpoint.protocol];

@@ -26,7 +26,16 @@ export interface AgentReply {
 
 export type AgentOutcome =
   | { ok: true; reply: AgentReply; attempts: number; durationMs: number }
-  | { ok: false; reason: string; code: AgentFailureCode; attempts: number; durationMs: number };
+  | {
+      ok: false;
+      /** Safe to show users: no addresses, ports or header values. */
+      reason: string;
+      /** The full technical text (header values redacted), for logs only. */
+      detail: string;
+      code: AgentFailureCode;
+      attempts: number;
+      durationMs: number;
+    };
 
 export type AgentFailureCode =
   | 'timeout'

@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { detectLanguage } from '../intent/index.js';
 import type { Logger } from '../logger.js';
+import { agentSecrets } from '../agents/agent-secrets.js';
+import { redactSecrets } from '../agents/failure-reason.js';
 import type { Registry, RegistrySnapshot } from '../registry/types.js';
 import type { MessageStore } from '../store/types.js';
 import { UserError } from '../errors.js';
@@ -34,16 +36,43 @@ export interface TurnRunnerOptions {
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /**
- * Replaces any agent id that slipped into user-facing text (an agent's own
- * message, an LLM answer) with the agent's name. Ids match as whole tokens,
- * longest first, so `hotel-vip` is not read as `hotel`.
+ * Keeps internals out of user-facing text (an agent's own message, an LLM
+ * answer): any agent id is replaced with the agent's name (ids match as whole
+ * tokens, longest first, so `hotel-vip` is not read as `hotel`), every
+ * endpoint URL or `host:port` of the registry with a neutral word, and every
+ * header value of any agent with `[redacted]`.
  */
 export function createContentGuard(snapshot: RegistrySnapshot): (text: string) => string {
   const ids = [...snapshot.byId.keys()].sort((a, b) => b.length - a.length);
-  if (ids.length === 0) return (text) => text;
-  const escaped = ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = new RegExp(`(?<![A-Za-z0-9_])(?:${escaped.join('|')})(?![A-Za-z0-9_])`, 'g');
-  return (text) => text.replace(pattern, (id) => snapshot.byId.get(id)?.name ?? '');
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const idPattern = ids.length > 0 ? new RegExp(`(?<![A-Za-z0-9_])(?:${ids.map(escape).join('|')})(?![A-Za-z0-9_])`, 'g') : null;
+  const secrets = agentSecrets(snapshot);
+  const addresses = endpointAddresses(snapshot);
+  if (!idPattern && secrets.length === 0 && addresses.length === 0) return (text) => text;
+  return (text) => {
+    let result = idPattern ? text.replace(idPattern, (id) => snapshot.byId.get(id)?.name ?? '') : text;
+    if (secrets.length > 0) result = redactSecrets(result, secrets);
+    for (const address of addresses) if (result.includes(address)) result = result.split(address).join('[internal address]');
+    return result;
+  };
+}
+
+/** Endpoint URLs of the registry and their `host:port` / host parts, longest first. */
+function endpointAddresses(snapshot: RegistrySnapshot): string[] {
+  const found = new Set<string>();
+  for (const card of snapshot.agents) {
+    found.add(card.endpoint.url);
+    try {
+      const url = new URL(card.endpoint.url);
+      found.add(`${url.origin}${url.pathname}`);
+      found.add(url.host);
+      // A bare host name is only an address when it is not an ordinary word.
+      if (url.hostname.includes('.') || url.hostname.includes(':')) found.add(url.hostname);
+    } catch {
+      // An unparseable url was refused at load; nothing more to add.
+    }
+  }
+  return [...found].filter((address) => address.length >= 4).sort((a, b) => b.length - a.length);
 }
 
 const guards = new WeakMap<RegistrySnapshot, (text: string) => string>();

@@ -3,6 +3,7 @@
  * transport failures, and the parsing of the reply envelope. Reasons name the
  * target by host and path only — a query string or userinfo may hold a secret.
  */
+import { redactSecrets } from '../failure-reason.js';
 import { parseReplyValue } from '../reply-envelope.js';
 import { safeJsonParse } from '../../util/safe-json.js';
 import type { AttemptResult, ProtocolAttempt } from './protocol-adapter.js';
@@ -80,15 +81,7 @@ export function describeTarget(url: string): string {
 
 /** Replaces every header value (secrets included) found in `text` with `[redacted]`. */
 export function redactHeaderValues(text: string, headers: Readonly<Record<string, string>>): string {
-  let result = text;
-  for (const value of Object.values(headers)) {
-    // The whole value first, then each word of it (a message may quote only the token).
-    const secrets = [value, ...value.split(/\s+/).filter((word) => word.length >= 6)];
-    for (const secret of secrets) {
-      if (secret.length >= 4) result = result.split(secret).join('[redacted]');
-    }
-  }
-  return result;
+  return redactSecrets(text, Object.values(headers));
 }
 
 /** Sends the POST; a rejected fetch becomes a `connect_error` result. */
@@ -102,6 +95,8 @@ export async function postJson(
       headers: { ...attempt.headers, 'content-type': 'application/json', accept },
       body: JSON.stringify(attempt.body),
       signal: attempt.signal,
+      // A redirect could send the card's headers (secrets) to another host.
+      redirect: 'manual',
     });
     return { ok: true, response };
   } catch (error) {
@@ -116,6 +111,9 @@ export async function postJson(
 /** Turns a non-2xx response into an `http_status` result (the body is discarded). */
 export async function statusFailure(response: Response, url: string): Promise<AttemptResult> {
   await cancelQuietly(response);
+  if (response.status >= 300 && response.status < 400) {
+    return { ok: false, code: 'http_status', httpStatus: response.status, reason: `${describeTarget(url)} answered with a redirect (HTTP ${response.status}); redirects are not followed` };
+  }
   const text = response.statusText ? ` ${response.statusText}` : '';
   return {
     ok: false,

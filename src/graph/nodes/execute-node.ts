@@ -3,6 +3,7 @@
  * (planning/scheduler.ts), streaming agent_start / agent_stream / agent_done /
  * agent_failed as they happen. Dependents receive upstream outputs.
  */
+import { agentSecrets, redactSecretsDeep } from '../../agents/agent-secrets.js';
 import type { AgentClient } from '../../agents/types.js';
 import type { Logger } from '../../logger.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
@@ -44,7 +45,11 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
           user_id: state.user_id,
           thread_id: state.thread_id,
           trace_id: context.traceId,
-          upstream: Object.fromEntries(upstream.map((item) => [item.task_id, { agent: item.agent_id, output: item.output ?? {} }])),
+          // Another agent's output may echo that agent's own secrets: never pass them on.
+          upstream: redactSecretsDeep(
+            Object.fromEntries(upstream.map((item) => [item.task_id, { agent: item.agent_id, output: item.output ?? {} }])),
+            agentSecrets(snapshot, card.id),
+          ),
         },
         {
           signal: context.signal,
@@ -55,7 +60,7 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
       );
       dependencies.onAgentCall?.(card.id, outcome.ok ? outcome.reply.status : outcome.code, outcome.durationMs);
       if (!outcome.ok) {
-        dependencies.logger.warn({ traceId: context.traceId, agent: card.id, task: task.task_id, code: outcome.code, reason: outcome.reason }, 'sub-agent call failed');
+        dependencies.logger.warn({ traceId: context.traceId, agent: card.id, task: task.task_id, code: outcome.code, reason: outcome.detail }, 'sub-agent call failed');
         emit({
           stage: 'agent_failed',
           content: agentFailedText(language, card, failureReasonText(language, outcome.code)),

@@ -1,0 +1,32 @@
+/**
+ * Header values of the registry's agents are secrets of their own agent. An
+ * agent that echoes its token in its output must not hand it to the agent that
+ * consumes that output, so request bodies are cleaned of every other agent's
+ * header values before they are sent.
+ */
+import type { RegistrySnapshot } from '../registry/types.js';
+import { redactSecrets } from './failure-reason.js';
+
+/** Header values of every agent in the snapshot except `exceptAgentId` (short values are not secrets). */
+export function agentSecrets(snapshot: RegistrySnapshot, exceptAgentId?: string): string[] {
+  const values = new Set<string>();
+  for (const card of snapshot.agents) {
+    if (card.id === exceptAgentId) continue;
+    for (const value of Object.values(card.endpoint.headers)) if (value.length >= 4) values.add(value);
+  }
+  return [...values];
+}
+
+/** A deep copy of `value` with every secret redacted from its strings (keys included). */
+export function redactSecretsDeep<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const visit = (item: unknown): unknown => {
+    if (typeof item === 'string') return redactSecrets(item, secrets);
+    if (Array.isArray(item)) return item.map(visit);
+    if (item !== null && typeof item === 'object') {
+      return Object.fromEntries(Object.entries(item).map(([key, child]) => [redactSecrets(key, secrets), visit(child)]));
+    }
+    return item;
+  };
+  return visit(value) as T;
+}
