@@ -23,7 +23,8 @@ import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry } from './registry/types.js';
-import { openStorageFromUrl, type Storage } from './store/index.js';
+import { createMemoryKeyValueStore, openStorageFromUrl, type Storage } from './store/index.js';
+import { createResponseCache } from './graph/response-cache.js';
 
 export interface SwitchboardOptions {
   /** Registry file path. */
@@ -85,11 +86,13 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   }
   const agentClient = createAgentClient({ logger });
   const health = createAgentHealthTracker();
+  const cacheStore = createMemoryKeyValueStore();
   const graph = buildSupervisorGraph({
     ...chooseStrategies(options.llm, logger, metrics),
     agentClient,
     logger,
     checkpointer: storage.checkpointer,
+    responseCache: createResponseCache({ store: cacheStore, logger, now: options.now }),
     onAgentCall: (agent, outcome, durationMs) => {
       health.record(agent, outcome);
       metrics.agentCalls.inc({ agent, outcome });

@@ -21,6 +21,7 @@ import { createPlanNode } from './nodes/plan-node.js';
 import { createSemanticCheckNode } from './nodes/semantic-check-node.js';
 import { createSummarizeNode, routeAfterSummarize } from './nodes/summarize-node.js';
 import type { Planner } from './planning/types.js';
+import type { ResponseCache } from './response-cache.js';
 import { SupervisorStateAnnotation, type SupervisorState, type SupervisorUpdate } from './state.js';
 import { turnContext, type NodeConfig } from './context.js';
 
@@ -32,6 +33,7 @@ export interface SupervisorDependencies {
   logger: Logger;
   checkpointer?: BaseCheckpointSaver;
   onAgentCall?: (agentId: string, status: string, durationMs: number) => void;
+  responseCache?: ResponseCache;
 }
 
 type NodeFunction = (state: SupervisorState, config: NodeConfig) => Promise<SupervisorUpdate>;

@@ -54,4 +54,6 @@ export interface TaskOutcome {
   missing_keys?: string[];
   duration_ms?: number;
   attempts?: number;
+  /** True when the reply came from the response cache (the agent was not called). */
+  cached?: boolean;
 }

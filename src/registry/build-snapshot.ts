@@ -29,6 +29,8 @@ export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
   defaultTimeoutMs: 15000,
   escalateAfterFailures: 2,
   wordLists: Object.freeze({ sensitive: [], abusive: [], escalation: [] }),
+  verify: Object.freeze({ enabled: true, maxRetries: 1 }),
+  answerCacheTtlS: 300,
 });
 
 /** Endpoint defaults other than the timeout (which comes from the supervisor). */
@@ -55,6 +57,8 @@ interface RawAgent {
   fe_wigdets_suggestion?: string[];
   input_schema?: Record<string, unknown>;
   output_schema?: Record<string, unknown>;
+  side_effects?: boolean;
+  cache_ttl_s?: number;
 }
 
 interface RawConfig {
@@ -65,6 +69,8 @@ interface RawConfig {
     default_timeout_ms?: number;
     escalate_after_failures?: number;
     word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
+    verify?: { enabled?: boolean; max_retries?: number };
+    answer_cache_ttl_s?: number;
   };
   widgets?: Record<string, string>;
   fe_wigdets_suggestion?: Record<string, string>;
@@ -122,6 +128,11 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
       abusive: [...(config.supervisor?.word_lists?.abusive ?? [])],
       escalation: [...(config.supervisor?.word_lists?.escalation ?? [])],
     },
+    verify: {
+      enabled: config.supervisor?.verify?.enabled ?? SUPERVISOR_DEFAULTS.verify.enabled,
+      maxRetries: config.supervisor?.verify?.max_retries ?? SUPERVISOR_DEFAULTS.verify.maxRetries,
+    },
+    answerCacheTtlS: config.supervisor?.answer_cache_ttl_s ?? SUPERVISOR_DEFAULTS.answerCacheTtlS,
   };
 
   if (config.fe_wigdets_suggestion !== undefined) {
@@ -267,6 +278,10 @@ function buildCard(agent: RawAgent, index: number, context: CardContext): AgentC
   const validateInput = agent.input_schema && !isMalformed(at('input_schema')) ? context.schemaCompiler.compile(agent.input_schema, at('input_schema'), source, issues, warnings) : undefined;
   const validateOutput = agent.output_schema && !isMalformed(at('output_schema')) ? context.schemaCompiler.compile(agent.output_schema, at('output_schema'), source, issues, warnings) : undefined;
 
+  if (agent.side_effects === true && agent.cache_ttl_s !== undefined) {
+    issues.push(source.issueAt(at('cache_ttl_s'), `agent "${agent.id}" has side_effects: true and cache_ttl_s; a write is never cached, remove cache_ttl_s`));
+  }
+
   if (issues.length > issueCountBefore || endpoint === undefined) return undefined;
   return {
     id: agent.id,
@@ -278,6 +293,8 @@ function buildCard(agent: RawAgent, index: number, context: CardContext): AgentC
     dependsOn: agent.depends_on ?? [],
     endpoint,
     requiredKeys,
+    ...(agent.side_effects === true ? { sideEffects: true } : {}),
+    ...(agent.cache_ttl_s !== undefined ? { cacheTtlS: agent.cache_ttl_s } : {}),
     ...(agent.input_schema ? { inputSchema: agent.input_schema, validateInput } : {}),
     ...(agent.output_schema ? { outputSchema: agent.output_schema, validateOutput } : {}),
   };

@@ -49,6 +49,10 @@ export interface AgentCard {
   readonly requiredKeys: readonly SemanticKeySpec[];
   readonly inputSchema?: Readonly<Record<string, unknown>>;
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  /** A write (booking, refund, payment): never cached, never filled from the user's profile. */
+  readonly sideEffects?: boolean;
+  /** Seconds a completed reply for the same inputs is reused (read-only agents only). */
+  readonly cacheTtlS?: number;
   /** Compiled once per snapshot; undefined when no schema was given. */
   readonly validateInput?: ValidateFunction;
   readonly validateOutput?: ValidateFunction;
@@ -67,6 +71,10 @@ export interface SupervisorSettings {
   readonly defaultTimeoutMs: number;
   readonly escalateAfterFailures: number;
   readonly wordLists: WordLists;
+  /** The verify step after execution (CONTRACT §4 v2). */
+  readonly verify: { readonly enabled: boolean; readonly maxRetries: number };
+  /** Seconds a read-only answer is reused for a near-duplicate question; 0 = off. */
+  readonly answerCacheTtlS: number;
 }
 
 /** An immutable registry version. In-flight turns keep the snapshot they started with. */

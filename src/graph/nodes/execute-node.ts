@@ -11,6 +11,7 @@ import { agentDoneText, agentFailedText, agentStartText, failureReasonText } fro
 import type { SubTask, TaskOutcome } from '../plan-types.js';
 import { runTaskGraph } from '../planning/scheduler.js';
 import type { SemanticInfo } from '../response-state.js';
+import type { ResponseCache } from '../response-cache.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export interface ExecuteDependencies {
@@ -18,6 +19,8 @@ export interface ExecuteDependencies {
   logger: Logger;
   /** Called after each sub-agent call (metrics). */
   onAgentCall?: (agentId: string, status: string, durationMs: number) => void;
+  /** Replies of agents with `cache_ttl_s`; none = every sub-task is sent. */
+  responseCache?: ResponseCache;
 }
 
 export function createExecuteNode(dependencies: ExecuteDependencies) {
@@ -35,12 +38,25 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
         return { task_id: task.task_id, agent_id: task.assigned_agent, status: 'failed', reason: 'agent_failed', detail: 'agent not in registry' };
       }
       emit({ stage: 'agent_start', content: agentStartText(language, card), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
+      // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
+      const message = task.description.trim() || state.rewritten_query;
+      const cacheRequest = { card, registryVersion: snapshot.version, userId: state.user_id, inputs: task.inputs, message };
+      const cached = await dependencies.responseCache?.lookup(cacheRequest);
+      if (cached) {
+        emit({
+          stage: 'agent_done',
+          content: cached.message?.trim() || agentDoneText(language, card),
+          agent_id: card.id,
+          is_thinking: true,
+          state: { task_id: task.task_id, status: 'completed', output: cached.output ?? {}, cached: true },
+        });
+        return { task_id: task.task_id, agent_id: card.id, status: 'completed', message: cached.message, output: cached.output, attempts: 0, duration_ms: 0, cached: true };
+      }
       const outcome = await dependencies.agentClient.call(
         card,
         {
           task_id: task.task_id,
-          // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
-          message: task.description.trim() || state.rewritten_query,
+          message,
           inputs: task.inputs,
           user_id: state.user_id,
           thread_id: state.thread_id,
@@ -100,6 +116,7 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
         is_thinking: true,
         state: { task_id: task.task_id, status: 'completed', output: reply.output ?? {} },
       });
+      await dependencies.responseCache?.remember(cacheRequest, reply);
       return { ...base, status: 'completed' };
     };
 

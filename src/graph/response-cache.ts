@@ -1,0 +1,83 @@
+/**
+ * The response cache per agent (CONTRACT §2 v2): a completed reply of an
+ * agent with `cache_ttl_s` is reused for the same (agent, inputs) on the same
+ * registry version for that long, instead of sending the sub-task again.
+ *
+ * Key: registry version + agent + canonical inputs, plus the user when the
+ * inputs may be the user's own data (cache-scope.ts). An agent called without
+ * inputs is keyed on its sub-task message too, since the message is then all
+ * it is asked. Agents with `side_effects` are never cached (the registry
+ * rejects `cache_ttl_s` on them; this is checked again here).
+ */
+import type { Logger } from '../logger.js';
+import type { AgentCard } from '../registry/types.js';
+import type { KeyValue, KeyValueStore } from '../store/kv-store.js';
+import { normalizeQueryForCache } from '../intent/index.js';
+import { canonicalJson, digest, isUserSpecific } from './cache-scope.js';
+
+/** A reply as the cache keeps it. */
+export interface CachedReply {
+  status: 'completed';
+  output?: Record<string, unknown>;
+  message?: string;
+  /** ISO time it was stored. */
+  cached_at: string;
+}
+
+/** What identifies one sub-task's request to the cache. */
+export interface ReplyCacheRequest {
+  card: AgentCard;
+  registryVersion: string;
+  userId: string;
+  inputs: Readonly<Record<string, unknown>>;
+  message: string;
+}
+
+export interface ResponseCache {
+  /** The cached reply for this request, if the agent is cacheable and one is live. */
+  lookup(request: ReplyCacheRequest): Promise<CachedReply | undefined>;
+  /** Stores a completed reply for the agent's `cache_ttl_s`. */
+  remember(request: ReplyCacheRequest, reply: { output?: Record<string, unknown>; message?: string }): Promise<void>;
+}
+
+/** True when the agent's replies may be cached. */
+export function isCacheable(card: AgentCard): boolean {
+  return card.cacheTtlS !== undefined && card.cacheTtlS > 0 && card.sideEffects !== true;
+}
+
+/** The cache key of one request. */
+export function replyCacheKey(request: ReplyCacheRequest): string {
+  const hasInputs = Object.values(request.inputs).some((value) => value !== undefined && value !== null);
+  const scope = isUserSpecific(request.card, request.inputs) ? `user:${digest(request.userId)}` : 'shared';
+  const subject = canonicalJson(request.inputs) + (hasInputs ? '' : `|${normalizeQueryForCache(request.message)}`);
+  return `reply:${request.registryVersion}:${request.card.id}:${scope}:${digest(subject)}`;
+}
+
+/** Creates the response cache over a key-value store. Store failures are logged and read as a miss. */
+export function createResponseCache(options: { store: KeyValueStore; logger: Logger; now?: () => Date }): ResponseCache {
+  const { store, logger } = options;
+  const now = options.now ?? (() => new Date());
+  return {
+    async lookup(request) {
+      if (!isCacheable(request.card)) return undefined;
+      const value = await store.get(replyCacheKey(request)).catch((error: unknown) => {
+        logger.warn({ err: error, agent: request.card.id }, 'response cache read failed');
+        return undefined;
+      });
+      if (!value || typeof value !== 'object' || Array.isArray(value) || value.status !== 'completed') return undefined;
+      return value as unknown as CachedReply;
+    },
+    async remember(request, reply) {
+      if (!isCacheable(request.card)) return;
+      const entry: CachedReply = {
+        status: 'completed',
+        ...(reply.output ? { output: reply.output } : {}),
+        ...(typeof reply.message === 'string' ? { message: reply.message } : {}),
+        cached_at: now().toISOString(),
+      };
+      await store.set(replyCacheKey(request), entry as unknown as KeyValue, request.card.cacheTtlS! * 1000).catch((error: unknown) => {
+        logger.warn({ err: error, agent: request.card.id }, 'response cache write failed');
+      });
+    },
+  };
+}
