@@ -43,7 +43,7 @@ describe('response cache', () => {
   it('keeps replies for personal inputs per user', async () => {
     const orderCard = card({
       id: 'order_agent',
-      requiredKeys: [{ key: 'order_id', description: '订单号', widget: '', extract: { type: 'pattern', pattern: '^[0-9]+$', flags: '', regex: /^[0-9]+$/ } }],
+      requiredKeys: [{ key: 'order_id', description: '订单号', widget: '', extract: { type: 'phone' } }],
     });
     const cache = createResponseCache({ store: createMemoryKeyValueStore(), logger: silentLogger });
     await cache.remember(request({ card: orderCard, inputs: { order_id: '123' } }), { message: '已发货' });

@@ -388,6 +388,8 @@ describe('loadRegistryText: valid registries', () => {
       defaultTimeoutMs: 15000,
       escalateAfterFailures: 2,
       wordLists: { sensitive: [], abusive: [], escalation: [] },
+      verify: { enabled: true, maxRetries: 1 },
+      answerCacheTtlS: 300,
     });
     const card = snapshot.byId.get('hotel_agent');
     expect(card?.enabled).toBe(true);
