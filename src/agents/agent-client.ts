@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
-import { describeAjvErrors } from '../util/safe-json.js';
+import { outputSchemaProblem } from './reply-envelope.js';
 import type { AgentCard } from '../registry/types.js';
 import type { AgentCallOptions, AgentClient, AgentFailureCode, AgentOutcome, AgentReply, AgentRequestBody } from './types.js';
 import type { AttemptResult, ProtocolAdapter } from './protocols/protocol-adapter.js';
@@ -34,6 +34,8 @@ export interface AgentClientOptions {
 }
 
 const FALLBACK_TIMEOUT_MS = 15_000;
+/** Largest reply body (or whole event stream) the client accepts unless told otherwise. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
 const MAX_RETRY_DELAY_MS = 5_000;
 /** Header names the client sets itself; a card cannot override them. */
 const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'content-type', 'accept', 'content-length']);
@@ -42,7 +44,7 @@ const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'content-type', 
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
   const fetchFunction = options.fetch ?? globalThis.fetch;
   const logger = options.logger ?? silentLogger;
-  const maxResponseBytes = options.maxResponseBytes ?? 1_000_000;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const retryBaseDelayMs = options.retryBaseDelayMs ?? 100;
   const adapters = createProtocolAdapters(options.protocols);
 
@@ -150,14 +152,8 @@ function judgeReply(
   if (reply.status === 'failed') {
     return fail('agent_failed', reply.message?.trim() || 'the agent reported a failure without a message', attempts);
   }
-  if (reply.status === 'completed' && card.validateOutput) {
-    if (reply.output === undefined) {
-      return fail('output_schema', 'the reply has no output but the card declares an output_schema', attempts);
-    }
-    if (!card.validateOutput(reply.output)) {
-      return fail('output_schema', `output does not match output_schema: ${describeAjvErrors(card.validateOutput)}`, attempts);
-    }
-  }
+  const outputProblem = outputSchemaProblem(reply, card.validateOutput);
+  if (outputProblem) return fail('output_schema', outputProblem, attempts);
   return { ok: true, reply, attempts, durationMs: elapsed() };
 }
 

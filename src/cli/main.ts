@@ -37,6 +37,11 @@ const EXIT_USAGE = 2;
 const COMMANDS: Record<string, CliCommand> = {
   validate: { usage: 'validate FILE', summary: 'check a registry file; print every problem as file:line:col', load: () => import('./validate-command.js') },
   serve: { usage: 'serve [--config F] [--port N]', summary: 'start the supervisor HTTP/SSE server', load: () => import('./serve-command.js') },
+  'check-agent': {
+    usage: 'check-agent <url|agent id> [--config F] [--json]',
+    summary: 'run the wire-protocol conformance suite against a live sub-agent',
+    load: () => import('./check-agent-command.js'),
+  },
   demo: { usage: 'demo [--port N]', summary: 'demo sub-agents + supervisor + chat page, offline', load: () => import('./demo-command.js') },
 };
 

@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoAgents, type DemoAgents } from '../../demo/agents.js';
+import { jsonReply, startFakeAgent, type FakeAgent } from '../../test/support/fake-agent.js';
+import { runCommand } from './check-agent-command.js';
+
+function capture(cwd: string, env: Record<string, string> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { stdout: (text: string) => out.push(text), stderr: (text: string) => err.push(text), env, cwd },
+    stdout: () => out.join(''),
+    stderr: () => err.join(''),
+  };
+}
+
+describe('switchboard check-agent', () => {
+  let agents: DemoAgents;
+  let broken: FakeAgent;
+  let directory: string;
+  beforeAll(async () => {
+    agents = await startDemoAgents({ ports: { hotel: 0, limo: 0, flight: 0, weather: 0 }, hotelToken: 'demo-token' });
+    broken = await startFakeAgent(jsonReply({ body: { status: 'ok' } }));
+    directory = mkdtempSync(join(tmpdir(), 'check-agent-'));
+    // The root registry with the demo agents' ephemeral ports.
+    let config = readFileSync(new URL('../../agents_config.yaml', import.meta.url), 'utf8');
+    config = config.replace('http://127.0.0.1:7101/invoke', agents.urls.hotel).replace('http://127.0.0.1:7104/invoke', agents.urls.weather);
+    writeFileSync(join(directory, 'agents.yaml'), config);
+  });
+  afterAll(async () => {
+    await Promise.all([agents.close(), broken.close()]);
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('checks a registered agent by id with its card, one line per check, exit 0', async () => {
+    const run = capture(directory);
+    const code = await runCommand(['hotel_agent', '--config', 'agents.yaml'], run.io);
+    expect(code, run.stdout() + run.stderr()).toBe(0);
+    const lines = run.stdout().trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^hotel_agent \(http:\/\/127\.0\.0\.1:\d+\/invoke\) conforms \(http-json\)$/);
+    expect(lines).toContainEqual(expect.stringMatching(/^PASS {2}MUST {4}output_schema +output meets/));
+    expect(lines.slice(0, -1).every((line) => /^(PASS|FAIL|SKIP) {2}(MUST|SHOULD) /.test(line))).toBe(true);
+  });
+
+  it('prints JSON for CI and exits 1 naming the failed checks of a broken agent', async () => {
+    const run = capture(directory);
+    const code = await runCommand([broken.url, '--json'], run.io);
+    expect(code).toBe(1);
+    const report = JSON.parse(run.stdout()) as { passed: boolean; checks: { id: string; level: string; outcome: string }[] };
+    expect(report.passed).toBe(false);
+    expect(report.checks.filter((check) => check.outcome === 'fail' && check.level === 'MUST').map((check) => check.id)).toContain('envelope_shape');
+  });
+
+  it('exits 2 on usage mistakes and unknown agent ids', async () => {
+    for (const args of [[], ['a', 'b'], ['--bogus', 'x'], ['nobody_agent', '--config', 'agents.yaml'], [agents.urls.hotel, '--timeout-ms', '-1'], [agents.urls.hotel, '--inputs', '[1]']]) {
+      const run = capture(directory);
+      expect(await runCommand(args, run.io), args.join(' ')).toBe(2);
+      expect(run.stderr()).toMatch(/switchboard check-agent: /);
+    }
+    const run = capture(directory);
+    await runCommand(['nobody_agent', '--config', 'agents.yaml'], run.io);
+    expect(run.stderr()).toContain('agents: hotel_agent, limo_agent, flight_agent, weather_agent');
+  });
+});
