@@ -4,7 +4,7 @@
  * not depend on the registry loader.
  */
 import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../registry/types.js';
-import { SUPERVISOR_DEFAULTS } from '../registry/build-snapshot.js';
+import { SUPERVISOR_DEFAULTS } from '../registry/defaults.js';
 import { compileSafePattern } from '../util/safe-pattern.js';
 
 const CITIES = ['北京', '上海', '广州', '深圳', '杭州', '成都', '西安', 'Beijing', 'Shanghai', 'Guangzhou', 'Shenzhen', 'Hangzhou', 'Chengdu'];

@@ -13,7 +13,8 @@ export { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
 export { toPublicCard } from './public-card.js';
 export { extractToJson } from './extract-spec.js';
 export { interpolateEnv } from './env-interpolation.js';
-export { SUPERVISOR_DEFAULTS, ENDPOINT_DEFAULTS, createValidatorCache, type ValidatorCache } from './build-snapshot.js';
+export { SUPERVISOR_DEFAULTS, ENDPOINT_DEFAULTS } from './defaults.js';
+export { createValidatorCache, type ValidatorCache } from './schema-compiler.js';
 export { CONFIG_SCHEMA_URL } from './config-schema.js';
 export type {
   AgentCard,

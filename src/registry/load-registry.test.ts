@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.js';
-import { createValidatorCache } from './build-snapshot.js';
+import { createValidatorCache } from './schema-compiler.js';
 import { configInvalidError, formatIssue, loadRegistryFile, loadRegistryText, type LoadResult } from './load-registry.js';
 import type { ConfigIssue } from './types.js';
 

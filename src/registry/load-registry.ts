@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { UserError } from '../errors.js';
-import { buildSnapshot, type ValidatorCache } from './build-snapshot.js';
+import { buildSnapshot } from './build-snapshot.js';
+import type { ValidatorCache } from './schema-compiler.js';
 import { validateConfigShape } from './config-schema.js';
 import type { ConfigIssue, RegistrySnapshot } from './types.js';
 import { MAX_REGISTRY_BYTES, parseYamlSource } from './yaml-source.js';

@@ -11,7 +11,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../logger.js';
-import { createValidatorCache } from './build-snapshot.js';
+import { createValidatorCache } from './schema-compiler.js';
 import { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
 import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readRegistryText, type LoadResult } from './load-registry.js';
 import type { ConfigIssue, LastLoadError, Registry, RegistryDiff, RegistrySnapshot } from './types.js';

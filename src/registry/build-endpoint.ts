@@ -1,0 +1,88 @@
+/**
+ * Resolves one agent's `endpoint`: `${VAR}` references in the URL and header
+ * values, an absolute http(s) URL, header values without line breaks, and the
+ * defaults for what the file leaves out.
+ */
+import { ENDPOINT_DEFAULTS } from './defaults.js';
+import { interpolateEnv } from './env-interpolation.js';
+import type { Checked } from './findings.js';
+import type { RawAgent } from './raw-config.js';
+import type { AgentEndpoint, ConfigIssue } from './types.js';
+import type { YamlSource } from './yaml-source.js';
+
+/** What resolving an endpoint reads besides the agent entry. */
+export interface EndpointContext {
+  source: YamlSource;
+  env: Readonly<Record<string, string | undefined>>;
+  /** `supervisor.default_timeout_ms` (or its default). */
+  defaultTimeoutMs: number;
+  /** JSON pointer of a path under this agent's entry. */
+  at: (...segments: (string | number)[]) => string;
+}
+
+/** The resolved endpoint, or every issue that stops it resolving. */
+export function buildEndpoint(agent: RawAgent, context: EndpointContext): Checked<AgentEndpoint> {
+  const { source, env, at } = context;
+  const issues: ConfigIssue[] = [];
+  const failed = (): Checked<AgentEndpoint> => ({ value: undefined, issues, warnings: [] });
+  let resolved = true;
+  const resolve = (template: string, pointer: string, what: string): string | undefined => {
+    const result = interpolateEnv(template, env);
+    if (result.ok) return result.value;
+    resolved = false;
+    if (result.malformed !== undefined) {
+      issues.push(source.issueAt(pointer, `malformed variable reference ${result.malformed} in ${what}: use \${NAME} or \${NAME:-default}`));
+    }
+    for (const name of result.missing) {
+      issues.push(source.issueAt(pointer, `environment variable ${name} is not set (used in ${what}; set it or write \${${name}:-default})`));
+    }
+    return undefined;
+  };
+
+  const urlTemplate = agent.endpoint.url;
+  const url = resolve(urlTemplate, at('endpoint', 'url'), `agent "${agent.id}" endpoint url`);
+  if (url !== undefined) {
+    // The message shows the template as written, never the resolved value.
+    const problem = urlProblem(url, urlTemplate);
+    if (problem !== undefined) issues.push(source.issueAt(at('endpoint', 'url'), problem));
+  }
+
+  const headers: Record<string, string> = {};
+  for (const [name, template] of Object.entries(agent.endpoint.headers ?? {})) {
+    const pointer = at('endpoint', 'headers', name);
+    const value = resolve(template, pointer, `header ${name} of agent "${agent.id}"`);
+    if (value === undefined) continue;
+    if (/[\r\n\0]/.test(value)) {
+      issues.push(source.issueAt(pointer, `header ${name} resolves to a value containing a line break or NUL`));
+      continue;
+    }
+    headers[name] = value;
+  }
+
+  if (!resolved || url === undefined || issues.length > 0) return failed();
+  return {
+    value: {
+      url,
+      protocol: agent.endpoint.protocol ?? ENDPOINT_DEFAULTS.protocol,
+      timeoutMs: agent.endpoint.timeout_ms ?? context.defaultTimeoutMs,
+      retries: agent.endpoint.retries ?? ENDPOINT_DEFAULTS.retries,
+      headers,
+    },
+    issues,
+    warnings: [],
+  };
+}
+
+/** Why a resolved URL is unusable, or undefined when it is fine. */
+function urlProblem(url: string, template: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `endpoint url ${JSON.stringify(template)} is not a valid absolute URL`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `endpoint url must use http or https, not ${parsed.protocol.replace(/:$/, '')}`;
+  }
+  return undefined;
+}

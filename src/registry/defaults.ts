@@ -1,0 +1,16 @@
+/** Registry defaults applied where the file leaves a field out (CONTRACT §1). */
+import type { AgentProtocol, SupervisorSettings } from './types.js';
+
+/** Supervisor defaults (CONTRACT §1). */
+export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
+  memoryMaxHistory: 5,
+  maxParallel: 4,
+  defaultTimeoutMs: 15000,
+  escalateAfterFailures: 2,
+  wordLists: Object.freeze({ sensitive: [], abusive: [], escalation: [] }),
+  verify: Object.freeze({ enabled: true, maxRetries: 1 }),
+  answerCacheTtlS: 300,
+});
+
+/** Endpoint defaults other than the timeout (which comes from the supervisor). */
+export const ENDPOINT_DEFAULTS = Object.freeze({ protocol: 'http-json' as AgentProtocol, retries: 1 });

@@ -1,0 +1,61 @@
+/**
+ * The registry document as written (snake_case), after the JSON Schema pass.
+ * Parts under a schema issue may still have any shape, so readers that walk
+ * the whole file guard with `isRecord` / `dependencyList`.
+ */
+import type { RawExtract } from './extract-spec.js';
+import type { AgentProtocol } from './types.js';
+
+/** One raw `required_semantic_keys` entry. */
+export interface RawKey {
+  key: string;
+  description: string;
+  widget?: string;
+  fe_wigdets_suggestion?: string;
+  extract?: RawExtract;
+}
+
+/** One raw `agents` entry. */
+export interface RawAgent {
+  id: string;
+  name: string;
+  description: string;
+  enabled?: boolean;
+  examples?: string[];
+  keywords?: string[];
+  depends_on?: string[];
+  endpoint: { url: string; protocol?: AgentProtocol; timeout_ms?: number; retries?: number; headers?: Record<string, string> };
+  required_semantic_keys?: RawKey[];
+  fe_wigdets_suggestion?: string[];
+  input_schema?: Record<string, unknown>;
+  output_schema?: Record<string, unknown>;
+  side_effects?: boolean;
+  cache_ttl_s?: number;
+}
+
+/** The raw document. */
+export interface RawConfig {
+  version: 1;
+  supervisor?: {
+    memory_max_history?: number;
+    max_parallel?: number;
+    default_timeout_ms?: number;
+    escalate_after_failures?: number;
+    word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
+    verify?: { enabled?: boolean; max_retries?: number };
+    answer_cache_ttl_s?: number;
+  };
+  widgets?: Record<string, string>;
+  fe_wigdets_suggestion?: Record<string, string>;
+  agents: RawAgent[];
+}
+
+/** True for a plain object (an agent entry whose shape may be invalid). */
+export function isRecord(value: unknown): value is Record<string, unknown> & RawAgent {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `depends_on` of an agent whose shape may be invalid. */
+export function dependencyList(agent: RawAgent | undefined): unknown[] {
+  return isRecord(agent) && Array.isArray(agent.depends_on) ? agent.depends_on : [];
+}
