@@ -15,7 +15,7 @@ import type { Planner } from './graph/planning/types.js';
 import { createTurnRunner } from './graph/turn-runner.js';
 import type { TurnRunner } from './graph/turn-types.js';
 import { createApp } from './http/index.js';
-import { createInMemoryIntentCache, createLlmRecognizer, createOfflineRecognizer } from './intent/index.js';
+import { createCardPreselector, createInMemoryIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
 import type { IntentRecognizer } from './intent/types.js';
 import { summariseUsage } from './llm/index.js';
 import type { LlmGateway } from './llm/types.js';
@@ -52,22 +52,29 @@ export interface Switchboard {
   close(): Promise<void>;
 }
 
+/** The strategies of a turn, chosen once at start. */
+export interface Strategies {
+  recognizer: IntentRecognizer;
+  planner: Planner;
+  answers: AnswerComposer;
+  /** Which capability cards the intent prompt shows (LLM mode; `switchboard eval` measures its recall). */
+  preselector: CardPreselector;
+}
+
 /**
  * Chooses the intent / planning / answer strategies: offline when no enabled
  * model gateway is configured; otherwise the LLM ones, each falling back to
- * its offline counterpart.
+ * its offline counterpart. `switchboard eval` builds its strategies here too.
  */
-function chooseStrategies(
-  llm: LlmGateway | undefined,
-  logger: Logger,
-  metrics: Metrics,
-): { recognizer: IntentRecognizer; planner: Planner; answers: AnswerComposer } {
-  const offline = { recognizer: createOfflineRecognizer(), planner: createOfflinePlanner(), answers: createOfflineAnswers() };
+export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics): Strategies {
+  const preselector = createCardPreselector();
+  const offline = { recognizer: createOfflineRecognizer(), planner: createOfflinePlanner(), answers: createOfflineAnswers(), preselector };
   if (!llm || !llm.enabled) return offline;
   return {
-    recognizer: createLlmRecognizer({ gateway: llm, fallback: offline.recognizer, cache: createInMemoryIntentCache(), logger, metrics }),
+    recognizer: createLlmRecognizer({ gateway: llm, fallback: offline.recognizer, cache: createInMemoryIntentCache(), logger, metrics, preselector }),
     planner: createLlmPlanner({ fallback: offline.planner, logger }),
     answers: createLlmAnswers({ gateway: llm, fallback: offline.answers, logger }),
+    preselector,
   };
 }
 
@@ -87,8 +94,11 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const agentClient = createAgentClient({ logger });
   const health = createAgentHealthTracker();
   const cacheStore = createMemoryKeyValueStore();
+  const { recognizer, planner, answers } = chooseStrategies(options.llm, logger, metrics);
   const graph = buildSupervisorGraph({
-    ...chooseStrategies(options.llm, logger, metrics),
+    recognizer,
+    planner,
+    answers,
     agentClient,
     logger,
     checkpointer: storage.checkpointer,

@@ -42,6 +42,7 @@ const COMMANDS: Record<string, CliCommand> = {
     summary: 'run the wire-protocol conformance suite against a live sub-agent',
     load: () => import('./check-agent-command.js'),
   },
+  eval: { usage: 'eval FILE [--config F] [--min X] [--json]', summary: 'routing evaluation of a labelled JSONL set', load: () => import('./eval-command.js') },
   demo: { usage: 'demo [--port N]', summary: 'demo sub-agents + supervisor + chat page, offline', load: () => import('./demo-command.js') },
 };
 

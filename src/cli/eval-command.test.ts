@@ -1,0 +1,84 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from './eval-command.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Accuracy floors for the sample sets: a routing regression below them fails CI. */
+const TRAVEL_MIN = '0.5';
+const ECOMMERCE_MIN = '0.4';
+
+function capture() {
+  const out = { stdout: '', stderr: '' };
+  const io = { stdout: (text: string) => (out.stdout += text), stderr: (text: string) => (out.stderr += text), env: {}, cwd: ROOT };
+  return { out, io };
+}
+
+describe('switchboard eval', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'switchboard-eval-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('meets its floor on the travel sample set (offline)', async () => {
+    const { out, io } = capture();
+    const code = await runCommand(['examples/travel/eval.jsonl', '--min', TRAVEL_MIN], io);
+    expect(out.stderr).toBe('');
+    expect(code).toBe(0);
+    expect(out.stdout).toMatch(/exact agent-set accuracy\s+\d+\.\d%/);
+    expect(out.stdout).toMatch(/out of scope kept out/);
+    expect(out.stdout).toMatch(/hotel_agent\s+\d+\.\d%\s+\d+\.\d%/);
+  });
+
+  it('meets its floor on the e-commerce sample set, as JSON', async () => {
+    const { out, io } = capture();
+    const code = await runCommand(['examples/ecommerce/eval.jsonl', '--config', 'examples/ecommerce/agents_config.yaml', '--min', ECOMMERCE_MIN, '--json'], io);
+    expect(code).toBe(0);
+    const report = JSON.parse(out.stdout);
+    expect(report).toMatchObject({ mode: 'offline', enabled_agents: 5, pass: true });
+    expect(report.total).toBeGreaterThanOrEqual(80);
+    expect(report.accuracy).toBeGreaterThanOrEqual(Number(ECOMMERCE_MIN));
+    expect(report.agents.map((agent: { agent: string }) => agent.agent)).toContain('refund_agent');
+  });
+
+  it('exits 1 below --min and names the shortfall', async () => {
+    const file = join(dir, 'hard.jsonl');
+    await writeFile(file, '{"query":"帮我订北京的酒店","agents":["weather_agent"]}\n');
+    const { out, io } = capture();
+    expect(await runCommand([file, '--min', '0.9'], io)).toBe(1);
+    expect(out.stderr).toMatch(/accuracy 0\.0% is below --min 90\.0%/);
+    expect(out.stdout).toMatch(/line 1: 帮我订北京的酒店\n\s+expected \[weather_agent\]  got \[hotel_agent\]/);
+  });
+
+  it('rejects a set with bad lines, naming each, and runs nothing', async () => {
+    const file = join(dir, 'bad.jsonl');
+    await writeFile(file, '{"query":"ok","agents":[]}\n{"query":"x","agents":["nope_agent"]}\n{oops\n');
+    const { out, io } = capture();
+    expect(await runCommand([file, '--json'], io)).toBe(1);
+    expect(out.stderr).toMatch(/bad\.jsonl:2: "agents": unknown agent "nope_agent"/);
+    expect(out.stderr).toMatch(/bad\.jsonl:3: not valid JSON/);
+    expect(JSON.parse(out.stdout).error.code).toBe('EVAL_SET_INVALID');
+  });
+
+  it('exits 2 on usage mistakes', async () => {
+    for (const args of [[], ['a.jsonl', 'b.jsonl'], ['a.jsonl', '--min', '2'], ['a.jsonl', '--min', 'x'], ['a.jsonl', '--bogus']]) {
+      const { io } = capture();
+      expect(await runCommand(args, io)).toBe(2);
+    }
+  });
+
+  it('exits 1 when the set or the registry cannot be read', async () => {
+    const missing = capture();
+    expect(await runCommand([join(dir, 'missing.jsonl')], missing.io)).toBe(1);
+    expect(missing.out.stderr).toMatch(/cannot read .*missing\.jsonl: ENOENT/);
+    const badConfig = capture();
+    expect(await runCommand(['examples/travel/eval.jsonl', '--config', join(dir, 'nope.yaml')], badConfig.io)).toBe(1);
+    expect(badConfig.out.stderr).toMatch(/registry .*nope\.yaml is invalid/);
+  });
+});

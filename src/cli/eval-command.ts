@@ -1,0 +1,110 @@
+/**
+ * `switchboard eval FILE [--config F] [--min 0.9] [--json]` (CONTRACT §6 v2):
+ * routing evaluation of a labelled JSONL set against a registry, through the
+ * strategies the server would use (offline, or LLM mode when LLM_* is set).
+ * Exit 0 when exact agent-set accuracy reaches `--min` (default 0), 1 below
+ * it or when the set or registry is bad, 2 on a usage mistake.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatEvalReport, summariseEval } from '../eval/eval-report.js';
+import { parseEvalSet } from '../eval/eval-set.js';
+import { runEval } from '../eval/run-eval.js';
+import { createLlmGatewayFromEnv } from '../llm/index.js';
+import { silentLogger } from '../logger.js';
+import { createMetrics } from '../metrics.js';
+import { formatIssue, loadRegistryFile } from '../registry/index.js';
+import { chooseStrategies } from '../switchboard.js';
+// Type-only: importing a value from the entry module would re-enter it.
+import type { CliIo } from './main.js';
+
+const EXIT_USAGE = 2;
+
+const HELP = `Usage: switchboard eval FILE [--config F] [--min 0.9] [--json]
+
+Routing evaluation. FILE is JSONL, one labelled utterance per line:
+  { "query": "...", "agents": ["agent_id", ...],
+    "session": ["earlier query", ...],              (optional)
+    "inputs": { "agent_id": { "key": "value" } } }  (optional)
+"agents": [] marks an out-of-scope query. Session lines first play the earlier
+queries in a fresh in-memory session. Uses LLM mode when LLM_BASE_URL and
+LLM_MODEL are set, else the offline recogniser.
+
+Prints exact agent-set accuracy, top-1, out-of-scope kept out, in-scope
+"no agent" rate, multi-agent rate, follow-ups, extracted-value accuracy,
+pre-selection recall, latency, per-agent precision/recall, confusions and the
+misses. --json prints the same as one JSON object.
+
+  --config F   registry file (default $SWITCHBOARD_CONFIG or agents_config.yaml)
+  --min X      exit 1 when accuracy is below X (0..1, default 0)
+  --json       machine-readable output
+`;
+
+/** Runs `eval`; resolves to the exit code. */
+export async function runCommand(args: string[], io: CliIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(HELP);
+    return 0;
+  }
+  let values: { config?: string; min?: string; json?: boolean };
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args,
+      options: { config: { type: 'string', short: 'c' }, min: { type: 'string' }, json: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    }));
+  } catch (error) {
+    io.stderr(`switchboard eval: ${(error as Error).message}\n\n${HELP}`);
+    return EXIT_USAGE;
+  }
+  if (positionals.length !== 1) {
+    io.stderr(`switchboard eval: ${positionals.length === 0 ? 'missing FILE' : 'expected exactly one FILE'}\n\n${HELP}`);
+    return EXIT_USAGE;
+  }
+  const min = values.min === undefined ? 0 : Number(values.min);
+  if (values.min !== undefined && (values.min.trim() === '' || !Number.isFinite(min) || min < 0 || min > 1)) {
+    io.stderr(`switchboard eval: --min must be a number from 0 to 1 (got "${values.min}")\n`);
+    return EXIT_USAGE;
+  }
+  const file = positionals[0] as string;
+  const configFile = values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml';
+  const fail = (message: string) => {
+    if (values.json) io.stdout(`${JSON.stringify({ error: { code: 'EVAL_FAILED', message } })}\n`);
+    io.stderr(`switchboard eval: ${message}\n`);
+    return 1;
+  };
+
+  const loaded = await loadRegistryFile(resolve(io.cwd, configFile), { env: io.env });
+  if (!loaded.ok) return fail(`registry ${configFile} is invalid:\n${loaded.issues.map(formatIssue).join('\n')}`);
+  const { snapshot } = loaded;
+
+  let text: string;
+  try {
+    text = await readFile(resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    return fail(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const parsed = parseEvalSet(text, new Set(snapshot.agents.map((card) => card.id)));
+  if (!parsed.ok) {
+    if (values.json) io.stdout(`${JSON.stringify({ error: { code: 'EVAL_SET_INVALID', message: `${file} has ${parsed.issues.length} bad line(s)`, issues: parsed.issues } })}\n`);
+    for (const issue of parsed.issues) io.stderr(`${file}:${issue.line}: ${issue.message}\n`);
+    io.stderr(`switchboard eval: ${file} has ${parsed.issues.length} problem${parsed.issues.length === 1 ? '' : 's'}; nothing was run\n`);
+    return 1;
+  }
+
+  const llm = createLlmGatewayFromEnv(io.env, silentLogger);
+  const strategies = chooseStrategies(llm.enabled ? llm : undefined, silentLogger, createMetrics());
+  const outcomes = await runEval(parsed.cases, { snapshot, ...strategies });
+  const report = summariseEval(outcomes);
+  const mode = llm.enabled ? 'llm' : 'offline';
+  if (values.json) io.stdout(`${JSON.stringify({ file, config: configFile, mode, enabled_agents: snapshot.enabledAgents.length, min, pass: report.accuracy >= min, ...report })}\n`);
+  else io.stdout(formatEvalReport(report, { file, mode, agents: snapshot.enabledAgents.length }));
+  if (report.accuracy < min) {
+    io.stderr(`switchboard eval: accuracy ${(report.accuracy * 100).toFixed(1)}% is below --min ${(min * 100).toFixed(1)}%\n`);
+    return 1;
+  }
+  return 0;
+}

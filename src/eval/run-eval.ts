@@ -1,0 +1,114 @@
+/**
+ * Runs a labelled set through the same recogniser and planner the server
+ * uses, with no HTTP and no sub-agents. A line with `session` first plays its
+ * earlier queries in a fresh in-memory session: each turn is recognised and
+ * planned, and short-term memory is updated as the graph does at the end of a
+ * turn (tasks still missing keys are parked, the others count as answered),
+ * so a follow-up sees the previous turn's agents and parked tasks.
+ */
+import { performance } from 'node:perf_hooks';
+import { emptyMemory, type SessionMemory } from '../graph/state.js';
+import { memoryAfterBusinessTurn, rememberTurn } from '../graph/memory.js';
+import { checkKeyValue } from '../graph/planning/semantic-check.js';
+import type { TaskOutcome } from '../graph/plan-types.js';
+import type { Planner } from '../graph/planning/types.js';
+import type { CardPreselector } from '../intent/card-preselect.js';
+import type { IntentRecognizer, IntentResult } from '../intent/types.js';
+import { createLlmUsage } from '../llm/index.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import type { EvalCase } from './eval-set.js';
+
+/** What the supervisor decided for one labelled line. */
+export interface EvalOutcome {
+  case: EvalCase;
+  /** Routed agent ids, best first (empty when the turn was not routed). */
+  predicted: string[];
+  kind: IntentResult['kind'];
+  /** Planned inputs per routed agent (only when the line gives `inputs`). */
+  inputs: Record<string, Record<string, unknown>>;
+  /** Cards the pre-selector would show the model for this line. */
+  preselected: string[];
+  /** Time spent in the recogniser for the labelled query, ms. */
+  latencyMs: number;
+}
+
+/** What `runEval` needs: the strategies chosen as the server chooses them. */
+export interface RunEvalOptions {
+  snapshot: RegistrySnapshot;
+  recognizer: IntentRecognizer;
+  planner: Planner;
+  preselector: CardPreselector;
+  /** "Today" for relative dates. Default: now. */
+  now?: Date;
+  /** Called after each line (progress for long sets). */
+  onOutcome?: (outcome: EvalOutcome, index: number) => void;
+}
+
+/** Runs every case in order and returns one outcome per case. */
+export async function runEval(cases: readonly EvalCase[], options: RunEvalOptions): Promise<EvalOutcome[]> {
+  const outcomes: EvalOutcome[] = [];
+  for (const [index, item] of cases.entries()) {
+    const outcome = await runCase(item, options);
+    outcomes.push(outcome);
+    options.onOutcome?.(outcome, index);
+  }
+  return outcomes;
+}
+
+async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOutcome> {
+  const { snapshot } = options;
+  const now = options.now ?? new Date();
+  let memory = emptyMemory();
+  for (const [turn, query] of item.session.entries()) {
+    memory = (await playTurn(query, memory, options, now, `eval_${item.line}_${turn}`)).memory;
+  }
+  const pendingAgents = pendingOf(memory, snapshot);
+  const preselected = options.preselector.select({ query: item.query, history: memory.history, pendingAgents, snapshot }).cards.map((card) => card.id);
+  const started = performance.now();
+  const intent = await options.recognizer.recognize({ query: item.query, history: memory.history, snapshot, pendingAgents, usage: createLlmUsage(), now });
+  const latencyMs = performance.now() - started;
+  const predicted = intent.kind === 'business' ? [...new Set(intent.intents.map((found) => found.agentId))] : [];
+  const inputs: Record<string, Record<string, unknown>> = {};
+  if (Object.keys(item.inputs).length > 0 && predicted.length > 0) {
+    const planned = await plan(intent, memory, options, now, `eval_${item.line}`);
+    for (const task of planned) inputs[task.assigned_agent] = task.inputs;
+  }
+  return { case: item, predicted, kind: intent.kind, inputs, preselected, latencyMs };
+}
+
+async function playTurn(query: string, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string): Promise<{ memory: SessionMemory }> {
+  const { snapshot } = options;
+  const intent = await options.recognizer.recognize({ query, history: memory.history, snapshot, pendingAgents: pendingOf(memory, snapshot), usage: createLlmUsage(), now });
+  const agents = intent.kind === 'business' ? [...new Set(intent.intents.map((found) => found.agentId))] : [];
+  const turn = { query, rewrittenQuery: intent.rewrittenQuery || query, answer: '', agents };
+  if (agents.length === 0) {
+    return { memory: { ...memory, history: rememberTurn(memory, turn, snapshot.supervisor.memoryMaxHistory) } };
+  }
+  const tasks = await plan(intent, memory, options, now, planId);
+  const outcomes: Record<string, TaskOutcome> = {};
+  for (const task of tasks) {
+    const card = snapshot.byId.get(task.assigned_agent);
+    const missing = (card?.requiredKeys ?? []).filter((spec) => checkKeyValue(spec.extract, task.inputs[spec.key]) !== null).map((spec) => spec.key);
+    outcomes[task.task_id] = { task_id: task.task_id, agent_id: task.assigned_agent, status: missing.length > 0 ? 'parked' : 'completed', missing_keys: missing };
+  }
+  return { memory: memoryAfterBusinessTurn({ memory, turn, tasks, outcomes, snapshot }) };
+}
+
+async function plan(intent: IntentResult, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string) {
+  const result = await options.planner.plan({
+    query: intent.rewrittenQuery,
+    intents: intent.intents,
+    intent,
+    snapshot: options.snapshot,
+    memory,
+    now,
+    planId,
+    signal: new AbortController().signal,
+    usage: createLlmUsage(),
+  });
+  return result.plan.sub_tasks;
+}
+
+function pendingOf(memory: SessionMemory, snapshot: RegistrySnapshot): string[] {
+  return memory.pending.map((task) => task.agent_id).filter((agentId) => snapshot.byId.get(agentId)?.enabled === true);
+}
