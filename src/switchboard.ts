@@ -38,6 +38,8 @@ export interface SwitchboardOptions {
   apiKeys?: readonly string[];
   chatPage?: string;
   heartbeatMs?: number;
+  /** A request body must arrive completely within this long (default 30000 ms). */
+  bodyTimeoutMs?: number;
   /** Watch the registry file for changes (default true). */
   watch?: boolean;
   now?: () => Date;
@@ -132,6 +134,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     apiKeys: options.apiKeys,
     chatPage: options.chatPage,
     heartbeatMs: options.heartbeatMs,
+    bodyTimeoutMs: options.bodyTimeoutMs,
   });
   return {
     app,

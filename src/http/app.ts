@@ -14,7 +14,7 @@ import type { MessageStore } from '../store/types.js';
 import { createAgentsHandler } from './agents-route.js';
 import { createApiKeyAuth } from './auth.js';
 import { createChatHandler } from './chat-route.js';
-import { createErrorHandler, createNotFoundHandler, methodNotAllowed } from './error-handler.js';
+import { createBodyTimeout, createErrorHandler, createNotFoundHandler, createUrlLengthLimit, methodNotAllowed } from './error-handler.js';
 import { createHealthRouter } from './health-routes.js';
 import { createSessionMessagesHandler } from './sessions-route.js';
 import { attachStreamTracker, createStreamTracker } from './stream-tracker.js';
@@ -41,6 +41,10 @@ export interface AppOptions {
   isReady?: () => boolean;
   /** HTML served at `GET /`; absent means `GET /` is a 404. */
   chatPage?: string;
+  /** Longest accepted URL, in characters. Default 8192. */
+  maxUrlChars?: number;
+  /** A request body must have arrived completely within this long. Default 30000 ms. */
+  bodyTimeoutMs?: number;
   /** How long shutdown waits for an aborted turn to finish its stream. Default 2000 ms. */
   shutdownGraceMs?: number;
 }
@@ -89,6 +93,7 @@ export function createApp(options: AppOptions): Express {
 
   app.use(createTraceIdMiddleware());
   app.use(createRequestMetricsMiddleware(options.metrics));
+  app.use(createUrlLengthLimit(options.maxUrlChars ?? 8192));
   app.use(
     createHealthRouter({ registry: options.registry, metrics: options.metrics, isReady: options.isReady ?? (() => true) }),
   );
@@ -108,6 +113,7 @@ export function createApp(options: AppOptions): Express {
   v1.route('/chat')
     .post(
       requireJsonBody(),
+      createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true }),
       createChatHandler({
         turns: options.turns,

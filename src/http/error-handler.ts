@@ -67,6 +67,20 @@ function mapBodyParserError(error: BodyParserError): MappedError {
   }
 }
 
+/** Errors raised while reading the request itself: a bad escape in the URL, a body that does not inflate. */
+function mapRequestReadError(error: unknown): MappedError | null {
+  // express decodes route parameters and throws a URIError (status 400) on a bad `%` escape.
+  if (error instanceof URIError) {
+    return { status: 400, body: errorBody('BAD_REQUEST', 'the URL contains a malformed percent escape') };
+  }
+  // A body whose content-encoding is false fails to inflate with a zlib error.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('Z_')) {
+    return { status: 400, body: errorBody('BAD_REQUEST', 'the body does not match its content-encoding') };
+  }
+  return null;
+}
+
 /** Turns any thrown value into a status and body. Exported for tests and the chat route. */
 export function mapError(error: unknown): MappedError {
   if (error instanceof UserError) {
@@ -80,6 +94,8 @@ export function mapError(error: unknown): MappedError {
     const code: ErrorCode = error.httpStatus >= 500 ? error.code : 'INTERNAL';
     return { status, body: errorBody(code, ERROR_CATALOGUE[code].message) };
   }
+  const readError = mapRequestReadError(error);
+  if (readError) return readError;
   if (isBodyParserError(error)) return mapBodyParserError(error);
   return { status: 500, body: errorBody('INTERNAL', ERROR_CATALOGUE.INTERNAL.message) };
 }
@@ -132,5 +148,68 @@ export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
   return (request, response) => {
     response.setHeader('allow', allow);
     response.status(405).json(errorBody('BAD_REQUEST', `method ${request.method} is not allowed here; use ${allow}`));
+  };
+}
+
+/**
+ * A complete HTTP/1.1 error response as raw text, for failures Node detects
+ * before express sees the request (oversized headers, a malformed request, a
+ * request that never finished arriving): still a JSON body from the catalogue.
+ */
+export function rawErrorResponse(code: ErrorCode, message: string = ERROR_CATALOGUE[code].message): string {
+  const status = ERROR_CATALOGUE[code].httpStatus;
+  const body = JSON.stringify(errorBody(code, message));
+  return [
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}`,
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(body)}`,
+    'connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  413: 'Payload Too Large',
+  414: 'URI Too Long',
+  431: 'Request Header Fields Too Large',
+};
+
+/** Rejects a request whose URL is longer than `maxBytes` with 414. */
+export function createUrlLengthLimit(maxBytes: number): RequestHandler {
+  return (request, response, next) => {
+    if (request.originalUrl.length > maxBytes) {
+      sendError(response, new UserError('URI_TOO_LONG', `the URL is longer than ${maxBytes} characters`));
+      return;
+    }
+    next();
+  };
+}
+
+/**
+ * Answers 408 when a request body has not fully arrived within `timeoutMs`
+ * (a client that declared more bytes than it sends), then drops the connection.
+ */
+export function createBodyTimeout(timeoutMs: number): RequestHandler {
+  return (request, response, next) => {
+    if (request.readableEnded || request.complete) {
+      next();
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (!response.headersSent) {
+        response.setHeader('connection', 'close');
+        sendError(response, new UserError('REQUEST_TIMEOUT', `the request body did not arrive completely within ${timeoutMs} ms`));
+      }
+      response.once('finish', () => request.destroy());
+    }, timeoutMs);
+    timer.unref();
+    const clear = () => clearTimeout(timer);
+    request.once('end', clear);
+    request.once('close', clear);
+    response.once('close', clear);
+    next();
   };
 }

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
+import { rawErrorResponse } from './error-handler.js';
 import { streamTrackerOf } from './stream-tracker.js';
 
 /** Requests still running when shutdown starts get this long before their sockets are cut. */
@@ -41,6 +42,27 @@ function trackConnections(server: Server) {
   };
 }
 
+/**
+ * Requests Node refuses before express sees them (headers or URL over the
+ * parser's limit, a malformed request line, a request that timed out) get a
+ * JSON error from the catalogue instead of Node's bare status line.
+ */
+function answerClientErrorsWithJson(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const text =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? rawErrorResponse('HEADERS_TOO_LARGE', 'the request headers (or the URL) are too large')
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? rawErrorResponse('REQUEST_TIMEOUT')
+          : rawErrorResponse('BAD_REQUEST', 'the request is malformed');
+    socket.end(text);
+  });
+}
+
 /** A listening server. */
 export interface RunningServer {
   /** Base URL, e.g. `http://127.0.0.1:8080`. */
@@ -56,6 +78,7 @@ export interface RunningServer {
 export async function startServer(app: Express, options: { port: number; host?: string }): Promise<RunningServer> {
   const host = options.host ?? '0.0.0.0';
   const server = createServer(app);
+  answerClientErrorsWithJson(server);
   const connections = trackConnections(server);
   await new Promise<void>((resolve, reject) => {
     const onError = (error: Error) => reject(error);

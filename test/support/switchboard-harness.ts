@@ -43,6 +43,7 @@ export async function startTestSwitchboard(options: {
   llm?: LlmGateway;
   now?: () => Date;
   heartbeatMs?: number;
+  bodyTimeoutMs?: number;
 }): Promise<TestSwitchboard> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-scenario-'));
   const configPath = join(dir, 'agents_config.yaml');
@@ -55,6 +56,7 @@ export async function startTestSwitchboard(options: {
     llm: options.llm,
     now: options.now,
     heartbeatMs: options.heartbeatMs,
+    bodyTimeoutMs: options.bodyTimeoutMs,
     watch: true,
   });
   const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1' });
