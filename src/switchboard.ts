@@ -23,14 +23,20 @@ import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry } from './registry/types.js';
-import { createMemoryKeyValueStore, openStorageFromUrl, type Storage } from './store/index.js';
+import { createMemoryKeyValueStore, openStorage, type Storage } from './store/index.js';
 import { createResponseCache } from './graph/response-cache.js';
 
 export interface SwitchboardOptions {
   /** Registry file path. */
   configPath: string;
-  /** `sqlite:<path>` (default `sqlite:./data/switchboard.db`). */
+  /** `sqlite:<path>` (default `sqlite:./data/switchboard.db`) or `postgres://...`. */
   databaseUrl?: string;
+  /** `redis://...`: leases, signals and caches shared through Redis (Postgres storage only). */
+  redisUrl?: string;
+  /** Names this process as a lease holder (logs); default a random id. */
+  replicaId?: string;
+  /** Session lease time to live (how soon a dead replica's session is free). Default 15000 ms. */
+  leaseTtlMs?: number;
   logger: Logger;
   env?: Readonly<Record<string, string | undefined>>;
   /** Model gateway; absent or disabled = offline matcher. */
@@ -87,7 +93,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
   let storage: Storage;
   try {
-    storage = openStorageFromUrl(options.databaseUrl);
+    storage = await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, logger });
   } catch (error) {
     // The registry watcher would keep the process alive after a failed start.
     await registry.close();
@@ -95,7 +101,8 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   }
   const agentClient = createAgentClient({ logger });
   const health = createAgentHealthTracker();
-  const cacheStore = createMemoryKeyValueStore();
+  // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
+  const cacheStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
   const { recognizer, planner, answers } = chooseStrategies(options.llm, logger, metrics);
   const graph = buildSupervisorGraph({
     recognizer,
@@ -114,8 +121,10 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const turns = createTurnRunner({
     registry,
     graph,
-    messages: storage.messages,
+    storage,
     logger,
+    replicaId: options.replicaId,
+    leaseTtlMs: options.leaseTtlMs,
     pruneCheckpoints: (threadId) => storage.pruneCheckpoints(threadId),
     now: options.now,
     summariseUsage: (usage) => ({ ...summariseUsage(usage) }),
@@ -127,7 +136,8 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const app = createApp({
     registry,
     turns,
-    messages: storage.messages,
+    messages: storage.transcript,
+    isReady: () => !turns.draining,
     publicCard: (card) => ({ ...toPublicCard(card), health: health.of(card.id) }),
     logger,
     metrics,

@@ -37,7 +37,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   }
   let started;
   try {
-    started = await startSwitchboard({ config: values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml', port, host: io.env.HOST ?? '127.0.0.1' }, io);
+    started = await startSwitchboard({ config: values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml', port, host: io.env.HOST ?? '127.0.0.1', drainGraceMs: 2000 }, io);
   } catch (error) {
     await agents.close();
     io.stderr(`switchboard demo: ${(error as Error).message}\n`);

@@ -1,9 +1,14 @@
 /**
- * `switchboard serve [--config F] [--port N] [--host H]`: starts the supervisor
- * HTTP server on a registry file. Settings come from flags, then the
- * environment (CONTRACT §5), then defaults.
+ * `switchboard serve [--config F] [--port N] [--host H] [--drain-grace-ms N]`:
+ * starts the supervisor HTTP server on a registry file. Settings come from
+ * flags, then the environment (CONTRACT §5), then defaults.
+ *
+ * SIGTERM / SIGINT drain: `/readyz` turns 503 (with `retry-after`) and new
+ * turns are refused at once, running turns get the grace period to finish,
+ * the rest are cancelled with a `done` that says why, then the server closes.
  */
 import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '../http/index.js';
@@ -18,13 +23,26 @@ export interface ServeSettings {
   config: string;
   port: number;
   host: string;
+  /** How long a shutdown lets running turns finish before cancelling them. */
+  drainGraceMs: number;
+}
+
+function readNonNegativeInteger(name: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`invalid ${name} "${text}": expected a non-negative integer`);
+  return value;
 }
 
 /** Reads flags and environment; throws with a message naming the bad value. */
 export function readServeSettings(args: string[], io: CliIo): ServeSettings {
   const { values } = parseArgs({
     args,
-    options: { config: { type: 'string', short: 'c' }, port: { type: 'string', short: 'p' }, host: { type: 'string' } },
+    options: {
+      config: { type: 'string', short: 'c' },
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      'drain-grace-ms': { type: 'string' },
+    },
     strict: true,
   });
   const portText = values.port ?? io.env.PORT ?? '8080';
@@ -34,12 +52,14 @@ export function readServeSettings(args: string[], io: CliIo): ServeSettings {
     config: values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml',
     port,
     host: values.host ?? io.env.HOST ?? '0.0.0.0',
+    drainGraceMs: readNonNegativeInteger('drain grace', values['drain-grace-ms'] ?? io.env.SWITCHBOARD_DRAIN_GRACE_MS ?? '20000'),
   };
 }
 
 export interface StartedSwitchboard {
   switchboard: Switchboard;
   server: RunningServer;
+  /** Drains running turns (see the file header), then closes everything. */
   close(): Promise<void>;
 }
 
@@ -54,6 +74,9 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
   const switchboard = await createSwitchboard({
     configPath: settings.config,
     databaseUrl: io.env.DATABASE_URL,
+    redisUrl: io.env.REDIS_URL,
+    replicaId: `${hostname()}:${process.pid}`,
+    leaseTtlMs: io.env.SWITCHBOARD_LEASE_TTL_MS ? readNonNegativeInteger('SWITCHBOARD_LEASE_TTL_MS', io.env.SWITCHBOARD_LEASE_TTL_MS) : undefined,
     logger,
     env: io.env,
     llm: llm.enabled ? llm : undefined,
@@ -73,6 +96,8 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
     switchboard,
     server,
     async close() {
+      logger.info({ turns: switchboard.turns.activeTurns, graceMs: settings.drainGraceMs }, 'shutting down: draining running turns');
+      await switchboard.turns.drain(settings.drainGraceMs);
       await server.close();
       await switchboard.close();
     },
@@ -90,7 +115,7 @@ export function waitForShutdown(): Promise<string> {
 
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    io.stdout('Usage: switchboard serve [--config FILE] [--port N] [--host H]\n');
+    io.stdout('Usage: switchboard serve [--config FILE] [--port N] [--host H] [--drain-grace-ms N]\n');
     return 0;
   }
   let settings: ServeSettings;

@@ -18,6 +18,18 @@ export interface TurnContext {
   usage: LlmUsage;
   /** Wall time of each graph node in this turn, in milliseconds (filled as nodes finish). */
   timings: Record<string, number>;
+  /** Id of this turn (events are `<turn_id>:<seq>`). */
+  turnId?: string;
+  /** Records each sub-task before it is sent (audit trail); absent in unit tests. */
+  tasks?: TaskRecorder;
+}
+
+/** What the execute node tells storage about the sub-tasks it sends. */
+export interface TaskRecorder {
+  /** Called before the request leaves; a rejection means the task must not be sent. */
+  dispatched(task: { task_id: string; agent_id: string; inputs: Record<string, unknown> }): Promise<void>;
+  /** The task's outcome (best effort). */
+  settled(taskId: string, status: 'completed' | 'failed' | 'input_required' | 'cancelled', detail?: string): void;
 }
 
 /** What a node emits; the turn runner adds `type`, `session_id` and `seq`. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
 import type { AgentCard } from '../registry/types.js';
-import { createMemoryKeyValueStore } from '../store/kv-store.js';
+import { createMemoryKeyValueStore } from '../store/index.js';
 import { isUserSpecific } from './cache-scope.js';
 import { createResponseCache, replyCacheKey, type ReplyCacheRequest } from './response-cache.js';
 
@@ -73,7 +73,7 @@ describe('response cache', () => {
   });
 
   it('reads a failing store as a miss', async () => {
-    const failing = { get: async () => Promise.reject(new Error('down')), set: async () => Promise.reject(new Error('down')), delete: async () => undefined };
+    const failing = { get: async () => Promise.reject(new Error('down')), set: async () => Promise.reject(new Error('down')), setIfAbsent: async () => Promise.reject(new Error('down')), delete: async () => undefined };
     const cache = createResponseCache({ store: failing, logger: silentLogger });
     await cache.remember(request(), { message: 'x' });
     expect(await cache.lookup(request())).toBeUndefined();

@@ -11,7 +11,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { AgentCard } from '../registry/types.js';
-import type { KeyValue, KeyValueStore } from '../store/kv-store.js';
+import type { KeyValue, KeyValueStore } from '../store/index.js';
 import { normalizeQueryForCache } from '../intent/index.js';
 import { canonicalJson, digest, isUserSpecific } from './cache-scope.js';
 

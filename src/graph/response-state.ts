@@ -36,6 +36,8 @@ export interface ResponseState {
     stage: Stage;
     /** Position of this event in the turn's stream, from 1. */
     seq: number;
+    /** The turn this event belongs to; the SSE id is `<turn_id>:<seq>`. */
+    turn_id?: string;
     semantic_info?: SemanticInfo[];
     state?: Record<string, unknown>;
   };

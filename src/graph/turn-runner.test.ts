@@ -66,7 +66,7 @@ describe('createTurnRunner content guard', () => {
       logger: silentLogger,
       checkpointer: storage.checkpointer,
     });
-    const runner = createTurnRunner({ registry: createStaticRegistry(snapshot), graph, messages: storage.messages, logger: silentLogger });
+    const runner = createTurnRunner({ registry: createStaticRegistry(snapshot), graph, storage, logger: silentLogger });
     const events: ResponseState[] = [];
     const started = await runner.start(
       { query: '北京明天的天气怎么样', userId: 'u1', traceId: 'trace-1' },

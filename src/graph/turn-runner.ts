@@ -2,35 +2,89 @@
  * Runs one user turn through the supervisor graph and turns node events into
  * numbered `ResponseState` events while the graph runs.
  *
- * One turn at a time per session: a second turn on a busy session is refused
- * with 409 rather than queued, so two turns never interleave their memory
- * updates (the checkpoint is read at the start and written at the end).
+ * The turn's life, in order: take the session's lease (one turn per session
+ * across every replica: a second turn gets 409 rather than interleaving its
+ * memory updates with the first), write the user's row ahead, run the graph
+ * (each event stored as sent, each sub-task recorded before it is sent),
+ * write the answer row, release the lease, send `done`. A turn whose process
+ * died keeps its lease until the TTL runs out; the next turn on the session
+ * then finds it still marked running and records it as interrupted.
  */
 import { randomUUID } from 'node:crypto';
 import { detectLanguage } from '../intent/index.js';
 import type { Logger } from '../logger.js';
 import { agentSecrets } from '../agents/agent-secrets.js';
 import { redactSecrets } from '../agents/failure-reason.js';
-import type { Registry, RegistrySnapshot } from '../registry/types.js';
-import type { MessageStore } from '../store/types.js';
+import type { AgentCard, Registry, RegistrySnapshot } from '../registry/types.js';
+import type { Storage, TurnOutcome } from '../store/types.js';
 import { UserError } from '../errors.js';
 import type { LlmUsage } from '../llm/types.js';
-import type { NodeEvent, TurnContext } from './context.js';
+import type { NodeEvent, TaskRecorder, TurnContext } from './context.js';
 import type { ResponseState } from './response-state.js';
 import type { SupervisorGraph } from './build-graph.js';
+import { acquireSessionLease, sessionLeaseKey } from './session-lease.js';
+import { createTurnEventLog } from './turn-event-log.js';
 import type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
+
+/** The parts of storage a turn uses. */
+export type TurnStorage = Pick<Storage, 'transcript' | 'events' | 'tasks' | 'leases' | 'signals'>;
+
+/** Why a running turn was stopped (the abort reason of its signal). */
+export type TurnStopReason = 'client_disconnected' | 'server_shutdown' | 'lease_lost' | 'user_cancel';
+
+/** Signal channel on which a session's running turn listens for cancel requests. */
+export function cancelChannel(userId: string, sessionId: string): string {
+  return `cancel:${sessionLeaseKey(userId, sessionId)}`;
+}
 
 export interface TurnRunnerOptions {
   registry: Registry;
   graph: SupervisorGraph;
-  messages: MessageStore;
+  storage: TurnStorage;
   logger: Logger;
+  /** Identifies this process as a lease holder (default a random id). */
+  replicaId?: string;
+  /** Lease time to live; a dead replica's session is free again after this. Default 15000 ms. */
+  leaseTtlMs?: number;
+  /** Masks personal data in the inputs kept in task records. Default: keys declared phone/email. */
+  maskInputs?: (card: AgentCard | undefined, inputs: Record<string, unknown>) => Record<string, unknown>;
   /** Drops older checkpoints of a thread after each turn (keeps storage bounded). */
   pruneCheckpoints?: (threadId: string) => Promise<void>;
   now?: () => Date;
   /** Per-turn usage summary added to the final and done events. */
   summariseUsage?: (usage: LlmUsage) => Record<string, unknown>;
-  onTurnEnd?: (outcome: 'completed' | 'aborted' | 'error', durationMs: number) => void;
+  onTurnEnd?: (outcome: TurnOutcome, durationMs: number) => void;
+}
+
+/** Masks the values of keys the agent declares as phone or e-mail (`138****5678`, `z***@example.com`). */
+export function maskDeclaredInputs(card: AgentCard | undefined, inputs: Record<string, unknown>): Record<string, unknown> {
+  const kinds = new Map((card?.requiredKeys ?? []).map((spec) => [spec.key, spec.extract.type]));
+  return Object.fromEntries(
+    Object.entries(inputs).map(([key, value]) => {
+      if (typeof value !== 'string') return [key, value];
+      const kind = kinds.get(key);
+      if (kind === 'phone') return [key, value.length > 7 ? `${value.slice(0, 3)}****${value.slice(-4)}` : '****'];
+      if (kind === 'email') return [key, value.replace(/^([^@])[^@]*@/, '$1***@')];
+      return [key, value];
+    }),
+  );
+}
+
+const STOPPED_TEXT: Record<Exclude<TurnStopReason, 'client_disconnected'>, { zh: string; en: string }> = {
+  server_shutdown: {
+    zh: '服务正在重启，本轮处理已取消，请稍后重试。',
+    en: 'The service is restarting, so this request was cancelled. Please try again in a moment.',
+  },
+  lease_lost: {
+    zh: '本轮处理已中断，请重新发送您的请求。',
+    en: 'This request was interrupted. Please send it again.',
+  },
+  user_cancel: { zh: '已取消本轮处理。', en: 'The request was cancelled.' },
+};
+
+function stopReasonOf(signal: AbortSignal): TurnStopReason {
+  const reason: unknown = signal.reason;
+  return reason === 'server_shutdown' || reason === 'lease_lost' || reason === 'user_cancel' ? reason : 'client_disconnected';
 }
 
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -85,27 +139,65 @@ function contentGuard(snapshot: RegistrySnapshot): (text: string) => string {
   return guard;
 }
 
+
+interface ActiveTurn {
+  controller: AbortController;
+  done: Promise<TurnResult>;
+}
+
 export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
-  const busy = new Set<string>();
+  const { storage, logger } = options;
   const now = options.now ?? (() => new Date());
+  const replicaId = options.replicaId ?? `r_${randomUUID().slice(0, 8)}`;
+  const leaseTtlMs = options.leaseTtlMs ?? 15000;
+  const maskInputs = options.maskInputs ?? maskDeclaredInputs;
+  const active = new Map<string, ActiveTurn>();
+  let draining = false;
+
+  function taskRecorder(turn: { turnId: string; userId: string; sessionId: string; traceId: string }, snapshot: RegistrySnapshot): TaskRecorder {
+    const settling: Promise<void>[] = [];
+    return {
+      async dispatched(task) {
+        await storage.tasks.recordDispatch({
+          task_id: task.task_id,
+          turn_id: turn.turnId,
+          user_id: turn.userId,
+          session_id: turn.sessionId,
+          agent_id: task.agent_id,
+          inputs: maskInputs(snapshot.byId.get(task.agent_id), task.inputs),
+          created_at: new Date().toISOString(),
+        });
+      },
+      settled(taskId, status, detail) {
+        settling.push(
+          storage.tasks.updateTask(taskId, status, detail).catch((error: unknown) => logger.warn({ err: error, traceId: turn.traceId, task: taskId }, 'recording a task outcome failed')),
+        );
+      },
+    };
+  }
 
   async function execute(
-    request: TurnRequest & { sessionId: string },
-    signal: AbortSignal,
+    request: TurnRequest & { sessionId: string; turnId: string },
+    controller: AbortController,
+    clientSignal: AbortSignal,
+    release: () => Promise<void>,
     onEvent: (event: ResponseState) => void,
   ): Promise<TurnResult> {
     const startedAt = Date.now();
+    const signal = controller.signal;
     const snapshot = options.registry.current();
     const guard = contentGuard(snapshot);
     const events: ResponseState[] = [];
     const usage: LlmUsage = { calls: [] };
     const usageState = () => (options.summariseUsage ? { llm: options.summariseUsage(usage) } : {});
+    const eventLog = createTurnEventLog({ events: storage.events, turnId: request.turnId, logger });
     let finalAnswer = '';
-    let outcome: 'completed' | 'aborted' | 'error' = 'completed';
+    let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
 
     const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
       const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
       const state = complete ? { ...event.state, ...usageState() } : event.state;
+      const seq = events.length + 1;
       const response: ResponseState = {
         type,
         content: guard(event.content),
@@ -114,7 +206,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         session_id: request.sessionId,
         metadata: {
           stage: event.stage,
-          seq: events.length + 1,
+          seq,
+          turn_id: request.turnId,
           ...(event.semantic_info ? { semantic_info: event.semantic_info } : {}),
           ...(state ? { state } : {}),
         },
@@ -122,7 +215,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       const isDelta = event.state?.delta === true;
       if ((event.stage === 'final' && !isDelta) || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
       events.push(response);
-      if (!signal.aborted) onEvent(response);
+      eventLog.append({ seq, data: JSON.stringify(response) });
+      if (!clientSignal.aborted) onEvent(response);
     };
 
     const context: TurnContext = {
@@ -133,8 +227,11 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       language: detectLanguage(request.query),
       usage,
       timings: {},
+      turnId: request.turnId,
+      tasks: taskRecorder(request, snapshot),
     };
     const threadKey = `${request.userId}:${request.sessionId}`;
+    let stopReason: TurnStopReason | undefined;
     try {
       const stream = await options.graph.stream(
         { query: request.query, user_id: request.userId, thread_id: request.sessionId },
@@ -143,11 +240,15 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       for await (const chunk of stream) send(chunk as NodeEvent);
     } catch (error) {
       if (signal.aborted) {
-        outcome = 'aborted';
-        options.logger.info({ traceId: request.traceId, session: request.sessionId }, 'turn aborted by the client');
+        stopReason = stopReasonOf(signal);
+        outcome = stopReason === 'client_disconnected' ? 'aborted' : 'cancelled';
+        logger.info({ traceId: request.traceId, session: request.sessionId, reason: stopReason }, 'turn stopped');
+        if (stopReason !== 'client_disconnected') {
+          send({ stage: 'final', content: STOPPED_TEXT[stopReason][context.language], agent_id: 'supervisor', is_thinking: false, state: { cancelled: true, reason: stopReason } });
+        }
       } else {
         outcome = 'error';
-        options.logger.error({ traceId: request.traceId, err: error }, 'turn failed');
+        logger.error({ traceId: request.traceId, err: error }, 'turn failed');
         send({
           stage: 'final',
           content: context.language === 'zh' ? '抱歉，处理您的请求时出现了问题，请稍后再试。' : 'Sorry, something went wrong while handling your request. Please try again.',
@@ -157,32 +258,40 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       }
     }
 
-    const seq = await options.messages.nextSeq(request.userId, request.sessionId);
-    const createdAt = new Date().toISOString();
-    await options.messages.appendMessages(request.userId, request.sessionId, [
-      { seq, role: 'user', content: request.query, created_at: createdAt, metadata: { trace_id: request.traceId } },
-      {
-        seq: seq + 1,
-        role: 'assistant',
-        content: finalAnswer,
-        created_at: createdAt,
-        metadata: { trace_id: request.traceId, outcome, registry_version: snapshot.version },
-      },
-    ]);
-    if (outcome !== 'aborted') await options.pruneCheckpoints?.(threadKey).catch((error: unknown) => options.logger.warn({ err: error }, 'checkpoint pruning failed'));
+    const recorded = await storage.transcript.finishTurn(request.turnId, {
+      content: finalAnswer,
+      outcome,
+      createdAt: new Date().toISOString(),
+      metadata: { registry_version: snapshot.version, ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}) },
+    });
+    if (!recorded) logger.warn({ traceId: request.traceId, turnId: request.turnId }, 'turn was already closed by a later turn; answer not recorded');
+    if (outcome !== 'aborted' && outcome !== 'cancelled') {
+      await options.pruneCheckpoints?.(threadKey).catch((error: unknown) => logger.warn({ err: error }, 'checkpoint pruning failed'));
+    }
     const durationMs = Date.now() - startedAt;
+    // Free the session before the client sees `done`, so its next turn is never refused.
+    await eventLog.flush();
+    await release();
     send(
       {
         stage: 'done',
         content: '',
         agent_id: 'supervisor',
         is_thinking: false,
-        state: { trace_id: request.traceId, outcome, duration_ms: durationMs, timings_ms: { ...context.timings } },
+        state: {
+          trace_id: request.traceId,
+          turn_id: request.turnId,
+          outcome,
+          ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}),
+          duration_ms: durationMs,
+          timings_ms: { ...context.timings },
+        },
       },
       'done',
     );
-    options.logger.info(
-      { traceId: request.traceId, session: request.sessionId, outcome, durationMs, timingsMs: context.timings, ...usageState() },
+    await eventLog.flush();
+    logger.info(
+      { traceId: request.traceId, session: request.sessionId, turnId: request.turnId, outcome, durationMs, timingsMs: context.timings, ...usageState() },
       'turn finished',
     );
     options.onTurnEnd?.(outcome, durationMs);
@@ -190,34 +299,112 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   }
 
   return {
+    get draining() {
+      return draining;
+    },
+    get activeTurns() {
+      return active.size;
+    },
+
     async start(request, { signal, onEvent }): Promise<StartedTurn> {
+      if (draining) throw new UserError('NOT_READY', 'the server is shutting down; retry the request', { retryAfterSeconds: 2 });
       if (typeof request.query !== 'string' || request.query.trim() === '') throw new UserError('BAD_REQUEST', 'query must be a non-empty string');
       if (typeof request.userId !== 'string' || request.userId === '') throw new UserError('BAD_REQUEST', 'user_id must be a non-empty string');
       if (request.sessionId !== undefined && !SESSION_ID.test(request.sessionId)) {
         throw new UserError('BAD_REQUEST', 'session_id must be 1-128 characters of letters, digits, _ . : -');
       }
       const sessionId = request.sessionId ?? `s_${randomUUID()}`;
-      // Session ids are namespaced per user (the memory thread is user:session).
-      const busyKey = `${request.userId}\u0000${sessionId}`;
-      if (busy.has(busyKey)) throw new UserError('TURN_IN_PROGRESS', `a turn is already running on session ${sessionId}`);
-      busy.add(busyKey);
+      const turnId = `turn_${randomUUID().replaceAll('-', '')}`;
+      const controller = new AbortController();
+      const stop = (reason: TurnStopReason) => {
+        if (!controller.signal.aborted) controller.abort(reason);
+      };
+
+      let lease;
+      try {
+        lease = await acquireSessionLease({
+          leases: storage.leases,
+          key: sessionLeaseKey(request.userId, sessionId),
+          holder: `${replicaId}:${turnId}`,
+          ttlMs: leaseTtlMs,
+          logger,
+          onLost: () => stop('lease_lost'),
+        });
+      } catch (error) {
+        logger.error({ err: error, traceId: request.traceId }, 'turn lease store unreachable');
+        throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
+      }
+      if (!lease) throw new UserError('TURN_IN_PROGRESS', `a turn is already running on session ${sessionId}`);
+      const held = lease;
+
+      let unsubscribe: (() => Promise<void>) | undefined;
+      try {
+        const { interrupted } = await storage.transcript.beginTurn({
+          turnId,
+          userId: request.userId,
+          sessionId,
+          query: request.query,
+          traceId: request.traceId,
+          createdAt: new Date().toISOString(),
+        });
+        if (interrupted.length > 0) logger.warn({ session: sessionId, turns: interrupted }, 'earlier turns were cut short; recorded as interrupted');
+        unsubscribe = await storage.signals.subscribe(cancelChannel(request.userId, sessionId), (message) => {
+          if (message === turnId || message === '*') stop('user_cancel');
+        });
+      } catch (error) {
+        await unsubscribe?.().catch(() => {});
+        await held.release();
+        logger.error({ err: error, traceId: request.traceId }, 'writing the turn ahead failed');
+        throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
+      }
+
+      const onClientGone = () => stop('client_disconnected');
+      if (signal.aborted) onClientGone();
+      else signal.addEventListener('abort', onClientGone, { once: true });
+      const releaseAll = async () => {
+        await unsubscribe?.().catch((error: unknown) => logger.warn({ err: error }, 'cancel unsubscribe failed'));
+        await held.release();
+      };
+
       const done = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => execute({ ...request, sessionId }, signal, onEvent))
-        .catch((error: unknown): TurnResult => {
-          options.logger.error({ traceId: request.traceId, err: error }, 'turn bookkeeping failed');
+        .then(() => execute({ ...request, sessionId, turnId }, controller, signal, releaseAll, onEvent))
+        .catch(async (error: unknown): Promise<TurnResult> => {
+          logger.error({ traceId: request.traceId, err: error }, 'turn bookkeeping failed');
+          await releaseAll();
           const event: ResponseState = {
             type: 'done',
             content: '',
             agent_id: 'supervisor',
             is_thinking: false,
             session_id: sessionId,
-            metadata: { stage: 'done', seq: 1 },
+            metadata: { stage: 'done', seq: 1, turn_id: turnId },
           };
           if (!signal.aborted) onEvent(event);
           return { sessionId, finalAnswer: '', events: [event] };
         })
-        .finally(() => busy.delete(busyKey));
+        .finally(() => {
+          signal.removeEventListener('abort', onClientGone);
+          active.delete(turnId);
+        });
+      active.set(turnId, { controller, done });
       return { sessionId, done };
+    },
+
+    async drain(graceMs) {
+      draining = true;
+      const running = [...active.values()];
+      if (running.length === 0) return;
+      logger.info({ turns: running.length, graceMs }, 'draining: waiting for running turns');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(running.map((turn) => turn.done)),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+      ]);
+      clearTimeout(timer);
+      const left = [...active.values()];
+      if (left.length > 0) logger.warn({ turns: left.length }, 'draining: cancelling turns still running after the grace period');
+      for (const turn of left) if (!turn.controller.signal.aborted) turn.controller.abort('server_shutdown');
+      await Promise.allSettled(left.map((turn) => turn.done));
     },
   };
 }

@@ -25,9 +25,22 @@ export interface StartedTurn {
 
 export interface TurnRunner {
   /**
-   * Reserves the session and starts the turn. Rejects with a `UserError`
-   * (e.g. `TURN_IN_PROGRESS`, `BAD_REQUEST`) before any event is emitted;
-   * `onEvent` is only called after this promise resolved.
+   * Reserves the session (its lease), writes the user's row ahead and starts
+   * the turn. Rejects with a `UserError` (`TURN_IN_PROGRESS`, `BAD_REQUEST`,
+   * `NOT_READY` while draining or when storage is unreachable) before any
+   * event is emitted; `onEvent` is only called after this promise resolved.
+   * Aborting `signal` (the client went away) aborts the turn.
    */
   start(request: TurnRequest, options: { signal: AbortSignal; onEvent: (event: ResponseState) => void }): Promise<StartedTurn>;
+  /**
+   * Graceful shutdown: refuses new turns from now on, lets running ones
+   * finish for up to `graceMs`, then cancels the rest (their stream ends with
+   * a final saying why and `done` with outcome `cancelled`). Resolves when no
+   * turn is left.
+   */
+  drain(graceMs: number): Promise<void>;
+  /** True once `drain` was called. */
+  readonly draining: boolean;
+  /** Turns running in this process. */
+  readonly activeTurns: number;
 }

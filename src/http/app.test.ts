@@ -6,7 +6,7 @@ import type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from '../graph/
 import { silentLogger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
 import type { AgentCard, PublicAgentCard, Registry, RegistrySnapshot } from '../registry/types.js';
-import type { MessageStore, StoredMessage } from '../store/types.js';
+import type { StoredMessage, TranscriptReader } from '../store/types.js';
 import { createApp, type AppOptions } from './app.js';
 import { startServer, type RunningServer } from './server.js';
 import { SUPERVISOR_DEFAULTS, toPublicCard } from '../registry/index.js';
@@ -50,6 +50,9 @@ function createScriptedRunner(script: ScriptOptions = {}): TurnRunner & { turns:
 
   return {
     turns,
+    draining: false,
+    activeTurns: 0,
+    async drain() {},
     async start(request, { signal, onEvent }): Promise<StartedTurn> {
       if (script.rejectWith !== undefined) throw script.rejectWith;
       const sessionId = request.sessionId ?? `generated-${++sessionCounter}`;
@@ -101,25 +104,16 @@ function createScriptedRunner(script: ScriptOptions = {}): TurnRunner & { turns:
   };
 }
 
-function createMemoryMessages(seed: Record<string, { owner: string; messages: StoredMessage[] }> = {}): MessageStore {
+function createMemoryMessages(seed: Record<string, { owner: string; messages: StoredMessage[] }> = {}): TranscriptReader {
   const sessions = new Map(Object.entries(seed));
   return {
     async sessionAccess(userId, sessionId) {
       const owner = sessions.get(sessionId)?.owner;
       return owner === undefined ? 'none' : owner === userId ? 'owner' : 'other';
     },
-    async appendMessages(userId, sessionId, messages) {
-      const session = sessions.get(sessionId) ?? { owner: userId, messages: [] };
-      session.messages.push(...messages);
-      sessions.set(sessionId, session);
-    },
     async listMessages(_userId, sessionId) {
       return (sessions.get(sessionId)?.messages ?? []).map((message) => ({ ...message }));
     },
-    async nextSeq(_userId, sessionId) {
-      return (sessions.get(sessionId)?.messages.length ?? 0) + 1;
-    },
-    async close() {},
   };
 }
 

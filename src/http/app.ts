@@ -10,7 +10,7 @@ import type { TurnRunner } from '../graph/turn-types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js';
-import type { MessageStore } from '../store/types.js';
+import type { TranscriptReader } from '../store/types.js';
 import { createAgentsHandler } from './agents-route.js';
 import { createApiKeyAuth } from './auth.js';
 import { createChatHandler } from './chat-route.js';
@@ -24,7 +24,7 @@ import { createTraceIdMiddleware } from './trace-id.js';
 export interface AppOptions {
   registry: Registry;
   turns: TurnRunner;
-  messages: MessageStore;
+  messages: TranscriptReader;
   /** Turns a card into what clients may see (no secrets). */
   publicCard: (card: AgentCard) => PublicAgentCard;
   logger: Logger;

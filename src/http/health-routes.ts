@@ -39,6 +39,7 @@ export function createHealthRouter(options: { registry: Registry; metrics: Metri
         response.json({ status: 'ready' });
         return;
       }
+      response.setHeader('retry-after', '5');
       response.status(503).json({ status: 'not_ready', error: { code: 'NOT_READY', message: ERROR_CATALOGUE.NOT_READY.message } });
     })
     .all(methodNotAllowed(['GET']));

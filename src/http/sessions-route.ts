@@ -9,11 +9,11 @@
  */
 import type { RequestHandler } from 'express';
 import { UserError } from '../errors.js';
-import type { MessageStore } from '../store/types.js';
+import type { TranscriptReader } from '../store/types.js';
 import { SESSION_ID_PATTERN, USER_ID_PATTERN, requireIdParameter } from './chat-request.js';
 
 /** Builds the handler for the session transcript route. */
-export function createSessionMessagesHandler(options: { messages: MessageStore }): RequestHandler {
+export function createSessionMessagesHandler(options: { messages: TranscriptReader }): RequestHandler {
   return async (request, response) => {
     const sessionId = requireIdParameter('session_id', request.params.session_id, SESSION_ID_PATTERN);
     const userId = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);

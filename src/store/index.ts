@@ -1,3 +1,24 @@
-export type { MessageStore, StoredMessage } from './types.js';
-export { openSqliteStorage, openStorageFromUrl, SqliteMessageStore, type Storage } from './sqlite-store.js';
-export { createMemoryKeyValueStore, type KeyValue, type KeyValueStore } from './kv-store.js';
+export type {
+  KeyValue,
+  KeyValueStore,
+  LeaseStore,
+  RetentionResult,
+  SessionAccess,
+  SignalBus,
+  Storage,
+  StoredEvent,
+  StoredMessage,
+  TaskRecord,
+  TaskStatus,
+  TaskStore,
+  TranscriptReader,
+  TranscriptStore,
+  TurnEventStore,
+  TurnFinish,
+  TurnOutcome,
+  TurnRecord,
+  TurnStart,
+} from './types.js';
+export { openStorage, redactUrl, type OpenStorageOptions } from './open-storage.js';
+export { openSqliteStorage } from './sqlite/open-sqlite-storage.js';
+export { createMemoryKeyValueStore, type MemoryKeyValueStoreOptions } from './kv-store.js';

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { createMemoryKeyValueStore } from './kv-store.js';
-import { runKeyValueStoreContract } from './kv-store-contract.js';
+import { runKeyValueStoreContract } from '../../test/store/kv-store-contract.js';
 
 runKeyValueStoreContract('in-process LRU', () => {
   let clock = 1_000;

@@ -8,17 +8,7 @@
  * a later reader can change what is stored.
  */
 import { LRUCache } from 'lru-cache';
-
-/** Cached values: anything JSON can hold. */
-export type KeyValue = null | boolean | number | string | KeyValue[] | { [key: string]: KeyValue };
-
-export interface KeyValueStore {
-  /** The live value under `key`, or undefined when absent or expired (a copy). */
-  get(key: string): Promise<KeyValue | undefined>;
-  /** Stores a copy of `value` for `ttlMs` milliseconds. */
-  set(key: string, value: KeyValue, ttlMs: number): Promise<void>;
-  delete(key: string): Promise<void>;
-}
+import type { KeyValue, KeyValueStore } from './types.js';
 
 /** Options of the in-process store. */
 export interface MemoryKeyValueStoreOptions {
@@ -50,6 +40,11 @@ export function createMemoryKeyValueStore(options: MemoryKeyValueStoreOptions = 
     async set(key, value, ttlMs) {
       if (!Number.isFinite(ttlMs) || ttlMs <= 0) return;
       cache.set(key, { value: structuredClone(value) }, { ttl: Math.round(ttlMs) });
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      if (cache.get(key) !== undefined || !Number.isFinite(ttlMs) || ttlMs <= 0) return false;
+      cache.set(key, { value: structuredClone(value) }, { ttl: Math.round(ttlMs) });
+      return true;
     },
     async delete(key) {
       cache.delete(key);

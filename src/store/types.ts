@@ -1,7 +1,17 @@
 /**
- * Storage interface. Only `src/store/` touches SQL; SQLite is the default,
- * Postgres implements the same interface later.
+ * The storage contract: everything a turn needs from durable or shared state,
+ * as interfaces. SQLite (embedded default), Postgres, and Postgres + Redis
+ * implement them; one contract suite (test/store/storage-contract.ts) runs
+ * against every backend. Only `src/store/` touches SQL or Redis.
+ *
+ * Rules every implementation keeps:
+ * - reads return copies (mutating a result never changes stored state);
+ * - writes a retry can repeat are idempotent (keyed by turn id, task id,
+ *   (turn id, seq) or the lease holder);
+ * - times that decide expiry (leases, key TTLs) come from the backend's own
+ *   clock where it has one, so replicas with skewed clocks agree.
  */
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
 
 /** One row of the append-only transcript. */
 export interface StoredMessage {
@@ -9,21 +19,202 @@ export interface StoredMessage {
   role: 'user' | 'assistant';
   content: string;
   created_at: string;
+  /** The turn this row belongs to (absent on rows written before turns had ids). */
+  turn_id?: string;
   metadata?: Record<string, unknown>;
 }
 
-export interface MessageStore {
+/** How a turn ended. `interrupted`: its process died mid-turn (found by the next turn). */
+export type TurnOutcome = 'completed' | 'error' | 'aborted' | 'cancelled' | 'interrupted';
+
+/** A turn's status: `running` until its answer row is written. */
+export type TurnStatus = 'running' | TurnOutcome;
+
+/** One turn of a session (the write-ahead record). */
+export interface TurnRecord {
+  turn_id: string;
+  user_id: string;
+  session_id: string;
+  status: TurnStatus;
+  trace_id: string;
+  started_at: string;
+  finished_at?: string;
+}
+
+/** What `beginTurn` writes before the graph runs. */
+export interface TurnStart {
+  turnId: string;
+  userId: string;
+  sessionId: string;
+  query: string;
+  traceId: string;
+  createdAt: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** What `finishTurn` writes when the turn ends. */
+export interface TurnFinish {
+  content: string;
+  outcome: Exclude<TurnOutcome, 'interrupted'>;
+  createdAt: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Who may read a session: its owner, only other users, or nobody has it. */
+export type SessionAccess = 'owner' | 'other' | 'none';
+
+/** The read side of the transcript (what the HTTP routes need). */
+export interface TranscriptReader {
   /**
    * Whether `userId` has a session with this id (`owner`), only other users do
-   * (`other`), or nobody (`none`). Session ids are namespaced per user: two
-   * users may use the same id without seeing each other's turns.
+   * (`other`), or nobody (`none`). Session ids are namespaced per user.
    */
-  sessionAccess(userId: string, sessionId: string): Promise<'owner' | 'other' | 'none'>;
-  /** Appends messages; a row with an existing (user, session, seq) is ignored (idempotent). */
-  appendMessages(userId: string, sessionId: string, messages: StoredMessage[]): Promise<void>;
+  sessionAccess(userId: string, sessionId: string): Promise<SessionAccess>;
   /** The session's transcript in order (copies). */
   listMessages(userId: string, sessionId: string): Promise<StoredMessage[]>;
-  /** Next free sequence number of a session. */
-  nextSeq(userId: string, sessionId: string): Promise<number>;
+}
+
+/**
+ * Sessions and the append-only transcript, written ahead: the user's row is
+ * committed before the graph runs, the answer row when the turn ends.
+ */
+export interface TranscriptStore extends TranscriptReader {
+  /**
+   * Records the turn as running and appends the user's row, in one atomic
+   * write. Any other turn of the session still marked running is closed as
+   * `interrupted` (an empty answer row with `metadata.outcome: "interrupted"`)
+   * and its id returned: the caller holds the session's lease, so such a turn
+   * belonged to a holder that died. Repeating the call for the same turn id
+   * changes nothing.
+   */
+  beginTurn(start: TurnStart): Promise<{ interrupted: string[] }>;
+  /**
+   * Appends the answer row and sets the outcome, atomically. Only a running
+   * turn can finish: returns false (and writes nothing) when the turn is
+   * unknown or already closed, so a retry never doubles the answer.
+   */
+  finishTurn(turnId: string, finish: TurnFinish): Promise<boolean>;
+  getTurn(turnId: string): Promise<TurnRecord | undefined>;
+  /** The session's most recently started turn. */
+  latestTurn(userId: string, sessionId: string): Promise<TurnRecord | undefined>;
+}
+
+/** One event of a turn, exactly as it was sent (JSON text). */
+export interface StoredEvent {
+  seq: number;
+  /** The serialised event, byte for byte what the client received. */
+  data: string;
+}
+
+/** The events of each turn, kept for resume (at least an hour; retention deletes them). */
+export interface TurnEventStore {
+  /** Appends events; an existing (turn id, seq) is kept as it was (idempotent). */
+  appendEvents(turnId: string, events: readonly StoredEvent[]): Promise<void>;
+  /** Events of the turn with seq > `afterSeq`, in order. */
+  listEvents(turnId: string, afterSeq?: number): Promise<StoredEvent[]>;
+}
+
+/** Status of a dispatched sub-task. */
+export type TaskStatus = 'dispatched' | 'completed' | 'failed' | 'input_required' | 'cancelled';
+
+/** A sub-task sent to an agent, recorded before it is sent. */
+export interface TaskRecord {
+  task_id: string;
+  turn_id: string;
+  user_id: string;
+  session_id: string;
+  agent_id: string;
+  /** Inputs with personal data masked. */
+  inputs: Record<string, unknown>;
+  status: TaskStatus;
+  /** Number of times it was handed to the agent client. */
+  dispatches: number;
+  detail?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The audit trail of dispatched sub-tasks. */
+export interface TaskStore {
+  /**
+   * Records a dispatch before the request leaves. The same task id again
+   * (a retry) keeps the first record and counts the dispatch.
+   */
+  recordDispatch(task: Omit<TaskRecord, 'status' | 'dispatches' | 'updated_at' | 'detail'>): Promise<void>;
+  /** Sets the outcome of a recorded task; unknown ids are ignored. */
+  updateTask(taskId: string, status: TaskStatus, detail?: string): Promise<void>;
+  getTask(taskId: string): Promise<TaskRecord | undefined>;
+  listTasks(turnId: string): Promise<TaskRecord[]>;
+}
+
+/**
+ * A per-key lease with a time to live: one holder at a time; a holder that
+ * dies stops renewing and the lease frees itself when the TTL runs out.
+ */
+export interface LeaseStore {
+  /** Takes the lease when free or expired (or already ours: then it is renewed). */
+  acquire(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Extends our lease; false when it is no longer ours (expired and taken). */
+  renew(key: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Frees the lease if we hold it. */
+  release(key: string, holder: string): Promise<void>;
+  /** The live holder, if any. */
+  holder(key: string): Promise<string | undefined>;
+}
+
+/**
+ * Cross-replica signals: cancel a turn running elsewhere, wake an enqueued
+ * turn, tell resume followers a turn has new events. Delivery is at most once
+ * and only to subscribers present at publish time; callers that must not miss
+ * one re-check stored state after subscribing.
+ */
+export interface SignalBus {
+  publish(channel: string, message: string): Promise<void>;
+  /** Resolves once the subscription is live; returns the unsubscribe function. */
+  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
+}
+
+/** Values a key-value store holds: anything JSON can hold. */
+export type KeyValue = null | boolean | number | string | KeyValue[] | { [key: string]: KeyValue };
+
+/**
+ * JSON values with a time to live (idempotency keys, caches), shared by every
+ * replica of the backend. Reads return copies.
+ */
+export interface KeyValueStore {
+  /** The live value under `key`, or undefined when absent or expired. */
+  get(key: string): Promise<KeyValue | undefined>;
+  set(key: string, value: KeyValue, ttlMs: number): Promise<void>;
+  /** Sets only when the key is absent or expired; true when this call set it. */
+  setIfAbsent(key: string, value: KeyValue, ttlMs: number): Promise<boolean>;
+  delete(key: string): Promise<void>;
+}
+
+/** What retention removed. */
+export interface RetentionResult {
+  turns: number;
+  messages: number;
+  events: number;
+  tasks: number;
+}
+
+/** Everything a supervisor needs from storage, for one backend. */
+export interface Storage {
+  /** `sqlite`, `postgres` or `postgres+redis`. */
+  readonly kind: string;
+  readonly transcript: TranscriptStore;
+  readonly events: TurnEventStore;
+  readonly tasks: TaskStore;
+  readonly leases: LeaseStore;
+  readonly signals: SignalBus;
+  readonly kv: KeyValueStore;
+  readonly checkpointer: BaseCheckpointSaver;
+  /** Drops all checkpoints of a thread but the newest (keeps storage bounded). */
+  pruneCheckpoints(threadId: string): Promise<void>;
+  /**
+   * Deletes finished turns that started before `cutoff`, with their
+   * transcript rows, events and task records; sessions left empty go too.
+   */
+  deleteOlderThan(cutoff: Date): Promise<RetentionResult>;
   close(): Promise<void>;
 }

@@ -52,6 +52,20 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
         });
         return { task_id: task.task_id, agent_id: card.id, status: 'completed', message: cached.message, output: cached.output, attempts: 0, duration_ms: 0, cached: true };
       }
+      try {
+        // Recorded before it is sent, so a crash leaves an auditable trace of what may have happened.
+        await context.tasks?.dispatched({ task_id: task.task_id, agent_id: card.id, inputs: task.inputs });
+      } catch (error) {
+        dependencies.logger.error({ traceId: context.traceId, task: task.task_id, err: error }, 'recording a sub-task failed; not sending it');
+        emit({
+          stage: 'agent_failed',
+          content: agentFailedText(language, card, failureReasonText(language, 'agent_failed')),
+          agent_id: card.id,
+          is_thinking: true,
+          state: { task_id: task.task_id, code: 'not_recorded' },
+        });
+        return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: 'agent_failed', detail: 'the dispatch could not be recorded' };
+      }
       const outcome = await dependencies.agentClient.call(
         card,
         {
@@ -75,6 +89,11 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
         },
       );
       dependencies.onAgentCall?.(card.id, outcome.ok ? outcome.reply.status : outcome.code, outcome.durationMs);
+      context.tasks?.settled(
+        task.task_id,
+        outcome.ok ? outcome.reply.status : outcome.code === 'aborted' ? 'cancelled' : 'failed',
+        outcome.ok ? undefined : outcome.code,
+      );
       if (!outcome.ok) {
         dependencies.logger.warn({ traceId: context.traceId, agent: card.id, task: task.task_id, code: outcome.code, reason: outcome.detail }, 'sub-agent call failed');
         emit({

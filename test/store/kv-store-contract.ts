@@ -4,7 +4,7 @@
  * its clock forward (or real waiting for stores on a real clock).
  */
 import { describe, expect, it } from 'vitest';
-import type { KeyValueStore } from './kv-store.js';
+import type { KeyValueStore } from '../../src/store/index.js';
 
 export interface KeyValueStoreFixture {
   store: KeyValueStore;

@@ -1,0 +1,60 @@
+/**
+ * Stores a turn's events as they are sent, for resume. Writes are batched: an
+ * event starts a write at once when none is in flight, and events produced
+ * meanwhile go out together with the next one, so a fast turn costs a few
+ * database round trips instead of one per event while a slow one is stored
+ * event by event. After each stored batch, `onStored` runs (live followers on
+ * other replicas are told there is more to read).
+ */
+import type { Logger } from '../logger.js';
+import type { StoredEvent, TurnEventStore } from '../store/types.js';
+
+export interface TurnEventLog {
+  /** Queues one serialised event. */
+  append(event: StoredEvent): void;
+  /** Resolves when everything queued so far is stored (or its write failed and was logged). */
+  flush(): Promise<void>;
+}
+
+export function createTurnEventLog(options: {
+  events: TurnEventStore;
+  turnId: string;
+  logger: Logger;
+  onStored?: (lastSeq: number) => void;
+}): TurnEventLog {
+  let queued: StoredEvent[] = [];
+  let writing: Promise<void> | undefined;
+
+  const writeQueued = async (): Promise<void> => {
+    while (queued.length > 0) {
+      const batch = queued;
+      queued = [];
+      try {
+        await options.events.appendEvents(options.turnId, batch);
+        options.onStored?.(batch[batch.length - 1]!.seq);
+      } catch (error) {
+        options.logger.warn({ err: error, turnId: options.turnId, events: batch.length }, 'storing turn events failed');
+      }
+    }
+  };
+
+  const start = () => {
+    writing ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(writeQueued)
+      .finally(() => {
+        writing = undefined;
+        if (queued.length > 0) start();
+      });
+    return writing;
+  };
+
+  return {
+    append(event) {
+      queued.push(event);
+      start();
+    },
+    async flush() {
+      while (writing || queued.length > 0) await (writing ?? start());
+    },
+  };
+}

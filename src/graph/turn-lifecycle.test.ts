@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { hangReply, jsonReply, startFakeAgent, type FakeAgent, type FakeBehaviour } from '../../test/support/fake-agent.js';
+import { createAgentClient } from '../agents/index.js';
+import { UserError } from '../errors.js';
+import { card, keySpec, snapshotOf } from '../intent/test-fixtures.js';
+import { createOfflineRecognizer } from '../intent/index.js';
+import { silentLogger } from '../logger.js';
+import { createStaticRegistry } from '../registry/index.js';
+import { openSqliteStorage, type Storage } from '../store/index.js';
+import { createOfflineAnswers } from './answers/offline-answers.js';
+import { buildSupervisorGraph } from './build-graph.js';
+import { createOfflinePlanner } from './planning/offline-planner.js';
+import type { ResponseState } from './response-state.js';
+import { sessionLeaseKey } from './session-lease.js';
+import { createTurnRunner } from './turn-runner.js';
+import type { TurnRunner } from './turn-types.js';
+
+let agent: FakeAgent | undefined;
+let storage: Storage | undefined;
+afterEach(async () => {
+  await agent?.close();
+  await storage?.close();
+  agent = undefined;
+  storage = undefined;
+});
+
+async function setUp(behaviour: FakeBehaviour, options: { leaseTtlMs?: number } = {}) {
+  agent = await startFakeAgent(behaviour);
+  const weather = card({
+    id: 'weather_agent',
+    name: '天气查询',
+    description: '城市天气预报查询',
+    examples: ['北京明天的天气怎么样'],
+    keywords: ['天气', 'weather'],
+    endpoint: { url: agent.url, protocol: 'http-json', timeoutMs: 5000, retries: 0, headers: {} },
+    requiredKeys: [keySpec('city', '查询城市', { type: 'enum', values: ['北京', '上海'] }, 'city_selector')],
+  });
+  storage = openSqliteStorage(':memory:');
+  const store = storage;
+  const registry = createStaticRegistry(snapshotOf([weather]));
+  const graph = buildSupervisorGraph({
+    recognizer: createOfflineRecognizer(),
+    planner: createOfflinePlanner(),
+    agentClient: createAgentClient(),
+    answers: createOfflineAnswers(),
+    logger: silentLogger,
+    checkpointer: store.checkpointer,
+  });
+  const runner = (replicaId: string): TurnRunner =>
+    createTurnRunner({ registry, graph, storage: store, logger: silentLogger, replicaId, leaseTtlMs: options.leaseTtlMs });
+  return { storage: store, runner };
+}
+
+async function runTurn(runner: TurnRunner, sessionId: string, query = '北京明天的天气怎么样') {
+  const events: ResponseState[] = [];
+  const started = await runner.start({ query, userId: 'u1', sessionId, traceId: 'trace-1' }, { signal: new AbortController().signal, onEvent: (event) => events.push(event) });
+  return { events, done: started.done };
+}
+
+describe('turn lifecycle', () => {
+  it('writes the user row and the task record before the sub-agent is called', async () => {
+    let seenAtCall: { rows: string[]; tasks: number } | undefined;
+    const { storage, runner } = await setUp(async () => {
+      const turn = await storage!.transcript.latestTurn('u1', 's1');
+      seenAtCall = {
+        rows: (await storage!.transcript.listMessages('u1', 's1')).map((row) => row.role),
+        tasks: (await storage!.tasks.listTasks(turn!.turn_id)).filter((task) => task.status === 'dispatched').length,
+      };
+      return jsonReply({ message: '北京明天晴。', output: { city: '北京' } });
+    });
+    const { events, done } = await runTurn(runner('A'), 's1');
+    await done;
+    expect(seenAtCall).toEqual({ rows: ['user'], tasks: 1 });
+    const turnId = events[0]!.metadata.turn_id!;
+    expect(events.every((event) => event.metadata.turn_id === turnId)).toBe(true);
+    const [task] = await storage.tasks.listTasks(turnId);
+    expect(task).toMatchObject({ agent_id: 'weather_agent', status: 'completed', inputs: { city: '北京' }, dispatches: 1 });
+    expect((await storage.transcript.listMessages('u1', 's1')).map((row) => [row.role, row.metadata?.outcome])).toEqual([
+      ['user', undefined],
+      ['assistant', 'completed'],
+    ]);
+  });
+
+  it('stores every event exactly as it was sent', async () => {
+    const { storage, runner } = await setUp(jsonReply({ message: '北京明天晴。', output: {} }));
+    const { events, done } = await runTurn(runner('A'), 's1');
+    await done;
+    const stored = await storage.events.listEvents(events[0]!.metadata.turn_id!);
+    expect(stored.map((event) => event.data)).toEqual(events.map((event) => JSON.stringify(event)));
+    expect(events.at(-1)!.type).toBe('done');
+  });
+
+  it('runs one turn per session across runners sharing storage (409 for the other)', async () => {
+    const { runner } = await setUp(jsonReply({ message: 'ok', output: {}, delayMs: 300 }));
+    const first = runner('A');
+    const second = runner('B');
+    const running = await runTurn(first, 's1');
+    const refused = await runTurn(second, 's1').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UserError);
+    expect((refused as UserError).code).toBe('TURN_IN_PROGRESS');
+    await running.done;
+    const next = await runTurn(second, 's1');
+    expect((await next.done).events.at(-1)!.metadata.state?.outcome).toBe('completed');
+  });
+
+  it('records a turn whose holder died as interrupted, once its lease runs out', async () => {
+    const { storage, runner } = await setUp(jsonReply({ message: 'ok', output: {} }), { leaseTtlMs: 200 });
+    // A replica that died mid-turn: its lease and its running turn are left behind.
+    await storage.leases.acquire(sessionLeaseKey('u1', 's1'), 'dead:turn_x', 200);
+    await storage.transcript.beginTurn({ turnId: 'turn_x', userId: 'u1', sessionId: 's1', query: 'first', traceId: 't0', createdAt: new Date().toISOString() });
+    const refused = await runTurn(runner('A'), 's1').catch((error: unknown) => error);
+    expect((refused as UserError).code).toBe('TURN_IN_PROGRESS');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { done } = await runTurn(runner('A'), 's1');
+    await done;
+    expect((await storage.transcript.listMessages('u1', 's1')).map((row) => [row.role, row.content, row.metadata?.outcome])).toEqual([
+      ['user', 'first', undefined],
+      ['assistant', '', 'interrupted'],
+      ['user', '北京明天的天气怎么样', undefined],
+      ['assistant', expect.any(String), 'completed'],
+    ]);
+  });
+
+  it('drains: lets a turn finish within the grace period, refuses new ones', async () => {
+    const { runner } = await setUp(jsonReply({ message: 'ok', output: {}, delayMs: 150 }));
+    const turns = runner('A');
+    const running = await runTurn(turns, 's1');
+    await turns.drain(5000);
+    expect((await running.done).events.at(-1)!.metadata.state?.outcome).toBe('completed');
+    expect(turns.draining).toBe(true);
+    const refused = await runTurn(turns, 's2').catch((error: unknown) => error);
+    expect((refused as UserError).code).toBe('NOT_READY');
+    expect((refused as UserError).httpStatus).toBe(503);
+  });
+
+  it('drains: cancels a turn still running after the grace period, with a done that says why', async () => {
+    const { storage, runner } = await setUp(hangReply());
+    const turns = runner('A');
+    const running = await runTurn(turns, 's1');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    await turns.drain(200);
+    expect(Date.now() - started).toBeLessThan(3000);
+    const { events } = await running.done;
+    const final = events.find((event) => event.metadata.stage === 'final');
+    expect(final?.content).toContain('重启');
+    expect(events.at(-1)!.metadata.state).toMatchObject({ outcome: 'cancelled', reason: 'server_shutdown' });
+    const rows = await storage.transcript.listMessages('u1', 's1');
+    expect(rows.at(-1)!.metadata).toMatchObject({ outcome: 'cancelled', reason: 'server_shutdown' });
+    const turnId = events[0]!.metadata.turn_id!;
+    expect((await storage.tasks.listTasks(turnId))[0]?.status).toBe('cancelled');
+    expect(await storage.leases.holder(sessionLeaseKey('u1', 's1'))).toBeUndefined();
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Leases and key-value entries with a TTL on SQLite. Each operation is one
+ * statement (an upsert guarded by expiry), so processes sharing the file
+ * agree on who holds what; expiry uses this machine's clock (one file, one
+ * machine).
+ */
+import type Database from 'better-sqlite3';
+import type { KeyValue, KeyValueStore, LeaseStore } from '../types.js';
+import { safeJsonParse } from '../../util/safe-json.js';
+
+/** Per-key leases in `sb_leases`. */
+export function createSqliteLeases(db: Database.Database, now: () => number = Date.now): LeaseStore {
+  const take = db.prepare<[string, string, number, number, string]>(
+    `INSERT INTO sb_leases (lease_key, holder, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT (lease_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+     WHERE sb_leases.expires_at <= ? OR sb_leases.holder = ?`,
+  );
+  const extend = db.prepare<[number, string, string, number]>(
+    'UPDATE sb_leases SET expires_at = ? WHERE lease_key = ? AND holder = ? AND expires_at > ?',
+  );
+  const free = db.prepare<[string, string]>('DELETE FROM sb_leases WHERE lease_key = ? AND holder = ?');
+  const current = db.prepare<[string, number], { holder: string }>('SELECT holder FROM sb_leases WHERE lease_key = ? AND expires_at > ?');
+  return {
+    async acquire(key, holder, ttlMs) {
+      const at = now();
+      return take.run(key, holder, at + ttlMs, at, holder).changes === 1;
+    },
+    async renew(key, holder, ttlMs) {
+      const at = now();
+      return extend.run(at + ttlMs, key, holder, at).changes === 1;
+    },
+    async release(key, holder) {
+      free.run(key, holder);
+    },
+    async holder(key) {
+      return current.get(key, now())?.holder;
+    },
+  };
+}
+
+/** Key-value entries in `sb_kv`. */
+export function createSqliteKeyValue(db: Database.Database, now: () => number = Date.now): KeyValueStore {
+  const read = db.prepare<[string, number], { value: string }>('SELECT value FROM sb_kv WHERE kv_key = ? AND expires_at > ?');
+  const write = db.prepare<[string, string, number]>(
+    `INSERT INTO sb_kv (kv_key, value, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT (kv_key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
+  );
+  const writeIfAbsent = db.prepare<[string, string, number, number]>(
+    `INSERT INTO sb_kv (kv_key, value, expires_at) VALUES (?, ?, ?)
+     ON CONFLICT (kv_key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at WHERE sb_kv.expires_at <= ?`,
+  );
+  const remove = db.prepare<[string]>('DELETE FROM sb_kv WHERE kv_key = ?');
+  const sweep = db.prepare<[number]>('DELETE FROM sb_kv WHERE expires_at <= ?');
+  let writes = 0;
+  return {
+    async get(key) {
+      const text = read.get(key, now())?.value;
+      if (text === undefined) return undefined;
+      const parsed = safeJsonParse(text);
+      return parsed.ok ? (parsed.value as KeyValue) : undefined;
+    },
+    async set(key, value, ttlMs) {
+      write.run(key, JSON.stringify(value), now() + ttlMs);
+      if (++writes % 1000 === 0) sweep.run(now());
+    },
+    async setIfAbsent(key, value, ttlMs) {
+      const at = now();
+      return writeIfAbsent.run(key, JSON.stringify(value), at + ttlMs, at).changes === 1;
+    },
+    async delete(key) {
+      remove.run(key);
+    },
+  };
+}

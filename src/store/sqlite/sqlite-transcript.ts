@@ -1,0 +1,91 @@
+/**
+ * Sessions, turns and the append-only transcript on SQLite. Each write is one
+ * transaction, so a crash leaves either the whole turn start (turn row + user
+ * row) or nothing, and either the whole finish (answer row + outcome) or none.
+ */
+import type Database from 'better-sqlite3';
+import type { SessionAccess, StoredMessage, TranscriptStore, TurnFinish, TurnRecord, TurnStart } from '../types.js';
+import { messageFromRow, turnFromRow, type MessageRow, type TurnRow } from '../rows.js';
+
+/** SQLite-backed transcript over an open, migrated connection. */
+export function createSqliteTranscript(db: Database.Database): TranscriptStore {
+  const statements = {
+    owned: db.prepare<[string, string], { found: number }>('SELECT 1 AS found FROM sb_sessions WHERE user_id = ? AND session_id = ?'),
+    anyUser: db.prepare<[string], { found: number }>('SELECT 1 AS found FROM sb_sessions WHERE session_id = ? LIMIT 1'),
+    upsertSession: db.prepare(
+      `INSERT INTO sb_sessions (user_id, session_id, created_at, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (user_id, session_id) DO UPDATE SET updated_at = excluded.updated_at`,
+    ),
+    insertTurn: db.prepare(
+      `INSERT INTO sb_turns (turn_id, user_id, session_id, status, trace_id, started_at) VALUES (?, ?, ?, 'running', ?, ?)
+       ON CONFLICT (turn_id) DO NOTHING`,
+    ),
+    runningOthers: db.prepare<[string, string, string], { turn_id: string }>(
+      `SELECT turn_id FROM sb_turns WHERE user_id = ? AND session_id = ? AND status = 'running' AND turn_id <> ? ORDER BY started_at, turn_id`,
+    ),
+    closeTurn: db.prepare<[string, string, string]>(`UPDATE sb_turns SET status = ?, finished_at = ? WHERE turn_id = ? AND status = 'running'`),
+    maxSeq: db.prepare<[string, string], { max: number | null }>('SELECT MAX(seq) AS max FROM sb_messages WHERE user_id = ? AND session_id = ?'),
+    insertMessage: db.prepare(
+      `INSERT INTO sb_messages (user_id, session_id, seq, turn_id, role, content, metadata, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ),
+    list: db.prepare<[string, string], MessageRow>(
+      'SELECT seq, turn_id, role, content, metadata, created_at FROM sb_messages WHERE user_id = ? AND session_id = ? ORDER BY seq',
+    ),
+    turn: db.prepare<[string], TurnRow>('SELECT * FROM sb_turns WHERE turn_id = ?'),
+    latest: db.prepare<[string, string], TurnRow>(
+      'SELECT * FROM sb_turns WHERE user_id = ? AND session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1',
+    ),
+  };
+
+  const appendRow = (userId: string, sessionId: string, turnId: string, role: StoredMessage['role'], content: string, metadata: Record<string, unknown>, createdAt: string) => {
+    const seq = (statements.maxSeq.get(userId, sessionId)?.max ?? 0) + 1;
+    statements.insertMessage.run(userId, sessionId, seq, turnId, role, content, JSON.stringify(metadata), createdAt);
+  };
+
+  const begin = db.transaction((start: TurnStart): string[] => {
+    statements.upsertSession.run(start.userId, start.sessionId, start.createdAt, start.createdAt);
+    const interrupted: string[] = [];
+    for (const { turn_id } of statements.runningOthers.all(start.userId, start.sessionId, start.turnId)) {
+      statements.closeTurn.run('interrupted', start.createdAt, turn_id);
+      appendRow(start.userId, start.sessionId, turn_id, 'assistant', '', { outcome: 'interrupted' }, start.createdAt);
+      interrupted.push(turn_id);
+    }
+    if (statements.insertTurn.run(start.turnId, start.userId, start.sessionId, start.traceId, start.createdAt).changes === 1) {
+      appendRow(start.userId, start.sessionId, start.turnId, 'user', start.query, { trace_id: start.traceId, ...start.metadata }, start.createdAt);
+    }
+    return interrupted;
+  });
+
+  const finish = db.transaction((turnId: string, done: TurnFinish): boolean => {
+    const turn = statements.turn.get(turnId);
+    if (!turn || turn.status !== 'running') return false;
+    statements.closeTurn.run(done.outcome, done.createdAt, turnId);
+    appendRow(turn.user_id, turn.session_id, turnId, 'assistant', done.content, { trace_id: turn.trace_id, outcome: done.outcome, ...done.metadata }, done.createdAt);
+    return true;
+  });
+
+  return {
+    async sessionAccess(userId, sessionId): Promise<SessionAccess> {
+      if (statements.owned.get(userId, sessionId)) return 'owner';
+      return statements.anyUser.get(sessionId) ? 'other' : 'none';
+    },
+    async listMessages(userId, sessionId) {
+      return statements.list.all(userId, sessionId).map(messageFromRow);
+    },
+    async beginTurn(start) {
+      return { interrupted: begin.immediate(start) };
+    },
+    async finishTurn(turnId, done) {
+      return finish.immediate(turnId, done);
+    },
+    async getTurn(turnId): Promise<TurnRecord | undefined> {
+      const row = statements.turn.get(turnId);
+      return row ? turnFromRow(row) : undefined;
+    },
+    async latestTurn(userId, sessionId) {
+      const row = statements.latest.get(userId, sessionId);
+      return row ? turnFromRow(row) : undefined;
+    },
+  };
+}
