@@ -1,30 +1,37 @@
 /**
- * The reply envelope every sub-agent sends (the `http-json` body or the SSE
- * `result` event), checked with ajv before anything reads it. Extra fields are
- * allowed so agents can add their own metadata.
+ * The wire schemas of CONTRACT §2, read from `schemas/` (the single source of
+ * truth the agent kit and the API description also publish): the reply
+ * envelope every sub-agent sends (the `http-json` body or the SSE `result`
+ * event), checked with ajv before anything reads it, and the request body.
+ * Extra fields are allowed in both so the protocol can grow.
  */
-import { Ajv } from 'ajv';
-import type { ValidateFunction } from 'ajv';
+import { readFileSync } from 'node:fs';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { describeAjvErrors, validateValue, type SafeJsonResult } from '../util/safe-json.js';
-import type { AgentReply } from './types.js';
+import type { AgentReply, AgentRequestBody } from './types.js';
 
-/** JSON Schema of the reply envelope (CONTRACT §2). */
-export const AGENT_REPLY_SCHEMA = {
-  type: 'object',
-  required: ['status'],
-  properties: {
-    status: { enum: ['completed', 'failed', 'input_required'] },
-    output: { type: 'object' },
-    message: { type: 'string' },
-    missing_keys: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
+function readSchema(name: string): Readonly<Record<string, unknown>> {
+  return Object.freeze(JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>);
+}
 
-const validateReply = new Ajv({ allErrors: true, strict: true }).compile(AGENT_REPLY_SCHEMA);
+/** JSON Schema of the reply envelope (`schemas/agent-reply.schema.json`). */
+export const AGENT_REPLY_SCHEMA = readSchema('agent-reply.schema.json');
+
+/** JSON Schema of the request body (`schemas/agent-request.schema.json`). */
+export const AGENT_REQUEST_SCHEMA = readSchema('agent-request.schema.json');
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+const validateReply = ajv.compile(AGENT_REPLY_SCHEMA);
+const validateRequest = ajv.compile(AGENT_REQUEST_SCHEMA);
 
 /** Checks an already-parsed value against the reply envelope. */
 export function parseReplyValue(value: unknown): SafeJsonResult<AgentReply> {
   return validateValue<AgentReply>(value, validateReply);
+}
+
+/** Checks an already-parsed value against the request body schema. */
+export function parseRequestValue(value: unknown): SafeJsonResult<AgentRequestBody> {
+  return validateValue<AgentRequestBody>(value, validateRequest);
 }
 
 /**
