@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CLINIC_TOKEN, clinicRegistry } from './clinic-registry.js';
 import { REPO_ROOT, childEnv } from './harness.js';
 
@@ -21,6 +21,9 @@ const URLS = {
   triage: 'http://127.0.0.1:9/d',
   pharmacy: 'http://127.0.0.1:9/e',
 };
+
+// Several CLI processes run at once here; on a loaded machine each may take seconds to start.
+vi.setConfig({ testTimeout: 60_000 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -35,14 +38,14 @@ interface RunResult {
   all: string;
 }
 
-/** Runs a command to its end (killed after 15 s, which reads as code null). */
+/** Runs a command to its end (killed after 45 s, which reads as code null; generous for a loaded CI machine). */
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let all = '';
     child.stdout.on('data', (chunk: Buffer) => (all += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (all += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 45000);
     child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, all });
