@@ -30,7 +30,13 @@ export function buildCard(agent: RawAgent, index: number, context: CardContext):
   const endpoint =
     isMalformed(at('endpoint')) || !isRecord(agent.endpoint)
       ? { value: undefined, issues: [], warnings: [] }
-      : buildEndpoint(agent, { source, env: context.env, defaultTimeoutMs: context.supervisor.defaultTimeoutMs, at });
+      : buildEndpoint(agent, {
+          source,
+          env: context.env,
+          defaultTimeoutMs: context.supervisor.defaultTimeoutMs,
+          allowPrivateEndpoints: context.supervisor.allowPrivateEndpoints,
+          at,
+        });
 
   const rawKeys = Array.isArray(agent.required_semantic_keys) ? agent.required_semantic_keys : [];
   const legacyWidgets = isMalformed(at('fe_wigdets_suggestion')) ? undefined : agent.fe_wigdets_suggestion;

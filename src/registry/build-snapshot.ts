@@ -6,6 +6,7 @@
  * returns its findings; a snapshot is only built when none is an issue.
  */
 import { buildCard } from './build-card.js';
+import { compilePiiPatterns, guardSettings } from './guard-settings.js';
 import { crossCheckAgents } from './cross-checks.js';
 import { SUPERVISOR_DEFAULTS } from './defaults.js';
 import { mergeFindings, type Findings } from './findings.js';
@@ -39,7 +40,8 @@ export type BuildResult =
 /** Builds a snapshot from a document that already passed the JSON Schema. */
 export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildResult {
   const config = source.data as RawConfig;
-  const supervisor = supervisorSettings(config);
+  const piiPatterns = compilePiiPatterns(config, source);
+  const supervisor = supervisorSettings(config, piiPatterns.value);
   const widgets = widgetDictionary(config, source);
   const crossChecks = crossCheckAgents(source, config.agents);
 
@@ -57,7 +59,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
     if (card.value && !isMalformed(joinPointer(['agents', index]))) agents.push(card.value);
   });
 
-  const { issues, warnings } = mergeFindings(widgets, crossChecks, ...cardFindings, agentListWarnings(config, source));
+  const { issues, warnings } = mergeFindings(piiPatterns, widgets, crossChecks, ...cardFindings, agentListWarnings(config, source));
   if (issues.length > 0) return { ok: false, issues, warnings };
   schemaCompiler.pruneCache();
   const snapshot = freezeSnapshot({
@@ -71,7 +73,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
   return { ok: true, snapshot, warnings };
 }
 
-function supervisorSettings(config: RawConfig): SupervisorSettings {
+function supervisorSettings(config: RawConfig, piiPatterns: SupervisorSettings['piiPatterns']): SupervisorSettings {
   const raw = config.supervisor;
   return {
     memoryMaxHistory: raw?.memory_max_history ?? SUPERVISOR_DEFAULTS.memoryMaxHistory,
@@ -88,6 +90,8 @@ function supervisorSettings(config: RawConfig): SupervisorSettings {
       maxRetries: raw?.verify?.max_retries ?? SUPERVISOR_DEFAULTS.verify.maxRetries,
     },
     answerCacheTtlS: raw?.answer_cache_ttl_s ?? SUPERVISOR_DEFAULTS.answerCacheTtlS,
+    ...guardSettings(raw),
+    piiPatterns,
   };
 }
 

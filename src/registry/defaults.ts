@@ -10,6 +10,11 @@ export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
   wordLists: Object.freeze({ sensitive: [], abusive: [], escalation: [] }),
   verify: Object.freeze({ enabled: true, maxRetries: 1 }),
   answerCacheTtlS: 300,
+  maxDelegationDepth: 3,
+  budgets: Object.freeze({ maxSubtasks: 8, maxLlmTokens: 20000, maxTurnMs: 60000 }),
+  rateLimit: null,
+  piiPatterns: Object.freeze([]),
+  allowPrivateEndpoints: false,
 });
 
 /** Endpoint defaults other than the timeout (which comes from the supervisor). */

@@ -138,3 +138,61 @@ describe('a hostile hot reload', () => {
     expect(registry.lastError()?.message).toMatch(/too large/);
   });
 });
+
+describe('endpoint urls to private addresses', () => {
+  const withUrl = (url: string, supervisor = '') =>
+    `version: 1\n${supervisor}agents:\n  - id: a1\n    name: A\n    description: d\n    endpoint: { url: "${url}" }\n`;
+
+  it.each(['http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/invoke', 'http://[fe80::1]/invoke', 'http://[::ffff:169.254.169.254]/', 'http://metadata.google.internal/x', 'http://2852039166/'])(
+    'refuses %s at load, pointing at the url',
+    (url) => {
+      const result = loadRegistryText(withUrl(url), 'agents_config.yaml', { env: {} });
+      expect(result.ok).toBe(false);
+      const issue = !result.ok ? result.issues[0] : undefined;
+      expect(issue?.pointer).toBe('/agents/0/endpoint/url');
+      expect(issue?.message).toMatch(/allow_private_endpoints/);
+    },
+  );
+
+  it('accepts loopback and ordinary private networks, and private addresses when allowed', () => {
+    for (const url of ['http://127.0.0.1:7101/invoke', 'http://10.1.2.3/invoke', 'http://[::1]:80/x']) {
+      expect(loadRegistryText(withUrl(url), 'agents_config.yaml', { env: {} }).ok).toBe(true);
+    }
+    const allowed = loadRegistryText(withUrl('http://169.254.169.254/x', 'supervisor:\n  allow_private_endpoints: true\n'), 'agents_config.yaml', { env: {} });
+    expect(allowed.ok).toBe(true);
+  });
+
+  it('refuses a url that reaches a metadata address only through ${VAR}, without printing the value', () => {
+    const result = loadRegistryText(withUrl('${AGENT_URL}'), 'agents_config.yaml', { env: { AGENT_URL: 'http://169.254.169.254/x' } });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.issues[0]?.message).not.toContain('169.254');
+  });
+});
+
+describe('guard settings in the registry', () => {
+  it('reads delegation depth, budgets, rate limit and pii patterns', () => {
+    const text = `version: 1
+supervisor:
+  max_delegation_depth: 2
+  budgets: { max_subtasks: 3, max_turn_ms: 5000 }
+  rate_limit: { per_user_per_minute: 10, burst: 2 }
+  pii_patterns: [{ name: member_no, pattern: "M[0-9]{8}" }]
+${AGENT.slice('version: 1\n'.length)}`;
+    const result = loadRegistryText(text, 'agents_config.yaml', { env: {} });
+    if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
+    const supervisor = result.snapshot.supervisor;
+    expect(supervisor.maxDelegationDepth).toBe(2);
+    expect(supervisor.budgets).toEqual({ maxSubtasks: 3, maxLlmTokens: 20000, maxTurnMs: 5000 });
+    expect(supervisor.rateLimit).toEqual({ perUserPerMinute: 10, burst: 2 });
+    expect(supervisor.piiPatterns.map((entry) => entry.name)).toEqual(['member_no']);
+    expect(supervisor.piiPatterns[0]?.pattern.test('会员 M12345678')).toBe(true);
+  });
+
+  it('rejects a pii pattern the linear-time engine cannot run, or one matching the empty string', () => {
+    for (const pattern of ['(?<=x)M\\\\d+', 'a*']) {
+      const text = `version: 1\nsupervisor:\n  pii_patterns: [{ name: bad, pattern: "${pattern}" }]\n${AGENT.slice('version: 1\n'.length)}`;
+      const result = loadRegistryText(text, 'agents_config.yaml', { env: {} });
+      expect(!result.ok && result.issues[0]?.pointer).toBe('/supervisor/pii_patterns/0/pattern');
+    }
+  });
+});

@@ -390,6 +390,11 @@ describe('loadRegistryText: valid registries', () => {
       wordLists: { sensitive: [], abusive: [], escalation: [] },
       verify: { enabled: true, maxRetries: 1 },
       answerCacheTtlS: 300,
+      maxDelegationDepth: 3,
+      budgets: { maxSubtasks: 8, maxLlmTokens: 20000, maxTurnMs: 60000 },
+      rateLimit: null,
+      piiPatterns: [],
+      allowPrivateEndpoints: false,
     });
     const card = snapshot.byId.get('hotel_agent');
     expect(card?.enabled).toBe(true);

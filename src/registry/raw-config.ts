@@ -44,6 +44,11 @@ export interface RawConfig {
     word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
     verify?: { enabled?: boolean; max_retries?: number };
     answer_cache_ttl_s?: number;
+    max_delegation_depth?: number;
+    budgets?: { max_subtasks?: number; max_llm_tokens?: number; max_turn_ms?: number };
+    rate_limit?: { per_user_per_minute: number; burst?: number };
+    pii_patterns?: { name: string; pattern: string }[];
+    allow_private_endpoints?: boolean;
   };
   widgets?: Record<string, string>;
   fe_wigdets_suggestion?: Record<string, string>;

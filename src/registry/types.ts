@@ -75,6 +75,35 @@ export interface SupervisorSettings {
   readonly verify: { readonly enabled: boolean; readonly maxRetries: number };
   /** Seconds a read-only answer is reused for a near-duplicate question; 0 = off. */
   readonly answerCacheTtlS: number;
+  /** A `/v1/chat` call arriving at this delegation depth or deeper is refused (seed 004). */
+  readonly maxDelegationDepth: number;
+  /** Per-turn budgets (CONTRACT §1 v2). */
+  readonly budgets: TurnBudgets;
+  /** Per-user request limit; null = none. */
+  readonly rateLimit: RateLimitSettings | null;
+  /** Extra kinds of personal data to mask, compiled. */
+  readonly piiPatterns: readonly PiiPattern[];
+  /** Endpoint urls may point at link-local / metadata / unique-local addresses. */
+  readonly allowPrivateEndpoints: boolean;
+}
+
+/** Per-turn limits; when one is reached the rest of the turn's work stops. */
+export interface TurnBudgets {
+  readonly maxSubtasks: number;
+  readonly maxLlmTokens: number;
+  readonly maxTurnMs: number;
+}
+
+/** `supervisor.rate_limit`. */
+export interface RateLimitSettings {
+  readonly perUserPerMinute: number;
+  readonly burst: number;
+}
+
+/** One registry-declared kind of personal data. */
+export interface PiiPattern {
+  readonly name: string;
+  readonly pattern: SafePattern;
 }
 
 /** An immutable registry version. In-flight turns keep the snapshot they started with. */
