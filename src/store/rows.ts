@@ -11,7 +11,8 @@ export interface MessageRow {
   turn_id: string | null;
   role: 'user' | 'assistant';
   content: string;
-  metadata: string | null;
+  /** Text (SQLite) or already parsed (Postgres JSONB). */
+  metadata: string | Record<string, unknown> | null;
   created_at: string;
 }
 
@@ -31,7 +32,7 @@ export interface TaskRow {
   user_id: string;
   session_id: string;
   agent_id: string;
-  inputs: string;
+  inputs: string | Record<string, unknown>;
   status: string;
   dispatches: number | string;
   detail: string | null;
@@ -39,8 +40,10 @@ export interface TaskRow {
   updated_at: string;
 }
 
-function parseObject(text: string | null): Record<string, unknown> | undefined {
+function parseObject(text: string | Record<string, unknown> | null): Record<string, unknown> | undefined {
   if (text === null) return undefined;
+  // A driver that parsed the JSON already handed over a fresh object: it is a copy.
+  if (typeof text === 'object') return Array.isArray(text) ? undefined : text;
   const parsed = safeJsonParse(text);
   return parsed.ok && parsed.value !== null && typeof parsed.value === 'object' && !Array.isArray(parsed.value)
     ? (parsed.value as Record<string, unknown>)

@@ -1,0 +1,83 @@
+/**
+ * Turn events, dispatched-task records and retention on Postgres.
+ */
+import type pg from 'pg';
+import { taskFromRow, type TaskRow } from '../rows.js';
+import type { RetentionResult, TaskStore, TurnEventStore } from '../types.js';
+
+/** Events of each turn, as sent; a batch is one round trip. */
+export function createPostgresEvents(pool: pg.Pool): TurnEventStore {
+  return {
+    async appendEvents(turnId, events) {
+      if (events.length === 0) return;
+      await pool.query(
+        `INSERT INTO sb_events (turn_id, seq, data, created_at)
+         SELECT $1, event.seq, event.data, $4 FROM unnest($2::int[], $3::text[]) AS event (seq, data)
+         ON CONFLICT DO NOTHING`,
+        [turnId, events.map((event) => event.seq), events.map((event) => event.data), new Date().toISOString()],
+      );
+    },
+    async listEvents(turnId, afterSeq = 0) {
+      const { rows } = await pool.query<{ seq: number; data: string }>('SELECT seq, data FROM sb_events WHERE turn_id = $1 AND seq > $2 ORDER BY seq', [turnId, afterSeq]);
+      return rows.map((row) => ({ seq: row.seq, data: row.data }));
+    },
+  };
+}
+
+/** The audit trail of dispatched sub-tasks. */
+export function createPostgresTasks(pool: pg.Pool): TaskStore {
+  return {
+    async recordDispatch(task) {
+      await pool.query(
+        `INSERT INTO sb_tasks (task_id, turn_id, user_id, session_id, agent_id, inputs, status, dispatches, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, 'dispatched', 1, $7, $8)
+         ON CONFLICT (task_id) DO UPDATE SET dispatches = sb_tasks.dispatches + 1, status = 'dispatched', updated_at = EXCLUDED.updated_at`,
+        [task.task_id, task.turn_id, task.user_id, task.session_id, task.agent_id, JSON.stringify(task.inputs), task.created_at, new Date().toISOString()],
+      );
+    },
+    async updateTask(taskId, status, detail) {
+      await pool.query('UPDATE sb_tasks SET status = $1, detail = $2, updated_at = $3 WHERE task_id = $4', [status, detail ?? null, new Date().toISOString(), taskId]);
+    },
+    async getTask(taskId) {
+      const { rows } = await pool.query<TaskRow>('SELECT * FROM sb_tasks WHERE task_id = $1', [taskId]);
+      return rows[0] ? taskFromRow(rows[0]) : undefined;
+    },
+    async listTasks(turnId) {
+      const { rows } = await pool.query<TaskRow>('SELECT * FROM sb_tasks WHERE turn_id = $1 ORDER BY created_at, task_id', [turnId]);
+      return rows.map(taskFromRow);
+    },
+  };
+}
+
+/** Deletes finished turns started before the cutoff, with their rows, in one transaction. */
+export function createPostgresRetention(pool: pg.Pool): (cutoff: Date) => Promise<RetentionResult> {
+  return async (cutoff) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ turns: string; messages: string; events: string; tasks: string }>(
+        `WITH expired AS (SELECT turn_id FROM sb_turns WHERE started_at < $1 AND status <> 'running'),
+              gone_events AS (DELETE FROM sb_events WHERE turn_id IN (SELECT turn_id FROM expired) RETURNING 1),
+              gone_tasks AS (DELETE FROM sb_tasks WHERE turn_id IN (SELECT turn_id FROM expired) RETURNING 1),
+              gone_messages AS (DELETE FROM sb_messages WHERE turn_id IN (SELECT turn_id FROM expired) OR (turn_id IS NULL AND created_at < $1) RETURNING 1),
+              gone_turns AS (DELETE FROM sb_turns WHERE turn_id IN (SELECT turn_id FROM expired) RETURNING 1)
+         SELECT (SELECT count(*) FROM gone_turns) AS turns, (SELECT count(*) FROM gone_messages) AS messages,
+                (SELECT count(*) FROM gone_events) AS events, (SELECT count(*) FROM gone_tasks) AS tasks`,
+        [cutoff.toISOString()],
+      );
+      await client.query(
+        `DELETE FROM sb_sessions s WHERE s.updated_at < $1
+           AND NOT EXISTS (SELECT 1 FROM sb_messages m WHERE m.user_id = s.user_id AND m.session_id = s.session_id)`,
+        [cutoff.toISOString()],
+      );
+      await client.query('COMMIT');
+      const row = rows[0]!;
+      return { turns: Number(row.turns), messages: Number(row.messages), events: Number(row.events), tasks: Number(row.tasks) };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+}

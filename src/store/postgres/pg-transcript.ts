@@ -1,0 +1,61 @@
+/**
+ * Sessions, turns and the transcript on Postgres. A turn's start and its
+ * finish are each one round trip (the `sb_begin_turn` / `sb_finish_turn`
+ * functions of the first migration), atomic like the SQLite transactions.
+ */
+import type pg from 'pg';
+import { messageFromRow, turnFromRow, type MessageRow, type TurnRow } from '../rows.js';
+import type { SessionAccess, TranscriptStore } from '../types.js';
+
+export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
+  return {
+    async sessionAccess(userId, sessionId): Promise<SessionAccess> {
+      const { rows } = await pool.query<{ owned: boolean; any: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM sb_sessions WHERE user_id = $1 AND session_id = $2) AS owned,
+                EXISTS (SELECT 1 FROM sb_sessions WHERE session_id = $2) AS any`,
+        [userId, sessionId],
+      );
+      return rows[0]!.owned ? 'owner' : rows[0]!.any ? 'other' : 'none';
+    },
+    async listMessages(userId, sessionId) {
+      const { rows } = await pool.query<MessageRow>(
+        'SELECT seq, turn_id, role, content, metadata, created_at FROM sb_messages WHERE user_id = $1 AND session_id = $2 ORDER BY seq',
+        [userId, sessionId],
+      );
+      return rows.map(messageFromRow);
+    },
+    async beginTurn(start) {
+      const { rows } = await pool.query<{ cut: string[] }>('SELECT sb_begin_turn($1, $2, $3, $4, $5, $6, $7) AS cut', [
+        start.turnId,
+        start.userId,
+        start.sessionId,
+        start.query,
+        start.traceId,
+        start.createdAt,
+        JSON.stringify({ trace_id: start.traceId, ...start.metadata }),
+      ]);
+      return { interrupted: rows[0]?.cut ?? [] };
+    },
+    async finishTurn(turnId, finish) {
+      const { rows } = await pool.query<{ finished: boolean }>('SELECT sb_finish_turn($1, $2, $3, $4, $5) AS finished', [
+        turnId,
+        finish.outcome,
+        finish.content,
+        finish.createdAt,
+        JSON.stringify(finish.metadata ?? {}),
+      ]);
+      return rows[0]?.finished === true;
+    },
+    async getTurn(turnId) {
+      const { rows } = await pool.query<TurnRow>('SELECT * FROM sb_turns WHERE turn_id = $1', [turnId]);
+      return rows[0] ? turnFromRow(rows[0]) : undefined;
+    },
+    async latestTurn(userId, sessionId) {
+      const { rows } = await pool.query<TurnRow>(
+        'SELECT * FROM sb_turns WHERE user_id = $1 AND session_id = $2 ORDER BY started_at DESC, turn_id DESC LIMIT 1',
+        [userId, sessionId],
+      );
+      return rows[0] ? turnFromRow(rows[0]) : undefined;
+    },
+  };
+}

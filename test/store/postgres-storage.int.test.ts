@@ -1,0 +1,82 @@
+/**
+ * The storage contract on the real PostgreSQL (and PostgreSQL + Redis), plus
+ * what only Postgres has: numbered migrations under an advisory lock.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { silentLogger } from '../../src/logger.js';
+import { openStorage, type Storage } from '../../src/store/index.js';
+import { createSchemaFactory, deleteRedisPrefix, postgresAvailable, redisAvailable, redisPrefix, TEST_REDIS_URL } from '../support/services.js';
+import { runStorageContract } from './storage-contract.js';
+
+const hasPostgres = await postgresAvailable();
+const hasRedis = hasPostgres && (await redisAvailable());
+const databases = createSchemaFactory('scale_store');
+const prefixes: string[] = [];
+afterAll(async () => {
+  // Dropping a database takes a moment on a busy machine.
+  if (hasPostgres) await databases.dropAll();
+  if (hasRedis) for (const prefix of prefixes) await deleteRedisPrefix(prefix);
+}, 60000);
+
+const urls = new WeakMap<Storage, { databaseUrl: string; schema: string; prefix?: string }>();
+
+describe.skipIf(!hasPostgres)('postgres', () => {
+  runStorageContract('postgres', {
+    async create() {
+      const { databaseUrl, schema } = await databases.create();
+      const storage = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger });
+      urls.set(storage, { databaseUrl, schema });
+      return storage;
+    },
+    async peer(storage) {
+      const { databaseUrl, schema } = urls.get(storage)!;
+      return openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger });
+    },
+    signalsCrossProcesses: true,
+  });
+
+  it('migrates once when replicas start at the same moment, and records the version', async () => {
+    const { databaseUrl, schema } = await databases.create();
+    const opened = await Promise.all(Array.from({ length: 4 }, () => openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger })));
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await client.query(`SET search_path = ${schema}`);
+      const { rows } = await client.query<{ version: number; name: string }>('SELECT version, name FROM schema_version ORDER BY version');
+      expect(rows).toEqual([{ version: 1, name: '001-initial.sql' }]);
+      const tables = (await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema])).rows.map((row) => row.table_name);
+      expect(tables).toEqual(expect.arrayContaining(['sb_turns', 'sb_messages', 'sb_events', 'checkpoints', 'checkpoint_blobs']));
+    } finally {
+      await client.end();
+      await Promise.all(opened.map((storage) => storage.close()));
+    }
+    // Reopening an up-to-date database applies nothing and keeps the data.
+    const again = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger });
+    await again.close();
+  });
+});
+
+describe.skipIf(!hasRedis)('postgres + redis', () => {
+  runStorageContract('postgres+redis', {
+    async create() {
+      const { databaseUrl, schema } = await databases.create();
+      const prefix = redisPrefix('scale');
+      prefixes.push(prefix);
+      const storage = await openStorage({ databaseUrl, postgresSchema: schema, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, logger: silentLogger });
+      expect(storage.kind).toBe('postgres+redis');
+      urls.set(storage, { databaseUrl, schema, prefix });
+      return storage;
+    },
+    async peer(storage) {
+      const { databaseUrl, schema, prefix } = urls.get(storage)!;
+      return openStorage({ databaseUrl, postgresSchema: schema, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, logger: silentLogger });
+    },
+    signalsCrossProcesses: true,
+  });
+
+  it('refuses to start with a Redis that is not there, naming REDIS_URL', async () => {
+    const { databaseUrl, schema } = await databases.create();
+    await expect(openStorage({ databaseUrl, postgresSchema: schema, redisUrl: 'redis://127.0.0.1:1', logger: silentLogger })).rejects.toThrow(/REDIS_URL/);
+  });
+});
