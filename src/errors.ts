@@ -1,6 +1,10 @@
 /**
- * One catalogue of errors as data. `src/http/error-handler.ts` is the only
- * place that maps them to HTTP responses.
+ * One catalogue of errors as data: each code's HTTP status and default
+ * message. `src/http/error-handler.ts` is the only place that reads the status
+ * and turns an error into a response; a thrown error carries only its code.
+ * User errors (4xx) are the caller's or the operator's to fix (a bad request,
+ * a bad registry file, a bad model setting); system errors (5xx) are bugs or
+ * unavailable dependencies.
  */
 
 export const ERROR_CATALOGUE = {
@@ -9,31 +13,31 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN: { httpStatus: 403, message: 'Not allowed.' },
   NOT_FOUND: { httpStatus: 404, message: 'Not found.' },
   SESSION_NOT_FOUND: { httpStatus: 404, message: 'Session not found.' },
-  AGENT_NOT_FOUND: { httpStatus: 404, message: 'No such agent.' },
+  METHOD_NOT_ALLOWED: { httpStatus: 405, message: 'This method is not allowed here.' },
   TURN_IN_PROGRESS: { httpStatus: 409, message: 'A turn is already running on this session.' },
   REQUEST_TIMEOUT: { httpStatus: 408, message: 'The request was not received completely in time.' },
   PAYLOAD_TOO_LARGE: { httpStatus: 413, message: 'The request body is too large.' },
   URI_TOO_LONG: { httpStatus: 414, message: 'The URL is too long.' },
   HEADERS_TOO_LARGE: { httpStatus: 431, message: 'The request headers are too large.' },
   UNSUPPORTED_MEDIA_TYPE: { httpStatus: 415, message: 'Send application/json.' },
+  CONFIG_INVALID: { httpStatus: 422, message: 'The registry file is invalid.' },
+  LLM_CONFIG_INVALID: { httpStatus: 422, message: 'The model gateway settings are invalid.' },
   RATE_LIMITED: { httpStatus: 429, message: 'Too many requests.' },
-  CONFIG_INVALID: { httpStatus: 500, message: 'The registry file is invalid.' },
   INTERNAL: { httpStatus: 500, message: 'Internal error.' },
   NOT_READY: { httpStatus: 503, message: 'Not ready.' },
 } as const satisfies Record<string, { httpStatus: number; message: string }>;
 
+/** Every error code the server can answer with. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /** An error a caller caused (bad input, bad config): 4xx, clear message, nothing changes. */
 export class UserError extends Error {
   readonly code: ErrorCode;
-  readonly httpStatus: number;
   readonly details?: Record<string, unknown>;
   constructor(code: ErrorCode, message?: string, details?: Record<string, unknown>) {
     super(message ?? ERROR_CATALOGUE[code].message);
     this.name = 'UserError';
     this.code = code;
-    this.httpStatus = ERROR_CATALOGUE[code].httpStatus;
     this.details = details;
   }
 }
@@ -41,11 +45,9 @@ export class UserError extends Error {
 /** A bug or an unavailable dependency: 5xx, logged with its trace id, no stack to the client. */
 export class SystemError extends Error {
   readonly code: ErrorCode;
-  readonly httpStatus: number;
   constructor(code: ErrorCode = 'INTERNAL', message?: string, options?: { cause?: unknown }) {
     super(message ?? ERROR_CATALOGUE[code].message, options);
     this.name = 'SystemError';
     this.code = code;
-    this.httpStatus = ERROR_CATALOGUE[code].httpStatus;
   }
 }

@@ -14,7 +14,7 @@ import { createOfflinePlanner } from './graph/planning/offline-planner.js';
 import type { Planner } from './graph/planning/types.js';
 import { createTurnRunner } from './graph/turn-runner.js';
 import type { TurnRunner } from './graph/turn-types.js';
-import { createApp } from './http/index.js';
+import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
 import { createCardPreselector, createInMemoryIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
 import type { IntentRecognizer } from './intent/types.js';
 import { summariseUsage } from './llm/index.js';
@@ -57,6 +57,8 @@ export interface Switchboard {
   storage: Storage;
   turns: TurnRunner;
   metrics: Metrics;
+  /** The app's open chat streams: hand it to `startServer` so shutdown ends them. */
+  streams: StreamTracker;
   close(): Promise<void>;
 }
 
@@ -133,8 +135,10 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       metrics.turnDuration.observe(durationMs / 1000);
     },
   });
+  const streams = createStreamTracker();
   const app = createApp({
     registry,
+    streams,
     turns,
     messages: storage.transcript,
     isReady: () => !turns.draining,
@@ -148,6 +152,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   });
   return {
     app,
+    streams,
     registry,
     storage,
     turns,

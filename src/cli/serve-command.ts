@@ -85,7 +85,7 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
   });
   let server: RunningServer;
   try {
-    server = await startServer(switchboard.app, { port: settings.port, host: settings.host });
+    server = await startServer(switchboard.app, { port: settings.port, host: settings.host, streams: switchboard.streams });
   } catch (error) {
     // A port in use: release the registry watcher and storage so the process can exit.
     await switchboard.close();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { hangReply, jsonReply, startFakeAgent, type FakeAgent, type FakeBehaviour } from '../../test/support/fake-agent.js';
 import { createAgentClient } from '../agents/index.js';
-import { UserError } from '../errors.js';
+import { ERROR_CATALOGUE, UserError } from '../errors.js';
 import { card, keySpec, snapshotOf } from '../intent/test-fixtures.js';
 import { createOfflineRecognizer } from '../intent/index.js';
 import { silentLogger } from '../logger.js';
@@ -130,7 +130,7 @@ describe('turn lifecycle', () => {
     expect(turns.draining).toBe(true);
     const refused = await runTurn(turns, 's2').catch((error: unknown) => error);
     expect((refused as UserError).code).toBe('NOT_READY');
-    expect((refused as UserError).httpStatus).toBe(503);
+    expect(ERROR_CATALOGUE[(refused as UserError).code].httpStatus).toBe(503);
   });
 
   it('drains: cancels a turn still running after the grace period, with a done that says why', async () => {

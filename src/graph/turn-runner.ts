@@ -129,17 +129,6 @@ function endpointAddresses(snapshot: RegistrySnapshot): string[] {
   return [...found].filter((address) => address.length >= 4).sort((a, b) => b.length - a.length);
 }
 
-const guards = new WeakMap<RegistrySnapshot, (text: string) => string>();
-function contentGuard(snapshot: RegistrySnapshot): (text: string) => string {
-  let guard = guards.get(snapshot);
-  if (!guard) {
-    guard = createContentGuard(snapshot);
-    guards.set(snapshot, guard);
-  }
-  return guard;
-}
-
-
 interface ActiveTurn {
   controller: AbortController;
   done: Promise<TurnResult>;
@@ -147,6 +136,16 @@ interface ActiveTurn {
 
 export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const { storage, logger } = options;
+  // One content guard per snapshot, built on first use and dropped with the snapshot.
+  const guards = new WeakMap<RegistrySnapshot, (text: string) => string>();
+  const contentGuard = (snapshot: RegistrySnapshot): (text: string) => string => {
+    let guard = guards.get(snapshot);
+    if (!guard) {
+      guard = createContentGuard(snapshot);
+      guards.set(snapshot, guard);
+    }
+    return guard;
+  };
   const now = options.now ?? (() => new Date());
   const replicaId = options.replicaId ?? `r_${randomUUID().slice(0, 8)}`;
   const leaseTtlMs = options.leaseTtlMs ?? 15000;

@@ -9,6 +9,7 @@ import type { AgentCard, PublicAgentCard, Registry, RegistrySnapshot } from '../
 import type { StoredMessage, TranscriptReader } from '../store/types.js';
 import { createApp, type AppOptions } from './app.js';
 import { startServer, type RunningServer } from './server.js';
+import { createStreamTracker } from './stream-tracker.js';
 import { SUPERVISOR_DEFAULTS, toPublicCard } from '../registry/index.js';
 
 // ---------------------------------------------------------------------------
@@ -162,10 +163,11 @@ async function serve(overrides: Partial<AppOptions> = {}) {
     publicCard: toPublicCard,
     logger: silentLogger,
     metrics: createMetrics({ defaultMetrics: false }),
+    streams: createStreamTracker(),
     ...overrides,
     turns,
   };
-  const server = await startServer(createApp(options), { port: 0, host: '127.0.0.1' });
+  const server = await startServer(createApp(options), { port: 0, host: '127.0.0.1', streams: options.streams });
   servers.push(server);
   return { url: server.url, server, options };
 }
@@ -476,6 +478,7 @@ describe('registry, probes, page and routing', () => {
     const wrongMethod = await fetch(`${url}/v1/chat`);
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
+    expect(((await wrongMethod.json()) as { error: { code: string } }).error.code).toBe('METHOD_NOT_ALLOWED');
   });
 });
 

@@ -17,7 +17,7 @@ import { createChatHandler } from './chat-route.js';
 import { createBodyTimeout, createErrorHandler, createNotFoundHandler, createUrlLengthLimit, methodNotAllowed } from './error-handler.js';
 import { createHealthRouter } from './health-routes.js';
 import { createSessionMessagesHandler } from './sessions-route.js';
-import { attachStreamTracker, createStreamTracker } from './stream-tracker.js';
+import type { StreamTracker } from './stream-tracker.js';
 import { createTraceIdMiddleware } from './trace-id.js';
 
 /** Everything the HTTP layer needs, built once by the server at start. */
@@ -29,6 +29,8 @@ export interface AppOptions {
   publicCard: (card: AgentCard) => PublicAgentCard;
   logger: Logger;
   metrics: Metrics;
+  /** Open chat streams; `startServer` is given the same tracker so shutdown can end them. */
+  streams: StreamTracker;
   /** When non-empty every `/v1/*` call needs `authorization: Bearer <key>`. */
   apiKeys?: readonly string[];
   /** Largest accepted JSON body. Default 64 KiB. */
@@ -85,9 +87,7 @@ function requireJsonBody(): RequestHandler {
 
 /** Builds the express app. Start it with `startServer`. */
 export function createApp(options: AppOptions): Express {
-  const tracker = createStreamTracker();
   const app = express();
-  attachStreamTracker(app, tracker);
   app.disable('x-powered-by');
   app.set('etag', false);
 
@@ -119,7 +119,7 @@ export function createApp(options: AppOptions): Express {
         turns: options.turns,
         logger: options.logger,
         metrics: options.metrics,
-        tracker,
+        tracker: options.streams,
         heartbeatMs: options.heartbeatMs ?? 15000,
         maxQueryChars: options.maxQueryChars ?? 4000,
         shutdownGraceMs: options.shutdownGraceMs ?? 2000,

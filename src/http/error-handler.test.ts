@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SystemError, UserError } from '../errors.js';
+import { LlmConfigError } from '../llm/llm-error.js';
 import { mapError } from './error-handler.js';
 
 describe('mapError', () => {
@@ -13,6 +14,17 @@ describe('mapError', () => {
     expect(mapped.status).toBe(429);
     expect(mapped.retryAfterSeconds).toBe(1);
     expect(mapped.body).toEqual({ error: { code: 'RATE_LIMITED', message: 'Too many requests.' } });
+  });
+
+  it('treats a bad registry file and a bad model setting as user errors (4xx) with their message', () => {
+    expect(mapError(new UserError('CONFIG_INVALID', 'registry a.yaml is invalid (1 problem)'))).toEqual({
+      status: 422,
+      body: { error: { code: 'CONFIG_INVALID', message: 'registry a.yaml is invalid (1 problem)' } },
+    });
+    expect(mapError(new LlmConfigError('LLM_MODEL is missing'))).toEqual({
+      status: 422,
+      body: { error: { code: 'LLM_CONFIG_INVALID', message: 'LLM_MODEL is missing' } },
+    });
   });
 
   it('hides the message of system errors and plain errors', () => {

@@ -84,15 +84,16 @@ function mapRequestReadError(error: unknown): MappedError | null {
 /** Turns any thrown value into a status and body. Exported for tests and the chat route. */
 export function mapError(error: unknown): MappedError {
   if (error instanceof UserError) {
-    const { retryAfterSeconds, ...details } = error.details ?? {};
-    const mapped: MappedError = { status: error.httpStatus, body: errorBody(error.code, error.message, details) };
-    if (error.httpStatus === 429 || error.httpStatus === 503) mapped.retryAfterSeconds = retryAfterFrom({ retryAfterSeconds });
+    const { retryAfterSeconds, allow: _allow, ...details } = error.details ?? {};
+    const status = ERROR_CATALOGUE[error.code].httpStatus;
+    const mapped: MappedError = { status, body: errorBody(error.code, error.message, details) };
+    if (status === 429 || status === 503) mapped.retryAfterSeconds = retryAfterFrom({ retryAfterSeconds });
     return mapped;
   }
   if (error instanceof SystemError) {
-    const status = error.httpStatus >= 500 ? error.httpStatus : 500;
-    const code: ErrorCode = error.httpStatus >= 500 ? error.code : 'INTERNAL';
-    return { status, body: errorBody(code, ERROR_CATALOGUE[code].message) };
+    const status = ERROR_CATALOGUE[error.code].httpStatus;
+    const code: ErrorCode = status >= 500 ? error.code : 'INTERNAL';
+    return { status: ERROR_CATALOGUE[code].httpStatus, body: errorBody(code, ERROR_CATALOGUE[code].message) };
   }
   const readError = mapRequestReadError(error);
   if (readError) return readError;
@@ -100,11 +101,19 @@ export function mapError(error: unknown): MappedError {
   return { status: 500, body: errorBody('INTERNAL', ERROR_CATALOGUE.INTERNAL.message) };
 }
 
+/** The body and status of a not-ready probe answer (`/readyz`). */
+export function notReadyAnswer(): { status: number; body: ErrorBody } {
+  const { status, body } = mapError(new SystemError('NOT_READY'));
+  return { status, body };
+}
+
 /** Writes a mapped error to a response that has not started yet. */
 export function sendError(response: Response, error: unknown): void {
   const mapped = mapError(error);
   if (mapped.retryAfterSeconds !== undefined) response.setHeader('retry-after', String(mapped.retryAfterSeconds));
   if (mapped.status === 401) response.setHeader('www-authenticate', 'Bearer');
+  const allow = error instanceof UserError ? error.details?.allow : undefined;
+  if (mapped.status === 405 && typeof allow === 'string') response.setHeader('allow', allow);
   response.status(mapped.status).json(mapped.body);
 }
 
@@ -146,8 +155,7 @@ export function createNotFoundHandler(): RequestHandler {
 export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
   const allow = allowed.join(', ');
   return (request, response) => {
-    response.setHeader('allow', allow);
-    response.status(405).json(errorBody('BAD_REQUEST', `method ${request.method} is not allowed here; use ${allow}`));
+    sendError(response, new UserError('METHOD_NOT_ALLOWED', `method ${request.method} is not allowed here; use ${allow}`, { allow }));
   };
 }
 

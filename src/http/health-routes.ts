@@ -4,10 +4,9 @@
  * and the server says it is ready), `GET /metrics` (Prometheus text).
  */
 import { Router } from 'express';
-import { ERROR_CATALOGUE } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { Registry } from '../registry/types.js';
-import { methodNotAllowed } from './error-handler.js';
+import { methodNotAllowed, notReadyAnswer } from './error-handler.js';
 
 function registryLoaded(registry: Registry): boolean {
   try {
@@ -40,7 +39,8 @@ export function createHealthRouter(options: { registry: Registry; metrics: Metri
         return;
       }
       response.setHeader('retry-after', '5');
-      response.status(503).json({ status: 'not_ready', error: { code: 'NOT_READY', message: ERROR_CATALOGUE.NOT_READY.message } });
+      const { status, body } = notReadyAnswer();
+      response.status(status).json({ status: 'not_ready', ...body });
     })
     .all(methodNotAllowed(['GET']));
   router

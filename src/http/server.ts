@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import { rawErrorResponse } from './error-handler.js';
-import { streamTrackerOf } from './stream-tracker.js';
+import type { StreamTracker } from './stream-tracker.js';
 
 /** Requests still running when shutdown starts get this long before their sockets are cut. */
 const FORCE_CLOSE_AFTER_MS = 5000;
@@ -74,8 +74,16 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Where and how to listen. */
+export interface StartServerOptions {
+  port: number;
+  host?: string;
+  /** The app's open chat streams (`AppOptions.streams`), ended on close. */
+  streams?: StreamTracker;
+}
+
 /** Listens on `host:port` (port 0 picks a free one). */
-export async function startServer(app: Express, options: { port: number; host?: string }): Promise<RunningServer> {
+export async function startServer(app: Express, options: StartServerOptions): Promise<RunningServer> {
   const host = options.host ?? '0.0.0.0';
   const server = createServer(app);
   answerClientErrorsWithJson(server);
@@ -100,7 +108,7 @@ export async function startServer(app: Express, options: { port: number; host?: 
     close() {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        await streamTrackerOf(app)?.shutdownAll();
+        await options.streams?.shutdownAll();
         connections.closeWhenIdle();
         const forced = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
         forced.unref();

@@ -36,15 +36,3 @@ export function createStreamTracker(): StreamTracker {
     },
   };
 }
-
-const trackers = new WeakMap<object, StreamTracker>();
-
-/** Associates an app with its tracker (done once by `createApp`). */
-export function attachStreamTracker(app: object, tracker: StreamTracker): void {
-  trackers.set(app, tracker);
-}
-
-/** The tracker of an app built by `createApp`, if any. */
-export function streamTrackerOf(app: object): StreamTracker | undefined {
-  return trackers.get(app);
-}

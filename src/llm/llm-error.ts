@@ -3,7 +3,7 @@
  * catch it and fall back to the offline path; `reason` says why without
  * parsing messages.
  */
-import { SystemError } from '../errors.js';
+import { SystemError, UserError } from '../errors.js';
 
 /** Why a model call failed. */
 export type LlmFailureReason =
@@ -44,10 +44,10 @@ export class LlmCallError extends SystemError {
   }
 }
 
-/** A gateway configuration value (options or environment) that cannot be used. */
-export class LlmConfigError extends Error {
+/** A gateway configuration value (options or environment) that cannot be used: the operator's to fix. */
+export class LlmConfigError extends UserError {
   constructor(message: string) {
-    super(message);
+    super('LLM_CONFIG_INVALID', message);
     this.name = 'LlmConfigError';
   }
 }

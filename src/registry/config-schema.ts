@@ -11,27 +11,26 @@ import { joinPointer, splitPointer, type YamlSource } from './yaml-source.js';
 /** Location of the registry JSON Schema inside the project. */
 export const CONFIG_SCHEMA_URL = new URL('../../schemas/agents_config.schema.json', import.meta.url);
 
-let compiledValidator: ValidateFunction | undefined;
+/** Checks a parsed registry document against the file's JSON Schema; returns every issue found. */
+export type ConfigShapeValidator = (source: YamlSource) => ConfigIssue[];
 
-/** The compiled registry validator. Compiled once; it is stateless apart from `.errors`. */
-function configValidator(): ValidateFunction {
-  if (!compiledValidator) {
-    const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
-    ajv.addKeyword({ keyword: 'deprecationMessage', schemaType: 'string' });
-    compiledValidator = ajv.compile(schema);
-  }
-  return compiledValidator;
-}
-
-/** Validates the plain data of a registry file; returns every schema issue found. */
-export function validateConfigShape(source: YamlSource): ConfigIssue[] {
-  if (source.data === null || source.data === undefined) {
-    return [source.issueAt('', 'the file is empty: expected a mapping with `version: 1` and `agents:`')];
-  }
-  const validate = configValidator();
-  if (validate(source.data)) return [];
-  return describeAjvErrors(validate.errors ?? [], source, '');
+/**
+ * Compiles the registry JSON Schema into a shape validator. A live registry
+ * compiles one and reuses it for every reload (the validator is stateless
+ * apart from ajv's `.errors`, read right after each call).
+ */
+export function createConfigShapeValidator(): ConfigShapeValidator {
+  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
+  ajv.addKeyword({ keyword: 'deprecationMessage', schemaType: 'string' });
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (source) => {
+    if (source.data === null || source.data === undefined) {
+      return [source.issueAt('', 'the file is empty: expected a mapping with `version: 1` and `agents:`')];
+    }
+    if (validate(source.data)) return [];
+    return describeAjvErrors(validate.errors ?? [], source, '');
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../errors.js';
+import { createConfigShapeValidator } from './config-schema.js';
 import { createValidatorCache } from './schema-compiler.js';
 import { configInvalidError, formatIssue, loadRegistryFile, loadRegistryText, type LoadResult } from './load-registry.js';
 import type { ConfigIssue } from './types.js';
@@ -21,8 +22,10 @@ agents:
         extract: { enum: [北京, 上海] }
 `;
 
+const shapeValidator = createConfigShapeValidator();
+
 function load(text: string, env: Record<string, string | undefined> = {}): LoadResult {
-  return loadRegistryText(text, FILE, { env });
+  return loadRegistryText(text, FILE, { env, shapeValidator });
 }
 
 function issuesOf(text: string, env: Record<string, string | undefined> = {}): ConfigIssue[] {

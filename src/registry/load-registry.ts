@@ -8,7 +8,7 @@ import { open } from 'node:fs/promises';
 import { UserError } from '../errors.js';
 import { buildSnapshot } from './build-snapshot.js';
 import type { ValidatorCache } from './schema-compiler.js';
-import { validateConfigShape } from './config-schema.js';
+import { createConfigShapeValidator, type ConfigShapeValidator } from './config-schema.js';
 import type { ConfigIssue, RegistrySnapshot } from './types.js';
 import { MAX_REGISTRY_BYTES, parseYamlSource } from './yaml-source.js';
 
@@ -20,6 +20,8 @@ export interface LoadRegistryOptions {
   now?: () => Date;
   /** Compiled validators reused between loads (a live registry keeps one). */
   validatorCache?: ValidatorCache;
+  /** The compiled file-shape validator reused between loads; compiled afresh when absent. */
+  shapeValidator?: ConfigShapeValidator;
 }
 
 /** Outcome of one load. Warnings (deprecated fields, ...) never block a load. */
@@ -39,7 +41,7 @@ export function contentVersion(text: string): string {
 export function loadRegistryText(text: string, file: string, options: LoadRegistryOptions = {}): LoadResult {
   const source = parseYamlSource(text, file);
   if (source.syntaxIssues.length > 0) return { ok: false, issues: source.syntaxIssues, warnings: [] };
-  const shapeIssues = validateConfigShape(source);
+  const shapeIssues = (options.shapeValidator ?? createConfigShapeValidator())(source);
   // Cross-checks still run when only some agents are malformed, so one run reports everything.
   const structureBroken = shapeIssues.some((issue) => issue.pointer === '' || issue.pointer === '/agents');
   if (structureBroken) return { ok: false, issues: sortIssues(shapeIssues), warnings: [] };

@@ -11,6 +11,7 @@
 import { basename, dirname, resolve } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Logger } from '../logger.js';
+import { createConfigShapeValidator } from './config-schema.js';
 import { createValidatorCache } from './schema-compiler.js';
 import { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
 import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readRegistryText, type LoadResult } from './load-registry.js';
@@ -47,7 +48,8 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
   const debounceMs = options.debounceMs ?? 100;
 
   const validatorCache = createValidatorCache();
-  const initial = await loadRegistryFile(path, { env, validatorCache });
+  const shapeValidator = createConfigShapeValidator();
+  const initial = await loadRegistryFile(path, { env, validatorCache, shapeValidator });
   logWarnings(logger, initial.warnings);
   if (!initial.ok) throw configInvalidError(path, initial.issues);
 
@@ -87,7 +89,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
     }
     let result: LoadResult;
     try {
-      result = loadRegistryText(text, path, { env, validatorCache });
+      result = loadRegistryText(text, path, { env, validatorCache, shapeValidator });
     } catch (error) {
       // A load that throws is still a rejected edit: it must show in lastError.
       reject([{ file: path, line: 1, col: 1, pointer: '', message: `registry could not be loaded: ${(error as Error).message}` }]);

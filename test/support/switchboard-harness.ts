@@ -59,7 +59,7 @@ export async function startTestSwitchboard(options: {
     bodyTimeoutMs: options.bodyTimeoutMs,
     watch: true,
   });
-  const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1' });
+  const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });
   return {
     url: server.url,
     dir,
