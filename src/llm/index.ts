@@ -1,7 +1,8 @@
 /**
  * The model gateway: OpenAI-compatible calls with timeouts, retries, a
  * circuit breaker, structured-output fallback, streaming and per-turn
- * accounting; plus the tier router.
+ * accounting; plus the tier router. Prompts live beside the strategies that
+ * use them (`intent/intent-prompt.ts`, `graph/answers/answer-prompt.ts`).
  */
 export type {
   ChatMessage,
@@ -27,15 +28,4 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 export { chooseTier, SHORT_QUERY_LIMITS, type TierChoice, type TierInput, type TurnKind } from './model-router.js';
 export { createLlmUsage, summariseUsage, type PurposeUsage, type UsageSummary } from './usage-summary.js';
 export { countCjkCharacters, estimateTokens } from './token-estimate.js';
-export { buildIntentMessages, describeCard, fewShotLines, localDate, retryMessages, type IntentPromptInput } from './prompts/intent-prompt.js';
-export {
-  DRAFT_PLAN_ENVELOPE_SCHEMA,
-  INTENT_REPLY_SCHEMA,
-  TASK_PLAN_DRAFT_SCHEMA,
-  type DraftPlanEnvelope,
-  type DraftSubTask,
-  type DraftTaskPlan,
-  type IntentReply,
-} from './prompts/intent-schema.js';
-export { buildDirectMessages, buildSummaryMessages, type DirectPromptInput, type SummaryPromptInput } from './prompts/answer-prompt.js';
 export { createIdScrubber, type IdScrubber } from './prompts/id-scrubber.js';

@@ -15,7 +15,7 @@
  * is returned as the turn's complete answer.
  */
 import { chooseTier } from '../../llm/model-router.js';
-import { buildDirectMessages, buildSummaryMessages, type CompletedFact, type NeededFact, type NotDoneFact } from '../../llm/prompts/answer-prompt.js';
+import { buildDirectMessages, buildSummaryMessages, type CompletedFact, type NeededFact, type NotDoneFact } from './answer-prompt.js';
 import { createIdScrubber } from '../../llm/prompts/id-scrubber.js';
 import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';

@@ -25,7 +25,7 @@ import type { ValidateFunction } from 'ajv';
 import { findDates } from '../../intent/date-extractor.js';
 import { extractOne } from '../../intent/key-extractor.js';
 import { resolveAgentId } from '../../intent/llm-recognizer.js';
-import { DRAFT_PLAN_ENVELOPE_SCHEMA, type DraftPlanEnvelope, type DraftSubTask } from '../../llm/prompts/intent-schema.js';
+import { DRAFT_PLAN_ENVELOPE_SCHEMA, type DraftPlanEnvelope, type DraftSubTask } from '../../intent/intent-schema.js';
 import type { Logger } from '../../logger.js';
 import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';
 import { validateValue } from '../../util/safe-json.js';

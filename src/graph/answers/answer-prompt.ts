@@ -4,7 +4,7 @@
  * facts (service names, agent messages, reasons, missing items with example
  * values), so the model has nothing internal to leak.
  */
-import type { ChatMessage } from '../types.js';
+import type { ChatMessage } from '../../llm/types.js';
 
 /** One completed task as the summary prompt shows it. */
 export interface CompletedFact {

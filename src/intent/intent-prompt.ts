@@ -6,9 +6,9 @@
  * cards, few-shot lines, rules) so endpoints with prompt caching can reuse
  * it; the user message holds the day, the memory and the current query.
  */
-import type { MemoryTurn } from '../../intent/types.js';
-import type { AgentCard, ExtractSpec } from '../../registry/types.js';
-import type { ChatMessage } from '../types.js';
+import type { MemoryTurn } from './types.js';
+import type { AgentCard, ExtractSpec } from '../registry/types.js';
+import type { ChatMessage } from '../llm/types.js';
 
 /** Everything the intent prompt is built from. */
 export interface IntentPromptInput {
