@@ -45,6 +45,8 @@ export async function spawnServer(options: {
   env?: Record<string, string>;
   /** Start through `npm run cli -- serve` instead of node directly. */
   viaNpm?: boolean;
+  /** How long to wait for "listening" (default 15 s; a busy machine needs more). */
+  startTimeoutMs?: number;
 }): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-contract-'));
   const configPath = join(dir, 'agents_config.yaml');
@@ -60,7 +62,8 @@ export async function spawnServer(options: {
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
 
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 15 s:\n${text}`)), 15000);
+    const startTimeoutMs = options.startTimeoutMs ?? 15000;
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${startTimeoutMs / 1000} s:\n${text}`)), startTimeoutMs);
     const check = () => {
       const match = /Switchboard listening on (http:\/\/\S+)/.exec(text);
       if (match) {

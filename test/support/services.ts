@@ -14,6 +14,8 @@ export const ADMIN_DATABASE_URL = process.env.SWITCHBOARD_TEST_DATABASE_URL ?? '
 export const TEST_REDIS_URL = process.env.SWITCHBOARD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function loud(service: string, url: string, error: unknown): void {
+  // CI starts both services first: there, an absent one is a failure, never a skip.
+  if (process.env.SWITCHBOARD_REQUIRE_SERVICES === '1') throw new Error(`${service} at ${url} is required (SWITCHBOARD_REQUIRE_SERVICES=1) but not reachable: ${(error as Error).message}`);
   const line = '!'.repeat(78);
   process.stderr.write(`\n${line}\n!!! ${service} at ${url.replace(/\/\/[^@/]*@/, '//***@')} is not reachable: ${(error as Error).message}\n!!! SKIPPING the tests that need it. Start it (see .ci/run) to run them.\n${line}\n\n`);
 }
@@ -107,7 +109,7 @@ export function createDatabaseFactory(label: string) {
 
 /** A Redis key prefix unique to this run (and label). */
 export function redisPrefix(label: string): string {
-  return `sbtest:${label}:${randomUUID().slice(0, 8)}:`;
+  return `${process.env.SWITCHBOARD_TEST_REDIS_PREFIX ?? 'sbtest:'}${label}:${randomUUID().slice(0, 8)}:`;
 }
 
 /** Deletes every key under a prefix. */
