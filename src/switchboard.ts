@@ -25,6 +25,8 @@ import { createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry } from './registry/types.js';
 import { createMemoryKeyValueStore, openStorage, type Storage } from './store/index.js';
 import { createResponseCache } from './graph/response-cache.js';
+import { createLlmVerifier, createOfflineVerifier } from './graph/verify/llm-verifier.js';
+import type { Verifier } from './graph/verify/types.js';
 
 export interface SwitchboardOptions {
   /** Registry file path. */
@@ -69,6 +71,8 @@ export interface Strategies {
   answers: AnswerComposer;
   /** Which capability cards the intent prompt shows (LLM mode; `switchboard eval` measures its recall). */
   preselector: CardPreselector;
+  /** Judges the results of a business turn (the verify step). */
+  verifier: Verifier;
 }
 
 /**
@@ -78,13 +82,14 @@ export interface Strategies {
  */
 export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics): Strategies {
   const preselector = createCardPreselector();
-  const offline = { recognizer: createOfflineRecognizer(), planner: createOfflinePlanner(), answers: createOfflineAnswers(), preselector };
+  const offline = { recognizer: createOfflineRecognizer(), planner: createOfflinePlanner(), answers: createOfflineAnswers(), preselector, verifier: createOfflineVerifier() };
   if (!llm || !llm.enabled) return offline;
   return {
     recognizer: createLlmRecognizer({ gateway: llm, fallback: offline.recognizer, cache: createInMemoryIntentCache(), logger, metrics, preselector }),
     planner: createLlmPlanner({ fallback: offline.planner, logger }),
     answers: createLlmAnswers({ gateway: llm, fallback: offline.answers, logger }),
     preselector,
+    verifier: createLlmVerifier({ gateway: llm, logger }),
   };
 }
 

@@ -4,8 +4,8 @@
  *
  *   init → recognize_intent ─┬─ direct_answer → END
  *                  ├─ escalate → END
- *                  └─ plan → semantic_check → execute → summarize ─┬─ END
- *                                                                  └─ escalate
+ *                  └─ plan → semantic_check → execute → verify → summarize ─┬─ END
+ *                                                                           └─ escalate
  */
 import { END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import type { AgentClient } from '../agents/types.js';
@@ -20,6 +20,9 @@ import { createIntentNode, routeAfterIntent } from './nodes/intent-node.js';
 import { createPlanNode } from './nodes/plan-node.js';
 import { createSemanticCheckNode } from './nodes/semantic-check-node.js';
 import { createSummarizeNode, routeAfterSummarize } from './nodes/summarize-node.js';
+import { createVerifyNode } from './nodes/verify-node.js';
+import { createOfflineVerifier } from './verify/llm-verifier.js';
+import type { Verifier } from './verify/types.js';
 import type { Planner } from './planning/types.js';
 import type { ResponseCache } from './response-cache.js';
 import { SupervisorStateAnnotation, type SupervisorState, type SupervisorUpdate } from './state.js';
@@ -34,6 +37,8 @@ export interface SupervisorDependencies {
   checkpointer?: BaseCheckpointSaver;
   onAgentCall?: (agentId: string, status: string, durationMs: number) => void;
   responseCache?: ResponseCache;
+  /** Judges the results after execution; default: the offline verifier (rule check only). */
+  verifier?: Verifier;
 }
 
 type NodeFunction = (state: SupervisorState, config: NodeConfig) => Promise<SupervisorUpdate>;
@@ -60,13 +65,15 @@ export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
     .addNode('plan', timed('plan', createPlanNode(dependencies)))
     .addNode('semantic_check', timed('semantic_check', createSemanticCheckNode()))
     .addNode('execute', timed('execute', createExecuteNode(dependencies)))
+    .addNode('verify', timed('verify', createVerifyNode({ ...dependencies, verifier: dependencies.verifier ?? createOfflineVerifier() })))
     .addNode('summarize', timed('summarize', createSummarizeNode(dependencies)))
     .addEdge(START, 'init')
     .addEdge('init', 'recognize_intent')
     .addConditionalEdges('recognize_intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])
     .addEdge('plan', 'semantic_check')
     .addEdge('semantic_check', 'execute')
-    .addEdge('execute', 'summarize')
+    .addEdge('execute', 'verify')
+    .addEdge('verify', 'summarize')
     .addConditionalEdges('summarize', routeAfterSummarize, ['escalate', END])
     .addEdge('direct_answer', END)
     .addEdge('escalate', END)

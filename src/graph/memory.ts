@@ -25,6 +25,8 @@ export function memoryAfterBusinessTurn(options: {
   tasks: readonly SubTask[];
   outcomes: Readonly<Record<string, TaskOutcome>>;
   snapshot: RegistrySnapshot;
+  /** The verify step found the results insufficient: the turn is unresolved whatever completed. */
+  unresolved?: boolean;
 }): SessionMemory {
   const { memory, tasks, outcomes, snapshot } = options;
   const pending: PendingTask[] = [];
@@ -57,6 +59,6 @@ export function memoryAfterBusinessTurn(options: {
     history: rememberTurn(memory, options.turn, snapshot.supervisor.memoryMaxHistory),
     pending,
     known_values: known,
-    unresolved_turns: anyCompleted ? 0 : anyFailed ? memory.unresolved_turns + 1 : memory.unresolved_turns,
+    unresolved_turns: options.unresolved ? memory.unresolved_turns + 1 : anyCompleted ? 0 : anyFailed ? memory.unresolved_turns + 1 : memory.unresolved_turns,
   };
 }

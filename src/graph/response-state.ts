@@ -15,6 +15,8 @@ export type Stage =
   | 'summarize_start'
   | 'final'
   | 'escalate'
+  | 'verify_start'
+  | 'verify_done'
   | 'done';
 
 /** Keys still needed by one parked sub-task; the three arrays are index-aligned. */

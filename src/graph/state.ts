@@ -8,6 +8,7 @@ import { Annotation } from '@langchain/langgraph';
 import type { IntentResult, MemoryTurn } from '../intent/types.js';
 import type { SemanticInfo } from './response-state.js';
 import type { InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
+import type { Verification } from './verify/types.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -53,6 +54,8 @@ export const SupervisorStateAnnotation = Annotation.Root({
   task_results: replace<Record<string, TaskOutcome>>(() => ({})),
   execution_path: replace<string[]>(() => []),
   final_answer: replace<string>(() => ''),
+  /** What the verify step concluded this turn (null when it did not run). */
+  verification: replace<Verification | null>(() => null),
   memory: replace<SessionMemory>(emptyMemory),
 });
 

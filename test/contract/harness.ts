@@ -209,6 +209,9 @@ const STAGE_RANK: Record<string, number> = {
   agent_stream: 4,
   agent_done: 4,
   agent_failed: 4,
+  // The verify step may re-send tasks, so its stages share the agents' rank.
+  verify_start: 4,
+  verify_done: 4,
   summarize_start: 5,
   final: 6,
   escalate: 6,
@@ -245,6 +248,8 @@ export function expectValidStream(events: readonly ContractEvent[], agentIds: re
       case 'intent_done':
       case 'plan_start':
       case 'plan_done':
+      case 'verify_start':
+      case 'verify_done':
         expect(event.is_thinking, where).toBe(true);
         expect(event.agent_id, where).toBe('supervisor');
         break;

@@ -31,7 +31,11 @@ beforeAll(async () => {
     sseReply({ result: { status: 'completed', output: { city: '北京', forecast: [{ date: TOMORROW, condition: '晴', high: 8, low: -2 }] }, message: '北京明天晴。' } }),
   );
   agents = [hotel, limo, flight, weather];
-  const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: limo.url, 7103: flight.url, 7104: weather.url });
+  // The verify step has its own tests (verify-step.test.ts); here every model call is one of the two the faults are about.
+  const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: limo.url, 7103: flight.url, 7104: weather.url }).replace(
+    'escalate_after_failures: 2',
+    'escalate_after_failures: 2\n  verify: { enabled: false }',
+  );
   fake = await startFakeOpenAI();
   gateway = createLlmGateway({
     baseUrl: fake.baseUrl,

@@ -21,6 +21,7 @@ import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
 import { failureReasonText, keyExamples } from '../messages.js';
+import { missingReasonText } from '../verify/verify-texts.js';
 import type { AnswerComposer, DirectAnswerInput, SummaryInput } from './types.js';
 
 /** Dependencies and limits of the LLM answer composer. */
@@ -123,6 +124,10 @@ export function summaryFacts(input: SummaryInput, maxOutputChars = 800) {
       notDone.push({ service: nameOf(task.assigned_agent), reason: failureReasonText(language, outcome?.reason ?? 'agent_failed') });
     }
   }
+  for (const item of input.verification?.sufficient === false ? input.verification.missing : []) {
+    const why = missingReasonText(language, item.reason);
+    notDone.push({ service: item.agent_id ? nameOf(item.agent_id) : zh ? '本次结果' : 'the results', reason: item.detail ? `${why}: ${item.detail}` : why });
+  }
   const needed: NeededFact[] = [];
   const neededAgents = new Set<string>();
   for (const info of input.semanticInfo) {
@@ -152,6 +157,6 @@ const UNAVAILABLE = /^(timeout|connection|circuit_open|rate_limited|server_error
  * unreachable, stuck or overloaded: another call in the same turn would most
  * likely wait out its timeout too, so the template answer is used at once.
  */
-function endpointUnavailableThisTurn(context: TurnContext): boolean {
+export function endpointUnavailableThisTurn(context: Pick<TurnContext, 'usage'>): boolean {
   return context.usage.calls.some((call) => !call.ok && UNAVAILABLE.test(call.error ?? ''));
 }

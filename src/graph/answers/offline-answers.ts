@@ -8,6 +8,7 @@ import { failureReasonText, keyExamples, type Language } from '../messages.js';
 import type { TaskOutcome } from '../plan-types.js';
 import type { SemanticInfo } from '../response-state.js';
 import type { AnswerComposer, SummaryInput } from './types.js';
+import { missingReasonText } from '../verify/verify-texts.js';
 
 const MAX_ITEMS = 5;
 
@@ -71,6 +72,10 @@ export function composeSummary(input: SummaryInput): string {
       const why = outcome?.reason === 'dependency' ? failureReasonText(language, 'dependency') : failureReasonText(language, outcome?.reason ?? 'agent_failed');
       notRun.push(zh ? `- ${nameOf(task.assigned_agent)}：未能完成（${why}），请稍后再试。` : `- ${nameOf(task.assigned_agent)}: not completed (${why}); please try again later.`);
     }
+  }
+  for (const item of input.verification?.sufficient === false ? input.verification.missing : []) {
+    const service = item.agent_id ? nameOf(item.agent_id) : zh ? '本次结果' : 'The results';
+    notRun.push(zh ? `- ${service}：${missingReasonText(language, item.reason)}，未能回答您的问题` : `- ${service}: ${missingReasonText(language, item.reason)}, so this part is not answered`);
   }
   // The question of an agent that answered input_required, by agent id.
   const questionOf = new Map<string, string>();

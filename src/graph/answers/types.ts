@@ -8,6 +8,7 @@ import type { TurnContext } from '../context.js';
 import type { Language } from '../messages.js';
 import type { TaskOutcome, TaskPlan } from '../plan-types.js';
 import type { SemanticInfo } from '../response-state.js';
+import type { Verification } from '../verify/types.js';
 
 export interface DirectAnswerInput {
   kind: SimpleIntentKind;
@@ -28,6 +29,8 @@ export interface SummaryInput {
   snapshot: RegistrySnapshot;
   now: Date;
   history: readonly MemoryTurn[];
+  /** The verify step's conclusion; when insufficient, the answer says what is missing. */
+  verification?: Verification | null;
 }
 
 export interface AnswerComposer {

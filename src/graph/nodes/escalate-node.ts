@@ -12,7 +12,7 @@ export function createEscalateNode() {
     const context = turnContext(config);
     const emit = eventWriter(config);
     const requested = state.intent?.kind === 'escalate';
-    const reason = requested ? 'user_request' : 'consecutive_failures';
+    const reason = requested ? 'user_request' : state.verification?.sufficient === false ? 'verify_failed' : 'consecutive_failures';
     const content =
       context.language === 'zh'
         ? requested

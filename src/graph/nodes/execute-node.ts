@@ -3,25 +3,15 @@
  * (planning/scheduler.ts), streaming agent_start / agent_stream / agent_done /
  * agent_failed as they happen. Dependents receive upstream outputs.
  */
-import { agentSecrets, redactSecretsDeep } from '../../agents/agent-secrets.js';
-import type { AgentClient } from '../../agents/types.js';
-import type { Logger } from '../../logger.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import { agentDoneText, agentFailedText, agentStartText, failureReasonText } from '../messages.js';
-import type { SubTask, TaskOutcome } from '../plan-types.js';
+import { agentFailedText, failureReasonText } from '../messages.js';
 import { runTaskGraph } from '../planning/scheduler.js';
 import type { SemanticInfo } from '../response-state.js';
-import type { ResponseCache } from '../response-cache.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
+import { createTaskDispatch, type DispatchDependencies } from '../task-dispatch.js';
 
-export interface ExecuteDependencies {
-  agentClient: AgentClient;
-  logger: Logger;
-  /** Called after each sub-agent call (metrics). */
-  onAgentCall?: (agentId: string, status: string, durationMs: number) => void;
-  /** Replies of agents with `cache_ttl_s`; none = every sub-task is sent. */
-  responseCache?: ResponseCache;
-}
+/** What the execute node needs (the task dispatcher's dependencies). */
+export type ExecuteDependencies = DispatchDependencies;
 
 export function createExecuteNode(dependencies: ExecuteDependencies) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
@@ -32,112 +22,7 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
     const { snapshot, language } = context;
     const extraInfo: SemanticInfo[] = [];
 
-    const run = async (task: SubTask, upstream: TaskOutcome[]): Promise<TaskOutcome> => {
-      const card = snapshot.byId.get(task.assigned_agent);
-      if (!card) {
-        return { task_id: task.task_id, agent_id: task.assigned_agent, status: 'failed', reason: 'agent_failed', detail: 'agent not in registry' };
-      }
-      emit({ stage: 'agent_start', content: agentStartText(language, card), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
-      // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
-      const message = task.description.trim() || state.rewritten_query;
-      const cacheRequest = { card, registryVersion: snapshot.version, userId: state.user_id, inputs: task.inputs, message };
-      const cached = await dependencies.responseCache?.lookup(cacheRequest);
-      if (cached) {
-        emit({
-          stage: 'agent_done',
-          content: cached.message?.trim() || agentDoneText(language, card),
-          agent_id: card.id,
-          is_thinking: true,
-          state: { task_id: task.task_id, status: 'completed', output: cached.output ?? {}, cached: true },
-        });
-        return { task_id: task.task_id, agent_id: card.id, status: 'completed', message: cached.message, output: cached.output, attempts: 0, duration_ms: 0, cached: true };
-      }
-      try {
-        // Recorded before it is sent, so a crash leaves an auditable trace of what may have happened.
-        await context.tasks?.dispatched({ task_id: task.task_id, agent_id: card.id, inputs: task.inputs });
-      } catch (error) {
-        dependencies.logger.error({ traceId: context.traceId, task: task.task_id, err: error }, 'recording a sub-task failed; not sending it');
-        emit({
-          stage: 'agent_failed',
-          content: agentFailedText(language, card, failureReasonText(language, 'agent_failed')),
-          agent_id: card.id,
-          is_thinking: true,
-          state: { task_id: task.task_id, code: 'not_recorded' },
-        });
-        return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: 'agent_failed', detail: 'the dispatch could not be recorded' };
-      }
-      const outcome = await dependencies.agentClient.call(
-        card,
-        {
-          task_id: task.task_id,
-          message,
-          inputs: task.inputs,
-          user_id: state.user_id,
-          thread_id: state.thread_id,
-          trace_id: context.traceId,
-          // Another agent's output may echo that agent's own secrets: never pass them on.
-          upstream: redactSecretsDeep(
-            Object.fromEntries(upstream.map((item) => [item.task_id, { agent: item.agent_id, output: item.output ?? {} }])),
-            agentSecrets(snapshot, card.id),
-          ),
-        },
-        {
-          signal: context.signal,
-          requestId: `${context.traceId}:${task.task_id}`,
-          onProgress: (content) =>
-            emit({ stage: 'agent_stream', content, agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } }),
-        },
-      );
-      dependencies.onAgentCall?.(card.id, outcome.ok ? outcome.reply.status : outcome.code, outcome.durationMs);
-      context.tasks?.settled(
-        task.task_id,
-        outcome.ok ? outcome.reply.status : outcome.code === 'aborted' ? 'cancelled' : 'failed',
-        outcome.ok ? undefined : outcome.code,
-      );
-      if (!outcome.ok) {
-        dependencies.logger.warn({ traceId: context.traceId, agent: card.id, task: task.task_id, code: outcome.code, reason: outcome.detail }, 'sub-agent call failed');
-        emit({
-          stage: 'agent_failed',
-          content: agentFailedText(language, card, failureReasonText(language, outcome.code)),
-          agent_id: card.id,
-          is_thinking: true,
-          state: { task_id: task.task_id, code: outcome.code, reason: outcome.reason, attempts: outcome.attempts },
-        });
-        return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: outcome.code, detail: outcome.reason, attempts: outcome.attempts, duration_ms: outcome.durationMs };
-      }
-      const reply = outcome.reply;
-      const base = { task_id: task.task_id, agent_id: card.id, message: reply.message, output: reply.output, attempts: outcome.attempts, duration_ms: outcome.durationMs };
-      if (reply.status === 'input_required') {
-        const keys = reply.missing_keys ?? [];
-        const specs = keys.map((key) => card.requiredKeys.find((spec) => spec.key === key));
-        const info: SemanticInfo = {
-          type: 'miss',
-          sub_agent_id: card.id,
-          keys,
-          key_descriptions: keys.map((key, index) => specs[index]?.description ?? key),
-          fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
-        };
-        if (keys.length > 0) extraInfo.push(info);
-        emit({
-          stage: 'agent_done',
-          content: reply.message?.trim() || agentDoneText(language, card),
-          agent_id: card.id,
-          is_thinking: true,
-          semantic_info: keys.length > 0 ? [info] : undefined,
-          state: { task_id: task.task_id, status: 'input_required' },
-        });
-        return { ...base, status: 'input_required', missing_keys: keys };
-      }
-      emit({
-        stage: 'agent_done',
-        content: reply.message?.trim() || agentDoneText(language, card),
-        agent_id: card.id,
-        is_thinking: true,
-        state: { task_id: task.task_id, status: 'completed', output: reply.output ?? {} },
-      });
-      await dependencies.responseCache?.remember(cacheRequest, reply);
-      return { ...base, status: 'completed' };
-    };
+    const run = createTaskDispatch(dependencies)({ state, context, emit, extraInfo });
 
     const outcomes = await runTaskGraph({
       tasks: plan.sub_tasks,

@@ -16,6 +16,7 @@ export function createInitNode() {
       task_results: {},
       execution_path: ['init'],
       final_answer: '',
+      verification: null,
       memory,
     };
   };

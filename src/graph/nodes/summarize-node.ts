@@ -27,6 +27,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
         snapshot: context.snapshot,
         now: context.now,
         history: state.memory.history,
+        verification: state.verification,
       },
       context,
       (delta) => emit({ stage: 'final', content: delta, agent_id: 'summarize', is_thinking: false, state: { delta: true } }),
@@ -43,7 +44,13 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
       agent_id: 'summarize',
       is_thinking: false,
       semantic_info: state.semantic_info,
-      state: { delta: false, plan_id: plan.plan_id, task_type: plan.task_type, tasks: taskStates },
+      state: {
+        delta: false,
+        plan_id: plan.plan_id,
+        task_type: plan.task_type,
+        tasks: taskStates,
+        ...(state.verification ? { verification: { sufficient: state.verification.sufficient, retried: state.verification.retried, judged: state.verification.judged } } : {}),
+      },
     });
     const memory = memoryAfterBusinessTurn({
       memory: state.memory,
@@ -56,6 +63,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
       tasks: plan.sub_tasks,
       outcomes: Object.fromEntries(plan.sub_tasks.map((task) => [task.task_id, outcomes[task.task_id] ?? { task_id: task.task_id, agent_id: task.assigned_agent, status: task.status }])),
       snapshot: context.snapshot,
+      unresolved: state.verification?.sufficient === false,
     });
     return {
       final_answer: answer,
