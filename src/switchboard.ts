@@ -110,11 +110,12 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const health = createAgentHealthTracker();
   // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
   const cacheStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
-  const { recognizer, planner, answers } = chooseStrategies(options.llm, logger, metrics);
+  const { recognizer, planner, answers, verifier } = chooseStrategies(options.llm, logger, metrics);
   const graph = buildSupervisorGraph({
     recognizer,
     planner,
     answers,
+    verifier,
     agentClient,
     logger,
     checkpointer: storage.checkpointer,
