@@ -14,6 +14,7 @@ import type { TranscriptReader } from '../store/types.js';
 import { createAgentsHandler } from './agents-route.js';
 import { createApiKeyAuth } from './auth.js';
 import { createChatHandler } from './chat-route.js';
+import { createOpenApiHandler, createResponseStateSchemaHandler } from './descriptions-route.js';
 import { createBodyTimeout, createErrorHandler, createNotFoundHandler, createUrlLengthLimit, methodNotAllowed } from './error-handler.js';
 import { createHealthRouter } from './health-routes.js';
 import { createSessionMessagesHandler } from './sessions-route.js';
@@ -109,6 +110,11 @@ export function createApp(options: AppOptions): Express {
       .all(methodNotAllowed(['GET']));
   }
 
+  app
+    .route('/openapi.json')
+    .get(createOpenApiHandler({ maxQueryChars: options.maxQueryChars ?? 4000 }))
+    .all(methodNotAllowed(['GET']));
+
   const v1 = Router();
   v1.route('/chat')
     .post(
@@ -129,6 +135,7 @@ export function createApp(options: AppOptions): Express {
   v1.route('/sessions/:session_id/messages')
     .get(createSessionMessagesHandler({ messages: options.messages }))
     .all(methodNotAllowed(['GET']));
+  v1.route('/schemas/response-state.json').get(createResponseStateSchemaHandler()).all(methodNotAllowed(['GET']));
   v1.route('/agents')
     .get(createAgentsHandler({ registry: options.registry, publicCard: options.publicCard }))
     .all(methodNotAllowed(['GET']));

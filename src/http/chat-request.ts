@@ -51,20 +51,35 @@ function describe(error: ErrorObject, maxQueryChars: number): { field: string; m
   }
 }
 
-/** Builds the body validator for `POST /v1/chat`. */
-export function createChatRequestValidator(options: { maxQueryChars?: number } = {}): (body: unknown) => ChatRequestCheck {
-  const maxQueryChars = options.maxQueryChars ?? 4000;
-  const ajv = new Ajv({ allErrors: false });
-  const validate = ajv.compile({
+/**
+ * JSON Schema of the `POST /v1/chat` body. The validator compiles it and
+ * `GET /openapi.json` publishes it, so the description cannot drift from
+ * what the server accepts: a new body field is added here.
+ */
+export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown> {
+  return {
     type: 'object',
     required: ['query', 'user_id'],
     properties: {
       // `minLength` before `pattern`: an empty string reports "must not be empty".
-      query: { type: 'string', minLength: 1, maxLength: maxQueryChars, pattern: '\\S' },
-      user_id: { type: 'string', minLength: 1, maxLength: 128, pattern: USER_ID_PATTERN },
-      session_id: { type: 'string', minLength: 1, maxLength: 128, pattern: SESSION_ID_PATTERN },
+      query: { type: 'string', minLength: 1, maxLength: maxQueryChars, pattern: '\\S', description: 'What the user said.' },
+      user_id: { type: 'string', minLength: 1, maxLength: 128, pattern: USER_ID_PATTERN, description: 'The end user (owner of the session).' },
+      session_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 128,
+        pattern: SESSION_ID_PATTERN,
+        description: 'Continue this conversation; a new one is created when absent.',
+      },
     },
-  });
+  };
+}
+
+/** Builds the body validator for `POST /v1/chat`. */
+export function createChatRequestValidator(options: { maxQueryChars?: number } = {}): (body: unknown) => ChatRequestCheck {
+  const maxQueryChars = options.maxQueryChars ?? 4000;
+  const ajv = new Ajv({ allErrors: false });
+  const validate = ajv.compile(chatRequestSchema(maxQueryChars));
   return (body) => {
     if (validate(body)) {
       const record = body as { query: string; user_id: string; session_id?: string };

@@ -44,6 +44,8 @@ export async function startTestSwitchboard(options: {
   now?: () => Date;
   heartbeatMs?: number;
   bodyTimeoutMs?: number;
+  /** HTML served at `GET /`. */
+  chatPage?: string;
 }): Promise<TestSwitchboard> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-scenario-'));
   const configPath = join(dir, 'agents_config.yaml');
@@ -57,6 +59,7 @@ export async function startTestSwitchboard(options: {
     now: options.now,
     heartbeatMs: options.heartbeatMs,
     bodyTimeoutMs: options.bodyTimeoutMs,
+    chatPage: options.chatPage,
     watch: true,
   });
   const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });

@@ -1,0 +1,24 @@
+/**
+ * `GET /openapi.json` and `GET /v1/schemas/response-state.json`: the API and
+ * event descriptions (CONTRACT §3 v2 "Descriptions"), built once at start.
+ */
+import type { RequestHandler } from 'express';
+import { buildOpenApiDocument, readProjectSchema } from './openapi-document.js';
+
+/** Serves the OpenAPI 3.1 document. */
+export function createOpenApiHandler(options: { maxQueryChars?: number } = {}): RequestHandler {
+  const text = JSON.stringify(buildOpenApiDocument({ maxQueryChars: options.maxQueryChars }));
+  return (_request, response) => {
+    response.setHeader('cache-control', 'no-cache');
+    response.type('application/json').send(text);
+  };
+}
+
+/** Serves the JSON Schema of one ResponseState event. */
+export function createResponseStateSchemaHandler(): RequestHandler {
+  const text = JSON.stringify(readProjectSchema('response-state.schema.json'));
+  return (_request, response) => {
+    response.setHeader('cache-control', 'no-cache');
+    response.type('application/schema+json').send(text);
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Builds the OpenAPI 3.1 document of `GET /openapi.json` from the route table
+ * (`api-routes.ts`) and the JSON Schemas the server itself uses: the chat body
+ * schema its validator compiles, and `schemas/*.schema.json` (events, and the
+ * sub-agent request and reply for reference).
+ */
+import { readFileSync } from 'node:fs';
+import { API_ROUTES, toOpenApiPath, type ApiRoute } from './api-routes.js';
+import { chatRequestSchema } from './chat-request.js';
+
+/** Reads one file of `schemas/` as a plain object. */
+export function readProjectSchema(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+}
+
+/**
+ * A schema file made fit for `components/schemas`: `$schema`/`$id` dropped and
+ * its `definitions` hoisted next to it, references rewritten to match.
+ */
+function asComponent(schema: Record<string, unknown>): { main: Record<string, unknown>; extra: Record<string, unknown> } {
+  const text = JSON.stringify(schema).replaceAll('"#/definitions/', '"#/components/schemas/');
+  const { $schema: _schema, $id: _id, definitions, ...main } = JSON.parse(text) as Record<string, unknown>;
+  return { main, extra: (definitions as Record<string, unknown> | undefined) ?? {} };
+}
+
+/** Options of the document. */
+export interface OpenApiOptions {
+  /** Shown in `info.version`; default the package version. */
+  version?: string;
+  maxQueryChars?: number;
+  routes?: readonly ApiRoute[];
+}
+
+/** The whole OpenAPI 3.1 document. */
+export function buildOpenApiDocument(options: OpenApiOptions): Record<string, unknown> {
+  const responseState = asComponent(readProjectSchema('response-state.schema.json'));
+  const agentRequest = asComponent(readProjectSchema('agent-request.schema.json'));
+  const agentReply = asComponent(readProjectSchema('agent-reply.schema.json'));
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of options.routes ?? API_ROUTES) {
+    const key = toOpenApiPath(route.path);
+    paths[key] = { ...paths[key], [route.method]: route.operation };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchboard',
+      version: options.version ?? packageVersion(),
+      description: 'Config-driven supervisor for multi-agent systems: chat turns as Server-Sent Events, sessions, the live agent registry.',
+    },
+    paths,
+    components: {
+      schemas: {
+        ChatRequest: chatRequestSchema(options.maxQueryChars),
+        ResponseState: responseState.main,
+        ...responseState.extra,
+        AgentRequest: agentRequest.main,
+        AgentReply: agentReply.main,
+        ErrorDetail: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: { code: { type: 'string' }, message: { type: 'string' } },
+        },
+        Error: { type: 'object', required: ['error'], properties: { error: { $ref: '#/components/schemas/ErrorDetail' } } },
+      },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Needed on /v1 routes when SWITCHBOARD_API_KEYS is set.' },
+      },
+    },
+  };
+}
+
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return manifest.version ?? '0.0.0';
+}
