@@ -39,6 +39,10 @@ export interface SwitchboardOptions {
   replicaId?: string;
   /** Session lease time to live (how soon a dead replica's session is free). Default 15000 ms. */
   leaseTtlMs?: number;
+  /** Prefix of every Redis key (default `switchboard:`). */
+  redisPrefix?: string;
+  /** Called once per Postgres statement (benchmarks count round trips). */
+  onStorageQuery?: (durationMs: number) => void;
   logger: Logger;
   env?: Readonly<Record<string, string | undefined>>;
   /** Model gateway; absent or disabled = offline matcher. */
@@ -100,7 +104,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
   let storage: Storage;
   try {
-    storage = await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, logger });
+    storage = await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger });
   } catch (error) {
     // The registry watcher would keep the process alive after a failed start.
     await registry.close();

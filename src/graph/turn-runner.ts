@@ -269,7 +269,6 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     }
     const durationMs = Date.now() - startedAt;
     // Free the session before the client sees `done`, so its next turn is never refused.
-    await eventLog.flush();
     await release();
     send(
       {

@@ -18,8 +18,8 @@ export interface OpenStorageOptions {
   /** Postgres schema of every table (default `public`). */
   postgresSchema?: string;
   logger: Logger;
-  /** Called once per Postgres statement (benchmarks count round trips). */
-  onQuery?: () => void;
+  /** Called once per Postgres statement with its duration (benchmarks count round trips). */
+  onQuery?: (durationMs: number) => void;
 }
 
 /** Hides the password of a connection URL for messages and logs. */

@@ -4,9 +4,9 @@
  * The schema is created or upgraded at open (see migrate-postgres.ts).
  */
 import pg from 'pg';
-import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { Logger } from '../../logger.js';
 import type { Storage } from '../types.js';
+import { BoundedPostgresSaver } from './bounded-postgres-saver.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { createPostgresKeyValue, createPostgresLeases } from './pg-leases.js';
 import { createPostgresEvents, createPostgresRetention, createPostgresTasks } from './pg-records.js';
@@ -20,33 +20,36 @@ export interface PostgresStorageOptions {
   maxConnections?: number;
   /** Schema for every table (default `public`); tests give each storage its own. */
   schema?: string;
-  /** Called once per statement sent (round-trip counting in benchmarks). */
-  onQuery?: () => void;
+  /** Called once per statement when its answer arrived, with the round trip's duration (benchmarks). */
+  onQuery?: (durationMs: number) => void;
 }
 
-/** Counts every statement a pooled client sends (the pool's own `query` goes through a client too). */
-function countQueries(pool: pg.Pool, onQuery: () => void): void {
+/**
+ * Times every statement a pooled client sends (the pool's own `query` goes
+ * through a client too): callback and promise forms both report once.
+ */
+function countQueries(pool: pg.Pool, onQuery: (durationMs: number) => void): void {
   pool.on('connect', (client) => {
     const original = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      onQuery();
-      return original(...args);
+      const started = performance.now();
+      const report = () => onQuery(performance.now() - started);
+      const last = args.length - 1;
+      if (typeof args[last] === 'function') {
+        const callback = args[last] as (...results: unknown[]) => void;
+        args[last] = (...results: unknown[]) => {
+          report();
+          callback(...results);
+        };
+        return original(...args);
+      }
+      const result = original(...args);
+      if (result instanceof Promise) return result.finally(report);
+      report();
+      return result;
     };
   });
 }
-
-/** Drops all checkpoints of a thread but the newest, with the writes and channel blobs only they used. */
-const PRUNE_CHECKPOINTS = `
-WITH newest AS (
-  SELECT checkpoint_id, checkpoint FROM checkpoints WHERE thread_id = $1 AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1
-), gone_checkpoints AS (
-  DELETE FROM checkpoints c USING newest WHERE c.thread_id = $1 AND c.checkpoint_id <> newest.checkpoint_id RETURNING 1
-), gone_writes AS (
-  DELETE FROM checkpoint_writes w USING newest WHERE w.thread_id = $1 AND w.checkpoint_id <> newest.checkpoint_id RETURNING 1
-)
-DELETE FROM checkpoint_blobs b USING newest
-WHERE b.thread_id = $1 AND b.checkpoint_ns = ''
-  AND (newest.checkpoint -> 'channel_versions' ->> b.channel) IS DISTINCT FROM b.version`;
 
 /** Opens the pool, migrates, and returns the storage. */
 export async function openPostgresStorage(options: PostgresStorageOptions): Promise<Storage> {
@@ -56,7 +59,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', (error) => options.logger.warn({ err: error }, 'postgres connection lost'));
   if (options.onQuery) countQueries(pool, options.onQuery);
-  const checkpointer = new PostgresSaver(pool, undefined, { schema });
+  const checkpointer = new BoundedPostgresSaver(pool, schema);
   try {
     await migratePostgres(pool, () => checkpointer.setup(), schema);
   } catch (error) {
@@ -74,8 +77,8 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     signals,
     kv: createPostgresKeyValue(pool),
     checkpointer,
-    async pruneCheckpoints(threadId) {
-      await pool.query(PRUNE_CHECKPOINTS, [threadId]);
+    async pruneCheckpoints() {
+      // The saver keeps only the newest checkpoint of a thread as it writes (bounded-postgres-saver.ts).
     },
     deleteOlderThan: createPostgresRetention(pool),
     close() {

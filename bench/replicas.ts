@@ -1,0 +1,266 @@
+/**
+ * Storage backends and replicas under load: zero-latency fake sub-agents,
+ * offline mode, 50 concurrent sessions each sending business turns one after
+ * another ("帮我订北京明天的酒店": one hotel sub-task), over real HTTP/SSE.
+ *
+ *   1 replica on SQLite · 1 replica on Postgres · 2 replicas on Postgres + Redis
+ *
+ * Prints turns/s and p50/p99 turn latency per setup with the ratios to
+ * SQLite, the Postgres cost of one business turn (round trips and database
+ * time, measured alone and averaged under load), and checks that two replicas
+ * lose no turn and double no message (every session's transcript is exactly
+ * user/assistant pairs, all completed). With two replicas a session's turns
+ * alternate between them, so every turn takes over a session last served by
+ * the other replica. Both replicas run in this process (one event loop): the
+ * machine has 2 cores shared with Postgres, so absolute scaling is not the
+ * target; what is measured is the cost of sharing state.
+ *
+ * Targets: ≤ 10 round trips per business turn; Postgres adds ≤ 15 ms p50 per
+ * turn over SQLite; no lost turn, no doubled message.
+ *
+ * Needs PostgreSQL (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test;
+ * a database is created for the run and dropped) and Redis (BENCH_REDIS_URL,
+ * default redis://127.0.0.1:6379; keys under a per-run prefix, deleted).
+ * Run: `npx tsx bench/replicas.ts`. `bench/run-all.ts` may import `main()`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { startServer, type RunningServer } from '../src/http/index.js';
+import { silentLogger } from '../src/logger.js';
+import { createSwitchboard, type Switchboard } from '../src/switchboard.js';
+import { jsonReply, startFakeAgent, type FakeAgent } from '../test/support/fake-agent.js';
+import { chatOverSse, sampleRegistry } from '../test/support/switchboard-harness.js';
+import { deleteRedisPrefix } from '../test/support/services.js';
+
+const SESSIONS = 50;
+const TURNS_PER_SESSION = 4;
+const QUERY = '帮我订北京明天的酒店';
+const TARGET_ROUND_TRIPS = 10;
+const TARGET_ADDED_P50_MS = 15;
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+interface Replica {
+  switchboard: Switchboard;
+  server: RunningServer;
+}
+
+interface SetupResult {
+  name: string;
+  turns: number;
+  turnsPerSecond: number;
+  p50: number;
+  p99: number;
+  /** Statements per turn under load (Postgres only). */
+  roundTripsPerTurn?: number;
+  /** Database time per turn under load, ms (sum of statement round trips). */
+  databaseMsPerTurn?: number;
+  failures: number;
+  transcriptProblems: number;
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+}
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+async function withDatabase<T>(body: (databaseUrl: string) => Promise<T>): Promise<T> {
+  const name = `sb_bench_${randomUUID().slice(0, 8)}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  try {
+    return await body(url.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    await admin.end();
+  }
+}
+
+async function startReplicas(count: number, configPath: string, databaseUrl: string, redis: { url: string; prefix: string } | undefined, onQuery?: (ms: number) => void): Promise<Replica[]> {
+  const replicas: Replica[] = [];
+  for (let index = 0; index < count; index++) {
+    const switchboard = await createSwitchboard({
+      configPath,
+      databaseUrl,
+      redisUrl: redis?.url,
+      redisPrefix: redis?.prefix,
+      onStorageQuery: onQuery,
+      logger: silentLogger,
+      env: {},
+      watch: false,
+      heartbeatMs: 0,
+      replicaId: `bench-${index}`,
+    });
+    replicas.push({ switchboard, server: await startServer(switchboard.app, { port: 0, host: '127.0.0.1' }) });
+  }
+  return replicas;
+}
+
+async function stopReplicas(replicas: Replica[]): Promise<void> {
+  for (const replica of replicas) {
+    await replica.server.close();
+    await replica.switchboard.close();
+  }
+}
+
+async function checkTranscripts(replica: Replica, sessions: string[]): Promise<number> {
+  let problems = 0;
+  for (const sessionId of sessions) {
+    const rows = await replica.switchboard.storage.transcript.listMessages('bench', sessionId);
+    const pairs = rows.length === TURNS_PER_SESSION * 2 && rows.every((row, index) => row.role === (index % 2 === 0 ? 'user' : 'assistant'));
+    const completed = rows.filter((row) => row.role === 'assistant').every((row) => row.metadata?.outcome === 'completed');
+    if (!pairs || !completed) problems++;
+  }
+  return problems;
+}
+
+async function runSetup(name: string, replicas: Replica[], stats?: { queries: number; ms: number; reset(): void }): Promise<SetupResult> {
+  const run = randomUUID().slice(0, 6);
+  const sessions = Array.from({ length: SESSIONS }, (_, index) => `bench-${run}-${index}`);
+  // Warm-up: one turn outside the measurement (module caches, connections).
+  await chatOverSse(replicas[0]!.server.url, QUERY, { userId: 'bench', sessionId: `warm-${run}` });
+  stats?.reset();
+  const latencies: number[] = [];
+  let failures = 0;
+  const started = performance.now();
+  await Promise.all(
+    sessions.map(async (sessionId) => {
+      for (let turn = 0; turn < TURNS_PER_SESSION; turn++) {
+        const replica = replicas[turn % replicas.length]!;
+        const turnStarted = performance.now();
+        try {
+          const events = await chatOverSse(replica.server.url, QUERY, { userId: 'bench', sessionId });
+          if (events.at(-1)?.metadata.state?.outcome !== 'completed') failures++;
+        } catch {
+          failures++;
+        }
+        latencies.push(performance.now() - turnStarted);
+      }
+    }),
+  );
+  const elapsedMs = performance.now() - started;
+  const turns = SESSIONS * TURNS_PER_SESSION;
+  const sorted = latencies.sort((a, b) => a - b);
+  const result: SetupResult = {
+    name,
+    turns,
+    turnsPerSecond: round((turns / elapsedMs) * 1000),
+    p50: round(percentile(sorted, 0.5)),
+    p99: round(percentile(sorted, 0.99)),
+    failures,
+    transcriptProblems: await checkTranscripts(replicas[0]!, sessions),
+  };
+  if (stats) {
+    result.roundTripsPerTurn = round(stats.queries / turns);
+    result.databaseMsPerTurn = round(stats.ms / turns);
+  }
+  return result;
+}
+
+/** Round trips and database time of one business turn on an idle system. */
+async function singleTurnCost(replica: Replica, stats: { queries: number; ms: number; reset(): void }) {
+  const sessionId = `single-${randomUUID().slice(0, 6)}`;
+  // The first turn of a session and a later one differ (no checkpoint to read yet).
+  await chatOverSse(replica.server.url, QUERY, { userId: 'bench', sessionId });
+  const samples: { queries: number; ms: number }[] = [];
+  for (let index = 0; index < 5; index++) {
+    stats.reset();
+    await chatOverSse(replica.server.url, QUERY, { userId: 'bench', sessionId });
+    // The done event is sent before the last event batch is stored; let it land.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    samples.push({ queries: stats.queries, ms: stats.ms });
+  }
+  samples.sort((a, b) => a.queries - b.queries);
+  return samples[Math.floor(samples.length / 2)]!;
+}
+
+export interface ReplicasBenchResult {
+  setups: SetupResult[];
+  singleTurn: { queries: number; ms: number };
+  pass: boolean;
+}
+
+export async function main(): Promise<ReplicasBenchResult> {
+  const hotel: FakeAgent = await startFakeAgent(jsonReply({ message: '已为您预订北京饭店。', output: { booking_id: 'HB-1' } }));
+  const dir = mkdtempSync(join(tmpdir(), 'sb-bench-replicas-'));
+  const configPath = join(dir, 'agents_config.yaml');
+  writeFileSync(configPath, sampleRegistry('agents_config.yaml', { 7101: hotel.url }));
+  const stats = {
+    queries: 0,
+    ms: 0,
+    reset() {
+      this.queries = 0;
+      this.ms = 0;
+    },
+  };
+  const onQuery = (ms: number) => {
+    stats.queries++;
+    stats.ms += ms;
+  };
+  const setups: SetupResult[] = [];
+  let singleTurn = { queries: 0, ms: 0 };
+  const prefix = `sbbench:${randomUUID().slice(0, 8)}:`;
+  try {
+    const sqlite = await startReplicas(1, configPath, `sqlite:${join(dir, 'bench.db')}`, undefined);
+    setups.push(await runSetup('1 replica, SQLite', sqlite));
+    await stopReplicas(sqlite);
+
+    await withDatabase(async (databaseUrl) => {
+      const one = await startReplicas(1, configPath, databaseUrl, undefined, onQuery);
+      singleTurn = await singleTurnCost(one[0]!, stats);
+      setups.push(await runSetup('1 replica, Postgres', one, stats));
+      await stopReplicas(one);
+    });
+    await withDatabase(async (databaseUrl) => {
+      const two = await startReplicas(2, configPath, databaseUrl, { url: REDIS_URL, prefix }, onQuery);
+      setups.push(await runSetup('2 replicas, Postgres + Redis', two, stats));
+      await stopReplicas(two);
+    });
+  } finally {
+    await hotel.close();
+    rmSync(dir, { recursive: true, force: true });
+    await deleteRedisPrefix(prefix).catch(() => {});
+  }
+
+  const base = setups[0]!;
+  console.log(`Replicas: ${SESSIONS} concurrent sessions × ${TURNS_PER_SESSION} business turns, zero-latency agents, offline`);
+  console.log('setup                          turns/s   p50 ms   p99 ms   ×turns/s  ×p50   round trips/turn  db ms/turn  failed  transcript problems');
+  for (const setup of setups) {
+    console.log(
+      [
+        setup.name.padEnd(30),
+        String(setup.turnsPerSecond).padStart(7),
+        String(setup.p50).padStart(8),
+        String(setup.p99).padStart(8),
+        `${round(setup.turnsPerSecond / base.turnsPerSecond, 2)}`.padStart(9),
+        `${round(setup.p50 / base.p50, 2)}`.padStart(6),
+        String(setup.roundTripsPerTurn ?? '-').padStart(17),
+        String(setup.databaseMsPerTurn ?? '-').padStart(11),
+        String(setup.failures).padStart(7),
+        String(setup.transcriptProblems).padStart(20),
+      ].join(' '),
+    );
+  }
+  const postgres = setups[1]!;
+  const addedP50 = round(postgres.p50 - base.p50);
+  console.log(`One business turn on Postgres, alone: ${singleTurn.queries} round trips, ${round(singleTurn.ms)} ms of database time (target ≤ ${TARGET_ROUND_TRIPS} round trips)`);
+  console.log(`Postgres adds ${addedP50} ms p50 per turn over SQLite under load (target ≤ ${TARGET_ADDED_P50_MS} ms)`);
+  const clean = setups.every((setup) => setup.failures === 0 && setup.transcriptProblems === 0);
+  console.log(`No lost turn, no doubled message: ${clean ? 'yes' : 'NO'}`);
+  const pass = clean && singleTurn.queries <= TARGET_ROUND_TRIPS && addedP50 <= TARGET_ADDED_P50_MS;
+  return { setups, singleTurn, pass };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const result = await main();
+  process.exitCode = result.pass ? 0 : 1;
+}
