@@ -5,6 +5,7 @@
  */
 import type { Express } from 'express';
 import { createAgentClient, createAgentHealthTracker } from './agents/index.js';
+import { createTicketWebhook, type TicketWebhookOptions } from './escalation/index.js';
 import { createLlmAnswers } from './graph/answers/llm-answers.js';
 import { createOfflineAnswers } from './graph/answers/offline-answers.js';
 import type { AnswerComposer } from './graph/answers/types.js';
@@ -55,6 +56,8 @@ export interface SwitchboardOptions {
   /** Watch the registry file for changes (default true). */
   watch?: boolean;
   now?: () => Date;
+  /** Retry timing of escalation-card deliveries (tests shorten it). */
+  ticketWebhook?: Omit<TicketWebhookOptions, 'logger'>;
 }
 
 export interface Switchboard {
@@ -111,6 +114,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     throw error;
   }
   const agentClient = createAgentClient({ logger });
+  const ticketWebhook = createTicketWebhook({ logger, ...options.ticketWebhook });
   const health = createAgentHealthTracker();
   // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
   const cacheStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
@@ -124,6 +128,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     logger,
     checkpointer: storage.checkpointer,
     responseCache: createResponseCache({ store: cacheStore, logger, now: options.now }),
+    ticketWebhook,
     onAgentCall: (agent, outcome, durationMs) => {
       health.record(agent, outcome);
       metrics.agentCalls.inc({ agent, outcome });
@@ -168,6 +173,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     turns,
     metrics,
     async close() {
+      await ticketWebhook.close();
       await registry.close();
       await storage.close();
     },

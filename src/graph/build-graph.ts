@@ -2,10 +2,12 @@
  * Wires the supervisor graph. Only edges live here; each node is in its own
  * file under nodes/.
  *
- *   init → recognize_intent ─┬─ direct_answer → END
- *                  ├─ escalate → END
- *                  └─ plan → semantic_check → execute → verify → summarize ─┬─ END
- *                                                                           └─ escalate
+ *   init → control ─┬─ END (answered: cancel word, rejection, stale confirmation)
+ *                   ├─ execute (confirmed side-effect tasks) ───────────────┐
+ *                   └─ recognize_intent ─┬─ direct_answer → END             │
+ *                                        ├─ escalate → END                  ▼
+ *                                        └─ plan → semantic_check → execute → verify → summarize ─┬─ END
+ *                                                                                                 └─ escalate
  */
 import { END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import type { AgentClient } from '../agents/types.js';
@@ -13,6 +15,9 @@ import type { IntentRecognizer } from '../intent/types.js';
 import type { Logger } from '../logger.js';
 import type { AnswerComposer } from './answers/types.js';
 import { createDirectAnswerNode } from './nodes/direct-answer-node.js';
+import { createEmotionScorer, type EmotionScorer } from '../escalation/emotion.js';
+import type { TicketWebhook } from '../escalation/ticket-webhook.js';
+import { createControlNode, routeAfterControl } from './nodes/control-node.js';
 import { createEscalateNode } from './nodes/escalate-node.js';
 import { createExecuteNode } from './nodes/execute-node.js';
 import { createInitNode } from './nodes/init-node.js';
@@ -35,6 +40,10 @@ export interface SupervisorDependencies {
   answers: AnswerComposer;
   logger: Logger;
   checkpointer?: BaseCheckpointSaver;
+  /** Scores negative emotion for the escalation trigger (default: built-in word lists). */
+  emotion?: EmotionScorer;
+  /** Delivers escalation cards to `supervisor.escalation.webhook_url`. */
+  ticketWebhook?: TicketWebhook;
   onAgentCall?: (agentId: string, status: string, durationMs: number) => void;
   responseCache?: ResponseCache;
   /** Judges the results after execution; default: the offline verifier (rule check only). */
@@ -59,16 +68,18 @@ function timed(name: string, node: NodeFunction): NodeFunction {
 export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
   return new StateGraph(SupervisorStateAnnotation)
     .addNode('init', timed('init', createInitNode()))
+    .addNode('control', timed('control', createControlNode({ emotion: dependencies.emotion ?? createEmotionScorer() })))
     .addNode('recognize_intent', timed('recognize_intent', createIntentNode(dependencies)))
     .addNode('direct_answer', timed('direct_answer', createDirectAnswerNode(dependencies)))
-    .addNode('escalate', timed('escalate', createEscalateNode()))
+    .addNode('escalate', timed('escalate', createEscalateNode(dependencies)))
     .addNode('plan', timed('plan', createPlanNode(dependencies)))
     .addNode('semantic_check', timed('semantic_check', createSemanticCheckNode()))
     .addNode('execute', timed('execute', createExecuteNode(dependencies)))
     .addNode('verify', timed('verify', createVerifyNode({ ...dependencies, verifier: dependencies.verifier ?? createOfflineVerifier() })))
     .addNode('summarize', timed('summarize', createSummarizeNode(dependencies)))
     .addEdge(START, 'init')
-    .addEdge('init', 'recognize_intent')
+    .addEdge('init', 'control')
+    .addConditionalEdges('control', routeAfterControl, ['execute', 'recognize_intent', END])
     .addConditionalEdges('recognize_intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])
     .addEdge('plan', 'semantic_check')
     .addEdge('semantic_check', 'execute')

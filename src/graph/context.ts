@@ -5,6 +5,7 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
+import type { ConfirmationRequest } from './plan-types.js';
 import type { SemanticInfo, Stage } from './response-state.js';
 
 export interface TurnContext {
@@ -39,6 +40,8 @@ export interface NodeEvent {
   agent_id: string;
   is_thinking: boolean;
   semantic_info?: SemanticInfo[];
+  /** Side-effect tasks awaiting the user's confirmation (plan_done and final). */
+  confirmation?: ConfirmationRequest[];
   state?: Record<string, unknown>;
 }
 

@@ -61,8 +61,8 @@ describe('memoryAfterBusinessTurn', () => {
       outcomesOf(outcome(parkedHotel, 'parked'), outcome(askingLimo, 'input_required', { missing_keys: ['pickup_time'] }), outcome(doneWeather, 'completed')),
     );
     expect(memory.pending).toEqual([
-      { agent_id: 'hotel_agent', description: 'hotel_agent task', inputs: { city: '北京' }, missing_keys: ['check_in_date'] },
-      { agent_id: 'limo_agent', description: 'limo_agent task', inputs: { airport: '首都机场' }, missing_keys: ['pickup_time'] },
+      { task_id: 't1', agent_id: 'hotel_agent', description: 'hotel_agent task', inputs: { city: '北京' }, missing_keys: ['check_in_date'], parked_at: expect.any(String) },
+      { task_id: 't2', agent_id: 'limo_agent', description: 'limo_agent task', inputs: { airport: '首都机场' }, missing_keys: ['pickup_time'], parked_at: expect.any(String) },
     ]);
     expect(memory.pending[0]!.inputs).not.toBe(parkedHotel.inputs);
   });
@@ -70,7 +70,9 @@ describe('memoryAfterBusinessTurn', () => {
   it('carries a task parked behind another one with no keys of its own to give', () => {
     const waiting = subTask('t2', 'limo_agent', { airport: '首都机场', pickup_time: '早上7点' }, 'parked');
     const memory = after(emptyMemory(), [waiting], outcomesOf(outcome(waiting, 'parked')));
-    expect(memory.pending).toEqual([{ agent_id: 'limo_agent', description: 'limo_agent task', inputs: waiting.inputs, missing_keys: [] }]);
+    expect(memory.pending).toEqual([
+      { task_id: 't2', agent_id: 'limo_agent', description: 'limo_agent task', inputs: waiting.inputs, missing_keys: [], parked_at: expect.any(String) },
+    ]);
   });
 
   it('takes the parked status from the task when no outcome is given', () => {

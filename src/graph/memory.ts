@@ -5,7 +5,7 @@
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { MemoryTurn } from '../intent/types.js';
-import type { SubTask, TaskOutcome } from './plan-types.js';
+import type { ConfirmationRequest, SubTask, TaskOutcome } from './plan-types.js';
 import { checkKeyValue } from './planning/semantic-check.js';
 import type { PendingTask, SessionMemory } from './state.js';
 
@@ -27,9 +27,18 @@ export function memoryAfterBusinessTurn(options: {
   snapshot: RegistrySnapshot;
   /** The verify step found the results insufficient: the turn is unresolved whatever completed. */
   unresolved?: boolean;
+  /** When tasks parked in this turn are stamped (their `pending_ttl_s` counts from it). */
+  now?: Date;
+  /** Side-effect tasks held for confirmation in this turn. */
+  confirmation?: readonly ConfirmationRequest[];
+  language?: 'zh' | 'en';
+  /** Parked tasks kept as they were (a confirmation turn leaves the ones it did not touch). */
+  carried?: readonly PendingTask[];
 }): SessionMemory {
   const { memory, tasks, outcomes, snapshot } = options;
   const pending: PendingTask[] = [];
+  const parkedAt = (options.now ?? new Date()).toISOString();
+  const summaryOf = new Map((options.confirmation ?? []).map((request) => [request.task_id, request.summary]));
   const known = { ...memory.known_values };
   for (const task of tasks) {
     const card = snapshot.byId.get(task.assigned_agent);
@@ -43,12 +52,22 @@ export function memoryAfterBusinessTurn(options: {
     }
     const outcome = outcomes[task.task_id];
     const status = outcome?.status ?? task.status;
-    if (status === 'parked' || status === 'input_required') {
+    if (status === 'parked' || status === 'input_required' || status === 'awaiting_confirmation') {
       const missing =
         outcome?.missing_keys ?? card.requiredKeys.filter((spec) => checkKeyValue(spec.extract, task.inputs[spec.key]) !== null).map((spec) => spec.key);
-      pending.push({ agent_id: card.id, description: task.description, inputs: { ...task.inputs }, missing_keys: missing });
+      const summary = status === 'awaiting_confirmation' ? summaryOf.get(task.task_id) : undefined;
+      pending.push({
+        task_id: task.task_id,
+        agent_id: card.id,
+        description: task.description,
+        inputs: { ...task.inputs },
+        missing_keys: missing,
+        parked_at: parkedAt,
+        ...(summary !== undefined ? { confirmation: { summary, language: options.language ?? 'zh' } } : {}),
+      });
     }
   }
+  for (const task of options.carried ?? []) if (!pending.some((entry) => entry.agent_id === task.agent_id)) pending.push(task);
   const statuses = Object.values(outcomes).map((outcome) => outcome.status);
   const anyCompleted = statuses.includes('completed');
   const anyFailed = statuses.some((status) => status === 'failed' || status === 'skipped');

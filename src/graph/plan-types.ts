@@ -8,9 +8,10 @@ export type TaskType = 'sequential' | 'parallel' | 'mixed';
 /**
  * pending → running → completed | failed | input_required;
  * parked: held back before dispatch (missing/invalid keys, or waits on a parked task);
- * skipped: a dependency failed.
+ * skipped: a dependency failed;
+ * awaiting_confirmation: a side-effect task with every key, held until the user confirms it.
  */
-export type TaskStatus = 'pending' | 'parked' | 'running' | 'completed' | 'failed' | 'skipped' | 'input_required';
+export type TaskStatus = 'pending' | 'parked' | 'running' | 'completed' | 'failed' | 'skipped' | 'input_required' | 'awaiting_confirmation';
 
 export interface SubTask {
   task_id: string;
@@ -56,4 +57,16 @@ export interface TaskOutcome {
   attempts?: number;
   /** True when the reply came from the response cache (the agent was not called). */
   cached?: boolean;
+}
+
+/**
+ * A side-effect sub-task waiting for the user's yes (CONTRACT §3
+ * `metadata.confirmation`). `summary` is user-facing; `sub_agent_id` is for
+ * the front end and never goes into event content.
+ */
+export interface ConfirmationRequest {
+  task_id: string;
+  sub_agent_id: string;
+  summary: string;
+  inputs: Record<string, unknown>;
 }

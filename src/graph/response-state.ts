@@ -2,6 +2,7 @@
  * The outgoing event type (CONTRACT §3, "ResponseState"). Separate from the
  * internal graph state on purpose: nothing internal leaks unless copied here.
  */
+import type { ConfirmationRequest } from './plan-types.js';
 
 export type Stage =
   | 'intent_start'
@@ -41,6 +42,8 @@ export interface ResponseState {
     /** The turn this event belongs to; the SSE id is `<turn_id>:<seq>`. */
     turn_id?: string;
     semantic_info?: SemanticInfo[];
+    /** Side-effect tasks held until the user confirms them (plan_done and final). */
+    confirmation?: ConfirmationRequest[];
     state?: Record<string, unknown>;
   };
 }

@@ -7,20 +7,33 @@
 import { Annotation } from '@langchain/langgraph';
 import type { IntentResult, MemoryTurn } from '../intent/types.js';
 import type { SemanticInfo } from './response-state.js';
-import type { InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
+import type { ConfirmationRequest, InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
 import type { Verification } from './verify/types.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
 
-/** A sub-task held back last turn, waiting for the user to supply keys. */
+/** A sub-task held back last turn, waiting for the user to supply keys or to confirm it. */
 export interface PendingTask {
+  /** The task id of the plan that parked it; a confirmation names it. */
+  task_id?: string;
   agent_id: string;
   description: string;
   /** Inputs already known for it. */
   inputs: Record<string, unknown>;
   /** Keys the user still has to give (empty when it waits on another pending task). */
   missing_keys: string[];
+  /** When it was parked (ISO); it expires `pending_ttl_s` later. */
+  parked_at?: string;
+  /** Present when the task has every key and waits only for the user's yes (side-effect agents). */
+  confirmation?: { summary: string; language: 'zh' | 'en' };
+}
+
+/** Why this turn goes to a human before planning (decided before intent recognition). */
+export interface EscalationTrigger {
+  reason: 'emotion' | 'verify_failed';
+  /** The emotion words behind an `emotion` trigger. */
+  words?: string[];
 }
 
 /** What survives from one turn to the next (short-term memory). */
@@ -57,6 +70,16 @@ export const SupervisorStateAnnotation = Annotation.Root({
   /** What the verify step concluded this turn (null when it did not run). */
   verification: replace<Verification | null>(() => null),
   memory: replace<SessionMemory>(emptyMemory),
+  /** Task ids the user confirmed / rejected through the chat body (input of this turn). */
+  confirm: replace<string[]>(() => []),
+  reject: replace<string[]>(() => []),
+  /** Side-effect tasks of this turn's plan parked until the user confirms them. */
+  confirmation: replace<ConfirmationRequest[]>(() => []),
+  /** User-facing sentences about parked tasks this turn dropped or could not run; they open the answer. */
+  notices: replace<string[]>(() => []),
+  /** A confirmation turn: parked tasks it did not touch are kept as they were. */
+  confirm_turn: replace<boolean>(() => false),
+  escalation: replace<EscalationTrigger | null>(() => null),
 });
 
 export type SupervisorState = typeof SupervisorStateAnnotation.State;

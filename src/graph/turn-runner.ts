@@ -129,6 +129,13 @@ function endpointAddresses(snapshot: RegistrySnapshot): string[] {
   return [...found].filter((address) => address.length >= 4).sort((a, b) => b.length - a.length);
 }
 
+/** The user's side of a turn in the transcript; a body-only confirmation is recorded by its task ids. */
+function userMessageText(request: TurnRequest): string {
+  if (request.query.trim() !== '') return request.query;
+  const parts = [request.confirm?.length ? `confirm: ${request.confirm.join(', ')}` : '', request.reject?.length ? `reject: ${request.reject.join(', ')}` : ''];
+  return parts.filter(Boolean).join('; ');
+}
+
 interface ActiveTurn {
   controller: AbortController;
   done: Promise<TurnResult>;
@@ -208,6 +215,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           seq,
           turn_id: request.turnId,
           ...(event.semantic_info ? { semantic_info: event.semantic_info } : {}),
+          ...(event.confirmation ? { confirmation: event.confirmation } : {}),
           ...(state ? { state } : {}),
         },
       };
@@ -233,7 +241,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     let stopReason: TurnStopReason | undefined;
     try {
       const stream = await options.graph.stream(
-        { query: request.query, user_id: request.userId, thread_id: request.sessionId },
+        { query: request.query, user_id: request.userId, thread_id: request.sessionId, confirm: request.confirm ?? [], reject: request.reject ?? [] },
         { configurable: { thread_id: threadKey }, context: context as unknown as Record<string, unknown>, streamMode: 'custom', durability: 'exit', signal },
       );
       for await (const chunk of stream) send(chunk as NodeEvent);
@@ -306,7 +314,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
 
     async start(request, { signal, onEvent }): Promise<StartedTurn> {
       if (draining) throw new UserError('NOT_READY', 'the server is shutting down; retry the request', { retryAfterSeconds: 2 });
-      if (typeof request.query !== 'string' || request.query.trim() === '') throw new UserError('BAD_REQUEST', 'query must be a non-empty string');
+      const confirming = (request.confirm?.length ?? 0) + (request.reject?.length ?? 0) > 0;
+      if (typeof request.query !== 'string' || (request.query.trim() === '' && !confirming)) throw new UserError('BAD_REQUEST', 'query must be a non-empty string');
       if (typeof request.userId !== 'string' || request.userId === '') throw new UserError('BAD_REQUEST', 'user_id must be a non-empty string');
       if (request.sessionId !== undefined && !SESSION_ID.test(request.sessionId)) {
         throw new UserError('BAD_REQUEST', 'session_id must be 1-128 characters of letters, digits, _ . : -');
@@ -341,7 +350,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           turnId,
           userId: request.userId,
           sessionId,
-          query: request.query,
+          query: userMessageText(request),
           traceId: request.traceId,
           createdAt: new Date().toISOString(),
         });

@@ -9,6 +9,9 @@ export interface TurnRequest {
   /** Absent: a new session id is generated. */
   sessionId?: string;
   traceId: string;
+  /** Task ids of parked side-effect tasks the user confirms / rejects (then `query` may be empty). */
+  confirm?: string[];
+  reject?: string[];
 }
 
 export interface TurnResult {

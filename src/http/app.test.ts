@@ -289,6 +289,9 @@ describe('POST /v1/chat rejects bad input', () => {
     ['too long session_id', { query: 'q', user_id: 'u1', session_id: 's'.repeat(129) }, 'session_id', /at most 128/],
     ['bad user_id', { query: 'q', user_id: 'u/1' }, 'user_id', /user_id may only contain/],
     ['array body', [{ query: 'q' }], 'body', /JSON object/],
+    ['confirm not an array', { user_id: 'u1', confirm: 'plan_1_task_1' }, 'confirm', /confirm must be an array of task ids/],
+    ['bad task id in reject', { user_id: 'u1', reject: ['ok', 'a b'] }, 'reject', /reject\[1\] must be a task id/],
+    ['empty confirm and no query', { user_id: 'u1', confirm: [] }, 'query', /query is required/],
   ];
   it.each(cases)('%s → 400 naming the field', async (_name, body, field, message) => {
     const turns = createScriptedRunner();

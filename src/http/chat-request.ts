@@ -13,10 +13,18 @@ export const USER_ID_PATTERN = '^[A-Za-z0-9_.:@-]{1,128}$';
 
 /** A validated chat request, in the camelCase the turn runner reads. */
 export interface ChatRequest {
+  /** '' when the body only confirms or rejects parked tasks. */
   query: string;
   userId: string;
   sessionId?: string;
+  /** Task ids of side-effect tasks the user confirms / rejects (CONTRACT §3). */
+  confirm?: string[];
+  reject?: string[];
 }
+
+/** Allowed characters of a task id named in `confirm` / `reject`. */
+export const TASK_ID_PATTERN = '^[A-Za-z0-9_.:-]{1,200}$';
+const MAX_TASK_IDS = 50;
 
 /** What a validator returns for a body: the request or a message naming the field. */
 export type ChatRequestCheck = { ok: true; value: ChatRequest } | { ok: false; field: string; message: string };
@@ -33,6 +41,16 @@ function describe(error: ErrorObject, maxQueryChars: number): { field: string; m
   }
   const field = error.instancePath.replace(/^\//, '') || 'body';
   if (field === 'body') return { field, message: 'body must be a JSON object with "query" and "user_id"' };
+  const list = /^(confirm|reject)(?:\/(\d+))?$/.exec(field);
+  if (list) {
+    const name = list[1]!;
+    if (list[2] === undefined) {
+      return error.keyword === 'maxItems'
+        ? { field: name, message: `${name} may name at most ${MAX_TASK_IDS} task ids` }
+        : { field: name, message: `${name} must be an array of task ids` };
+    }
+    return { field: name, message: `${name}[${list[2]}] must be a task id (letters, digits and _ . : -, 1 to 200 characters)` };
+  }
   switch (error.keyword) {
     case 'type':
       return { field, message: `${field} must be a string` };
@@ -59,10 +77,10 @@ function describe(error: ErrorObject, maxQueryChars: number): { field: string; m
 export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown> {
   return {
     type: 'object',
-    required: ['query', 'user_id'],
+    required: ['user_id'],
     properties: {
       // `minLength` before `pattern`: an empty string reports "must not be empty".
-      query: { type: 'string', minLength: 1, maxLength: maxQueryChars, pattern: '\\S', description: 'What the user said.' },
+      query: { type: 'string', minLength: 1, maxLength: maxQueryChars, pattern: '\\S', description: 'What the user said. May be left out when `confirm` or `reject` names task ids.' },
       user_id: { type: 'string', minLength: 1, maxLength: 128, pattern: USER_ID_PATTERN, description: 'The end user (owner of the session).' },
       session_id: {
         type: 'string',
@@ -70,6 +88,18 @@ export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown>
         maxLength: 128,
         pattern: SESSION_ID_PATTERN,
         description: 'Continue this conversation; a new one is created when absent.',
+      },
+      confirm: {
+        type: 'array',
+        maxItems: MAX_TASK_IDS,
+        items: { type: 'string', pattern: TASK_ID_PATTERN },
+        description: 'Task ids of side-effect tasks awaiting confirmation that the user confirms; `query` may then be left out.',
+      },
+      reject: {
+        type: 'array',
+        maxItems: MAX_TASK_IDS,
+        items: { type: 'string', pattern: TASK_ID_PATTERN },
+        description: 'Task ids of side-effect tasks awaiting confirmation that the user rejects; `query` may then be left out.',
       },
     },
   };
@@ -82,9 +112,14 @@ export function createChatRequestValidator(options: { maxQueryChars?: number } =
   const validate = ajv.compile(chatRequestSchema(maxQueryChars));
   return (body) => {
     if (validate(body)) {
-      const record = body as { query: string; user_id: string; session_id?: string };
-      const value: ChatRequest = { query: record.query, userId: record.user_id };
+      const record = body as { query?: string; user_id: string; session_id?: string; confirm?: string[]; reject?: string[] };
+      const confirming = (record.confirm?.length ?? 0) + (record.reject?.length ?? 0) > 0;
+      // `query` may be left out only when the body confirms or rejects parked tasks.
+      if (record.query === undefined && !confirming) return { ok: false, field: 'query', message: 'query is required' };
+      const value: ChatRequest = { query: record.query ?? '', userId: record.user_id };
       if (record.session_id !== undefined) value.sessionId = record.session_id;
+      if (record.confirm?.length) value.confirm = record.confirm;
+      if (record.reject?.length) value.reject = record.reject;
       return { ok: true, value };
     }
     const first = validate.errors?.[0];

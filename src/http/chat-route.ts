@@ -82,7 +82,7 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
     };
 
     const started: StartedTurn = await options.turns.start(
-      { query: check.value.query, userId: check.value.userId, sessionId: check.value.sessionId, traceId },
+      { ...check.value, traceId },
       { signal: controller.signal, onEvent },
     );
 

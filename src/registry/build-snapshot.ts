@@ -8,6 +8,7 @@
 import { buildCard } from './build-card.js';
 import { compilePiiPatterns, guardSettings } from './guard-settings.js';
 import { crossCheckAgents } from './cross-checks.js';
+import { escalationSettings } from './escalation-settings.js';
 import { SUPERVISOR_DEFAULTS } from './defaults.js';
 import { mergeFindings, type Findings } from './findings.js';
 import { freezeSnapshot } from './freeze-snapshot.js';
@@ -41,7 +42,8 @@ export type BuildResult =
 export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildResult {
   const config = source.data as RawConfig;
   const piiPatterns = compilePiiPatterns(config, source);
-  const supervisor = supervisorSettings(config, piiPatterns.value);
+  const escalation = escalationSettings(config.supervisor?.escalation, source, options.env);
+  const supervisor = supervisorSettings(config, piiPatterns.value, escalation.value);
   const widgets = widgetDictionary(config, source);
   const crossChecks = crossCheckAgents(source, config.agents);
 
@@ -59,7 +61,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
     if (card.value && !isMalformed(joinPointer(['agents', index]))) agents.push(card.value);
   });
 
-  const { issues, warnings } = mergeFindings(piiPatterns, widgets, crossChecks, ...cardFindings, agentListWarnings(config, source));
+  const { issues, warnings } = mergeFindings(piiPatterns, escalation, widgets, crossChecks, ...cardFindings, agentListWarnings(config, source));
   if (issues.length > 0) return { ok: false, issues, warnings };
   schemaCompiler.pruneCache();
   const snapshot = freezeSnapshot({
@@ -73,7 +75,11 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
   return { ok: true, snapshot, warnings };
 }
 
-function supervisorSettings(config: RawConfig, piiPatterns: SupervisorSettings['piiPatterns']): SupervisorSettings {
+function supervisorSettings(
+  config: RawConfig,
+  piiPatterns: SupervisorSettings['piiPatterns'],
+  escalation: SupervisorSettings['escalation'],
+): SupervisorSettings {
   const raw = config.supervisor;
   return {
     memoryMaxHistory: raw?.memory_max_history ?? SUPERVISOR_DEFAULTS.memoryMaxHistory,
@@ -92,6 +98,8 @@ function supervisorSettings(config: RawConfig, piiPatterns: SupervisorSettings['
     answerCacheTtlS: raw?.answer_cache_ttl_s ?? SUPERVISOR_DEFAULTS.answerCacheTtlS,
     ...guardSettings(raw),
     piiPatterns,
+    pendingTtlS: raw?.pending_ttl_s ?? SUPERVISOR_DEFAULTS.pendingTtlS,
+    escalation,
   };
 }
 

@@ -15,6 +15,8 @@ export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
   rateLimit: null,
   piiPatterns: Object.freeze([]),
   allowPrivateEndpoints: false,
+  pendingTtlS: 600,
+  escalation: Object.freeze({ emotionWords: [], emotionThreshold: 2.5 }),
 });
 
 /** Endpoint defaults other than the timeout (which comes from the supervisor). */

@@ -398,6 +398,8 @@ describe('loadRegistryText: valid registries', () => {
       rateLimit: null,
       piiPatterns: [],
       allowPrivateEndpoints: false,
+      pendingTtlS: 600,
+      escalation: { emotionWords: [], emotionThreshold: 2.5 },
     });
     const card = snapshot.byId.get('hotel_agent');
     expect(card?.enabled).toBe(true);
@@ -405,6 +407,20 @@ describe('loadRegistryText: valid registries', () => {
     expect(card?.examples).toEqual([]);
     expect(card?.dependsOn).toEqual([]);
     expect(snapshot.version).toMatch(/^[0-9a-f]{12}$/);
+  });
+
+  it('reads pending_ttl_s and escalation settings, resolving the webhook url from the environment', () => {
+    const text = VALID.replace(
+      'agents:',
+      'supervisor:\n  pending_ttl_s: 30\n  escalation:\n    webhook_url: "${TICKET_URL}/tickets"\n    emotion_words: [气炸了]\n    emotion_threshold: 3\nagents:',
+    ).replace('    description: 酒店查询与预订\n', '    description: 酒店查询与预订\n    side_effects: true\n');
+    const result = load(text, { TICKET_URL: 'http://127.0.0.1:9/hook' });
+    if (!result.ok) throw new Error(result.issues.map(formatIssue).join('\n'));
+    expect(result.snapshot.supervisor.pendingTtlS).toBe(30);
+    expect(result.snapshot.supervisor.escalation).toEqual({ webhookUrl: 'http://127.0.0.1:9/hook/tickets', emotionWords: ['气炸了'], emotionThreshold: 3 });
+    expect(result.snapshot.byId.get('hotel_agent')?.sideEffects).toBe(true);
+    const missing = load(text);
+    expect(!missing.ok && missing.issues.map((issue) => issue.message).join('\n')).toMatch(/TICKET_URL is not set/);
   });
 
   it('takes the endpoint timeout default from the supervisor', () => {

@@ -49,6 +49,8 @@ export interface RawConfig {
     rate_limit?: { per_user_per_minute: number; burst?: number };
     pii_patterns?: { name: string; pattern: string }[];
     allow_private_endpoints?: boolean;
+    pending_ttl_s?: number;
+    escalation?: { webhook_url?: string; emotion_words?: string[]; emotion_threshold?: number };
   };
   widgets?: Record<string, string>;
   fe_wigdets_suggestion?: Record<string, string>;

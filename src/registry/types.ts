@@ -49,7 +49,7 @@ export interface AgentCard {
   readonly requiredKeys: readonly SemanticKeySpec[];
   readonly inputSchema?: Readonly<Record<string, unknown>>;
   readonly outputSchema?: Readonly<Record<string, unknown>>;
-  /** A write (booking, refund, payment): never cached, never filled from the user's profile. */
+  /** A write (booking, refund, payment): dispatched only after the user confirms (CONTRACT §3); never cached, never filled from the user's profile. */
   readonly sideEffects?: boolean;
   /** Seconds a completed reply for the same inputs is reused (read-only agents only). */
   readonly cacheTtlS?: number;
@@ -84,7 +84,19 @@ export interface SupervisorSettings {
   /** Extra kinds of personal data to mask, compiled. */
   readonly piiPatterns: readonly PiiPattern[];
   /** Endpoint urls may point at link-local / metadata / unique-local addresses. */
-  readonly allowPrivateEndpoints: boolean;
+  readonly allowPrivateEndpoints: boolean;  /** Seconds a parked task (missing keys / awaiting confirmation) is kept. */
+  readonly pendingTtlS: number;
+  readonly escalation: EscalationSettings;
+}
+
+/** `supervisor.escalation`: the emotion trigger and the ticket webhook. */
+export interface EscalationSettings {
+  /** `${VAR}` already resolved; absent = no webhook. Secret-like: never returned by any API. */
+  readonly webhookUrl?: string;
+  /** Strong negative-emotion words added to the built-in lists. */
+  readonly emotionWords: readonly string[];
+  /** Intensity at which a message is escalated. */
+  readonly emotionThreshold: number;
 }
 
 /** Per-turn limits; when one is reached the rest of the turn's work stops. */

@@ -37,8 +37,9 @@ it('escalates on the second consecutive failed turn, not the first', async () =>
   const order = second.map((event) => event.metadata.stage);
   expect(order.indexOf('escalate')).toBeGreaterThan(order.indexOf('final'));
   expect(order.at(-1)).toBe('done');
-  const card = (escalate[0]!.metadata.state as { escalation_card: { reason: string; failed_tasks: unknown[]; unresolved_turns: number } }).escalation_card;
-  expect(card.reason).toBe('consecutive_failures');
+  const card = (escalate[0]!.metadata.state as { escalation_card: { reason: string; failed_tasks: unknown[]; recent_turns: unknown[] } }).escalation_card;
+  expect(card.reason).toBe('failures');
+  expect(card.recent_turns).toHaveLength(2);
   expect(card.failed_tasks).toHaveLength(1);
   expect(finalEvent(second).content).toContain('酒店服务');
 

@@ -10,7 +10,7 @@ import type { ResponseState } from '../../src/graph/response-state.js';
 import { startServer, type RunningServer } from '../../src/http/index.js';
 import type { LlmGateway } from '../../src/llm/types.js';
 import { silentLogger } from '../../src/logger.js';
-import { createSwitchboard, type Switchboard } from '../../src/switchboard.js';
+import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/switchboard.js';
 
 export interface TestSwitchboard {
   url: string;
@@ -25,14 +25,24 @@ export interface TestSwitchboard {
 export interface ChatOptions {
   userId?: string;
   sessionId?: string;
+  /** Task ids to confirm / reject (CONTRACT §3); with them `query` may be ''. */
+  confirm?: string[];
+  reject?: string[];
   signal?: AbortSignal;
   /** Called for each event as it arrives. */
   onEvent?: (event: ResponseState) => void;
 }
 
-/** Reads a sample registry and points each `http://127.0.0.1:<port>/invoke` at the given URLs. */
-export function sampleRegistry(samplePath: string, urlsByPort: Record<number, string>): string {
+/**
+ * Reads a sample registry and points each `http://127.0.0.1:<port>/invoke` at
+ * the given URLs. The samples mark their booking agents `side_effects: true`;
+ * that is switched off unless `keepSideEffects` is set, so tests about routing
+ * and execution see their tasks run in the turn that plans them (the
+ * confirmation scenarios keep it).
+ */
+export function sampleRegistry(samplePath: string, urlsByPort: Record<number, string>, options: { keepSideEffects?: boolean } = {}): string {
   let text = readFileSync(samplePath, 'utf8');
+  if (!options.keepSideEffects) text = text.replace(/^(\s+)side_effects: true\b/gm, '$1side_effects: false');
   for (const [port, url] of Object.entries(urlsByPort)) text = text.replaceAll(`http://127.0.0.1:${port}/invoke`, url);
   return text;
 }
@@ -46,6 +56,7 @@ export async function startTestSwitchboard(options: {
   bodyTimeoutMs?: number;
   /** HTML served at `GET /`. */
   chatPage?: string;
+  ticketWebhook?: SwitchboardOptions['ticketWebhook'];
 }): Promise<TestSwitchboard> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-scenario-'));
   const configPath = join(dir, 'agents_config.yaml');
@@ -60,6 +71,7 @@ export async function startTestSwitchboard(options: {
     heartbeatMs: options.heartbeatMs,
     bodyTimeoutMs: options.bodyTimeoutMs,
     chatPage: options.chatPage,
+    ticketWebhook: options.ticketWebhook,
     watch: true,
   });
   const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });
@@ -82,7 +94,13 @@ export async function chatOverSse(baseUrl: string, query: string, options: ChatO
   const response = await fetch(`${baseUrl}/v1/chat`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ query, user_id: options.userId ?? 'u1', ...(options.sessionId ? { session_id: options.sessionId } : {}) }),
+    body: JSON.stringify({
+      ...(query !== '' || (!options.confirm && !options.reject) ? { query } : {}),
+      user_id: options.userId ?? 'u1',
+      ...(options.sessionId ? { session_id: options.sessionId } : {}),
+      ...(options.confirm ? { confirm: options.confirm } : {}),
+      ...(options.reject ? { reject: options.reject } : {}),
+    }),
     signal: options.signal,
   });
   if (!response.ok || !response.body) throw new Error(`chat failed: ${response.status} ${await response.text()}`);

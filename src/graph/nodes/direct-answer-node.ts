@@ -12,11 +12,14 @@ export function createDirectAnswerNode(dependencies: { answers: AnswerComposer }
     const context = turnContext(config);
     const emit = eventWriter(config);
     const kind = state.intent?.simpleKind ?? 'out_of_scope';
-    const answer = await dependencies.answers.direct(
+    // Notices about parked tasks that expired open the answer.
+    const opening = state.notices.length > 0 ? `${state.notices.join('\n')}\n\n` : '';
+    const reply = await dependencies.answers.direct(
       { kind, query: state.query, language: context.language, history: state.memory.history, snapshot: context.snapshot, intent: state.intent ?? undefined },
       context,
       (delta) => emit({ stage: 'final', content: delta, agent_id: 'supervisor', is_thinking: false, state: { delta: true } }),
     );
+    const answer = `${opening}${reply}`;
     emit({ stage: 'final', content: answer, agent_id: 'supervisor', is_thinking: false, state: { kind, delta: false } });
     return {
       final_answer: answer,

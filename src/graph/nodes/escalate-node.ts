@@ -1,47 +1,89 @@
 /**
- * Hands the conversation to a human: on request, or after
- * `escalate_after_failures` consecutive unresolved turns. The escalation card
- * in `metadata.state` gives the human agent the context at a glance.
+ * Hands the conversation to a human (seed 000's rules): on request, on a
+ * strongly negative message (see escalation/emotion.ts), after
+ * `escalate_after_failures` consecutive unresolved turns, or when a verify
+ * step gave up. The `escalate` event carries the masked escalation card in
+ * `metadata.state.escalation_card`; when `supervisor.escalation.webhook_url`
+ * is set the card also goes to the ticket system, without waiting for it.
  */
+import type { EscalationReason } from '../../escalation/escalation-card.js';
+import { buildEscalationCard } from '../../escalation/escalation-card.js';
+import type { TicketWebhook } from '../../escalation/ticket-webhook.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { rememberTurn } from '../memory.js';
+import type { Language } from '../messages.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
-export function createEscalateNode() {
+export interface EscalateDependencies {
+  /** Delivers cards to `supervisor.escalation.webhook_url`; absent = cards only go into the event. */
+  ticketWebhook?: TicketWebhook;
+}
+
+/** Why this turn escalates, by seed 000's priority: the user's request first. */
+export function escalationReason(state: SupervisorState): EscalationReason {
+  if (state.intent?.kind === 'escalate') return 'user_request';
+  if (state.escalation) return state.escalation.reason;
+  if (state.verification?.sufficient === false) return 'verify_failed';
+  return 'failures';
+}
+
+const HANDOVER_TEXT: Record<EscalationReason, Record<Language, string>> = {
+  user_request: {
+    zh: '好的，正在为您转接人工客服，请稍候。我已把您的问题摘要转交给客服。',
+    en: 'Sure, connecting you to a human agent. I have passed on a summary of your request.',
+  },
+  emotion: {
+    zh: '非常抱歉给您带来了不好的体验。我已把您的问题摘要转交给人工客服，客服会尽快与您联系，请稍候。',
+    en: 'I am very sorry about this experience. I have passed a summary of your request to a human agent, who will be with you shortly.',
+  },
+  failures: {
+    zh: '抱歉，多次尝试仍未能解决您的问题，正在为您转接人工客服，请稍候。',
+    en: 'Sorry, I could not resolve this after several tries. Connecting you to a human agent.',
+  },
+  verify_failed: {
+    zh: '抱歉，我没能找到足以回答您问题的结果，正在为您转接人工客服，请稍候。',
+    en: 'Sorry, I could not find results that answer your question. Connecting you to a human agent.',
+  },
+};
+
+export function createEscalateNode(dependencies: EscalateDependencies = {}) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
     const emit = eventWriter(config);
-    const requested = state.intent?.kind === 'escalate';
-    const reason = requested ? 'user_request' : state.verification?.sufficient === false ? 'verify_failed' : 'consecutive_failures';
-    const content =
-      context.language === 'zh'
-        ? requested
-          ? '好的，正在为您转接人工客服，请稍候。我已把您的问题摘要转交给客服。'
-          : '抱歉，多次尝试仍未能解决您的问题，正在为您转接人工客服，请稍候。'
-        : requested
-          ? 'Sure, connecting you to a human agent. I have passed on a summary of your request.'
-          : 'Sorry, I could not resolve this after several tries. Connecting you to a human agent.';
-    const escalationCard = {
+    const { snapshot, language } = context;
+    const reason = escalationReason(state);
+    const content = HANDOVER_TEXT[reason][language];
+    const startedHere = reason === 'user_request' || reason === 'emotion';
+    const escalationCard = buildEscalationCard({
       reason,
-      user_id: state.user_id,
-      session_id: state.thread_id,
-      current_query: state.query,
-      recent_queries: state.memory.history.map((turn) => turn.query),
+      language,
+      userId: state.user_id,
+      sessionId: state.thread_id,
+      query: state.query,
+      answer: state.final_answer || content,
+      intents: (state.intent?.intents ?? []).map((intent) => intent.agentId),
       pending: state.memory.pending.map((task) => ({ agent: task.agent_id, missing_keys: task.missing_keys })),
-      failed_tasks: Object.values(state.task_results)
-        .filter((outcome) => outcome.status === 'failed')
-        .map((outcome) => ({ agent: outcome.agent_id, reason: outcome.reason })),
-      unresolved_turns: state.memory.unresolved_turns,
-    };
+      failedTasks: Object.values(state.task_results)
+        .filter((outcome) => outcome.status === 'failed' || outcome.status === 'skipped')
+        .map((outcome) => ({ agent: outcome.agent_id, reason: outcome.reason ?? 'agent_failed' })),
+      // A turn that already went through summarize has itself as the last history entry.
+      history: startedHere ? state.memory.history : state.memory.history.slice(0, -1),
+      traceId: context.traceId,
+      now: context.now,
+      nameOf: (agentId) => snapshot.byId.get(agentId)?.name ?? agentId,
+      emotionWords: state.escalation?.words,
+    });
     emit({ stage: 'escalate', content, agent_id: 'supervisor', is_thinking: false, state: { escalation_card: escalationCard } });
+    const webhookUrl = snapshot.supervisor.escalation?.webhookUrl;
+    if (webhookUrl && dependencies.ticketWebhook) dependencies.ticketWebhook.send(webhookUrl, escalationCard);
     const answer = state.final_answer ? `${state.final_answer}\n\n${content}` : content;
     return {
       final_answer: answer,
       execution_path: [...state.execution_path, 'escalate'],
       memory: {
         ...state.memory,
-        history: requested
-          ? rememberTurn(state.memory, { query: state.query, rewrittenQuery: state.rewritten_query, answer: content, agents: [] }, context.snapshot.supervisor.memoryMaxHistory)
+        history: startedHere
+          ? rememberTurn(state.memory, { query: state.query, rewrittenQuery: state.rewritten_query, answer: content, agents: [] }, snapshot.supervisor.memoryMaxHistory)
           : state.memory.history,
         pending: [],
         unresolved_turns: 0,

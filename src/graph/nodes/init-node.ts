@@ -17,6 +17,10 @@ export function createInitNode() {
       execution_path: ['init'],
       final_answer: '',
       verification: null,
+      confirmation: [],
+      notices: [],
+      confirm_turn: false,
+      escalation: null,
       memory,
     };
   };

@@ -44,8 +44,8 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
 /** Where the turn goes after intent recognition. */
 export function routeAfterIntent(state: SupervisorState): 'direct_answer' | 'plan' | 'escalate' {
   const intent = state.intent;
-  if (!intent) return 'direct_answer';
-  if (intent.kind === 'escalate') return 'escalate';
+  if (!intent) return state.escalation ? 'escalate' : 'direct_answer';
+  if (intent.kind === 'escalate' || state.escalation) return 'escalate';
   if (intent.kind === 'business' && intent.intents.length > 0) return 'plan';
   return 'direct_answer';
 }

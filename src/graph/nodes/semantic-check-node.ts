@@ -7,6 +7,7 @@ import type { RegistrySnapshot } from '../../registry/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import type { Language } from '../messages.js';
 import type { TaskPlan } from '../plan-types.js';
+import { holdSideEffects } from '../control/confirmation.js';
 import { checkPlanSemantics } from '../planning/semantic-check.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
@@ -30,6 +31,11 @@ export function describePlan(plan: TaskPlan, snapshot: RegistrySnapshot, languag
     const names = [...new Set(parked.map((task) => nameOf(task.assigned_agent)))].join(zh ? '、' : ', ');
     text += zh ? `${names}还需要您补充一些信息。` : ` ${names} needs a bit more information from you.`;
   }
+  const awaiting = plan.sub_tasks.filter((task) => task.status === 'awaiting_confirmation');
+  if (awaiting.length > 0) {
+    const names = [...new Set(awaiting.map((task) => nameOf(task.assigned_agent)))].join(zh ? '、' : ', ');
+    text += zh ? `${names}需要您确认后才会执行。` : ` ${names} will run only after you confirm.`;
+  }
   return text.trim();
 }
 
@@ -38,7 +44,11 @@ export function createSemanticCheckNode() {
     const context = turnContext(config);
     const emit = eventWriter(config);
     if (!state.task_plan) return { execution_path: [...state.execution_path, 'semantic_check'] };
-    const { plan, semanticInfo, heldBack } = checkPlanSemantics(state.task_plan, state.invalid_keys, context.snapshot);
+    const checked = checkPlanSemantics(state.task_plan, state.invalid_keys, context.snapshot);
+    const { semanticInfo, heldBack } = checked;
+    // Side-effect tasks with every key wait for the user's yes (control/confirmation.ts).
+    const { plan, confirmation } = holdSideEffects(checked.plan, context.snapshot, context.language);
+    for (const request of confirmation) heldBack[request.task_id] = 'awaits the user\'s confirmation';
     const content = plan.user_friendly_message || describePlan(plan, context.snapshot, context.language);
     const finalPlan = { ...plan, user_friendly_message: content };
     emit({
@@ -47,6 +57,7 @@ export function createSemanticCheckNode() {
       agent_id: 'supervisor',
       is_thinking: true,
       semantic_info: semanticInfo,
+      ...(confirmation.length > 0 ? { confirmation } : {}),
       state: { task_plan: finalPlan, held_back: heldBack },
     });
     const preDispatch = Object.fromEntries(
@@ -56,6 +67,7 @@ export function createSemanticCheckNode() {
     );
     return {
       task_plan: finalPlan,
+      confirmation,
       semantic_info: semanticInfo,
       task_results: preDispatch,
       execution_path: [...state.execution_path, 'semantic_check'],

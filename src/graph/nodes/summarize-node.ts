@@ -7,6 +7,7 @@ import type { AnswerComposer } from '../answers/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { memoryAfterBusinessTurn } from '../memory.js';
 import { summarizeStartText } from '../messages.js';
+import { confirmationPromptText, NOTICES } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
@@ -17,21 +18,35 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
     const outcomes = state.task_results;
     const completed = Object.values(outcomes).filter((outcome) => outcome.status === 'completed').length;
     emit({ stage: 'summarize_start', content: summarizeStartText(context.language, completed), agent_id: 'summarize', is_thinking: true });
-    const answer = await dependencies.answers.summarize(
-      {
-        query: state.rewritten_query,
-        language: context.language,
-        plan,
-        outcomes,
-        semanticInfo: state.semantic_info,
-        snapshot: context.snapshot,
-        now: context.now,
-        history: state.memory.history,
-        verification: state.verification,
-      },
-      context,
-      (delta) => emit({ stage: 'final', content: delta, agent_id: 'summarize', is_thinking: false, state: { delta: true } }),
-    );
+    const emitDelta = (delta: string) => emit({ stage: 'final', content: delta, agent_id: 'summarize', is_thinking: false, state: { delta: true } });
+    // A new request on another topic drops what was parked before (seed 000's intent switch), and says so.
+    const planAgents = new Set(plan.sub_tasks.map((task) => task.assigned_agent));
+    const switchedFrom = state.confirm_turn ? [] : state.memory.pending.filter((task) => !planAgents.has(task.agent_id));
+    const notices = [...state.notices, ...(switchedFrom.length > 0 ? [NOTICES.topicSwitch(switchedFrom, context.snapshot, context.language)] : [])];
+    const opening = notices.length > 0 ? `${notices.join('\n')}\n\n` : '';
+    // Notices and the confirmation prompt are only in the complete final event (streamed deltas carry the body).
+    // Tasks awaiting confirmation are not results: the composer sees the rest, the confirmation prompt closes the answer.
+    const rest = plan.sub_tasks.filter((task) => task.status !== 'awaiting_confirmation');
+    const body =
+      rest.length === 0
+        ? ''
+        : await dependencies.answers.summarize(
+            {
+              query: state.rewritten_query,
+              language: context.language,
+              plan: rest.length === plan.sub_tasks.length ? plan : { ...plan, sub_tasks: rest, total_tasks: rest.length },
+              outcomes,
+              semanticInfo: state.semantic_info,
+              snapshot: context.snapshot,
+              now: context.now,
+              history: state.memory.history,
+              verification: state.verification,
+            },
+            context,
+            emitDelta,
+          );
+    const prompt = state.confirmation.length > 0 ? confirmationPromptText(state.confirmation.map((request) => request.summary), context.language) : '';
+    const answer = `${opening}${[body, prompt].filter(Boolean).join('\n\n')}`;
     const taskStates = plan.sub_tasks.map((task) => ({
       task_id: task.task_id,
       agent: task.assigned_agent,
@@ -44,6 +59,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
       agent_id: 'summarize',
       is_thinking: false,
       semantic_info: state.semantic_info,
+      ...(state.confirmation.length > 0 ? { confirmation: state.confirmation } : {}),
       state: {
         delta: false,
         plan_id: plan.plan_id,
@@ -64,6 +80,10 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
       outcomes: Object.fromEntries(plan.sub_tasks.map((task) => [task.task_id, outcomes[task.task_id] ?? { task_id: task.task_id, agent_id: task.assigned_agent, status: task.status }])),
       snapshot: context.snapshot,
       unresolved: state.verification?.sufficient === false,
+      now: context.now,
+      confirmation: state.confirmation,
+      language: context.language,
+      carried: state.confirm_turn ? state.memory.pending : [],
     });
     return {
       final_answer: answer,

@@ -1,0 +1,89 @@
+/**
+ * Confirmation of side effects (seed 001's read/write isolation, CONTRACT §3):
+ * a sub-task of a `side_effects` agent is never sent in the turn that plans it.
+ * Once it has every key it is held as `awaiting_confirmation` with a summary of
+ * exactly what will be done; a later turn that confirms its task id runs it
+ * with the same task id (the agent's idempotency key) and the same inputs.
+ * Keys come first: a task still missing keys is parked for them as usual and
+ * asks for confirmation once they are given.
+ */
+import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
+import type { Language } from '../messages.js';
+import type { ConfirmationRequest, SubTask, TaskPlan } from '../plan-types.js';
+import type { PendingTask } from '../state.js';
+import { classifyTaskType, topologicalOrder } from '../planning/dag.js';
+
+function valueText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+/** "酒店服务：帮我订北京的酒店（入住城市：北京，入住日期：2026-12-01）" — what will be done, with its inputs. */
+export function confirmationSummary(task: Pick<SubTask, 'description' | 'inputs'>, card: AgentCard, language: Language): string {
+  const zh = language === 'zh';
+  const properties = (card.inputSchema?.properties ?? {}) as Record<string, { description?: unknown }>;
+  const labelOf = (key: string) => {
+    const spec = card.requiredKeys.find((candidate) => candidate.key === key);
+    if (spec) return spec.description;
+    const described = properties[key]?.description;
+    return typeof described === 'string' && described.trim() ? described.trim() : key;
+  };
+  const inputs = Object.entries(task.inputs)
+    .filter(([, value]) => value !== undefined && value !== null && value !== '')
+    .map(([key, value]) => `${labelOf(key)}${zh ? '：' : ': '}${valueText(value)}`);
+  const what = task.description.trim().replace(/[。.!！]+$/u, '');
+  const details = inputs.length > 0 ? (zh ? `（${inputs.join('，')}）` : ` (${inputs.join(', ')})`) : '';
+  return `${card.name}${zh ? '：' : ': '}${what}${details}`;
+}
+
+/**
+ * Holds every dispatchable side-effect task of the plan for confirmation;
+ * tasks that depend on a held one wait with it (a read-only one is parked, a
+ * side-effect one is held too, so both can be confirmed in one reply).
+ */
+export function holdSideEffects(plan: TaskPlan, snapshot: RegistrySnapshot, language: Language): { plan: TaskPlan; confirmation: ConfirmationRequest[] } {
+  const held = new Set<string>();
+  const confirmation: ConfirmationRequest[] = [];
+  const tasks = plan.sub_tasks.map((task) => ({ ...task }));
+  for (const task of tasks) {
+    if (task.status !== 'pending') continue;
+    const card = snapshot.byId.get(task.assigned_agent);
+    const waits = task.dependencies.some((id) => held.has(id));
+    if (card?.sideEffects === true) {
+      task.status = 'awaiting_confirmation';
+      held.add(task.task_id);
+      confirmation.push({ task_id: task.task_id, sub_agent_id: card.id, summary: confirmationSummary(task, card, language), inputs: { ...task.inputs } });
+    } else if (waits) {
+      task.status = 'parked';
+      held.add(task.task_id);
+    }
+  }
+  return { plan: { ...plan, sub_tasks: tasks }, confirmation };
+}
+
+/**
+ * The plan of a confirmation turn: the confirmed parked tasks, with their
+ * task ids and inputs, and dependencies between them from the cards.
+ */
+export function planFromConfirmed(tasks: readonly PendingTask[], snapshot: RegistrySnapshot, planId: string, message: string): TaskPlan {
+  const taskIdOf = new Map(tasks.map((task) => [task.agent_id, task.task_id!]));
+  const subTasks: SubTask[] = tasks.map((task) => ({
+    task_id: task.task_id!,
+    description: task.description,
+    assigned_agent: task.agent_id,
+    inputs: { ...task.inputs },
+    dependencies: (snapshot.byId.get(task.agent_id)?.dependsOn ?? []).filter((id) => taskIdOf.has(id)).map((id) => taskIdOf.get(id)!),
+    status: 'pending',
+  }));
+  const ordered = topologicalOrder(subTasks);
+  return {
+    plan_id: planId,
+    task_type: classifyTaskType(ordered),
+    sub_tasks: ordered,
+    reasoning: 'confirmed by the user',
+    total_tasks: ordered.length,
+    missing_semantic_keys: [],
+    user_friendly_message: message,
+  };
+}

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { classifyReplyWord } from './reply-words.js';
+
+describe('classifyReplyWord', () => {
+  it('recognises yes, no and cancel words of the contract', () => {
+    for (const word of ['确认', '好的', '是的', 'yes', 'confirm', 'Yes!', '  确认。', '好的吧', 'OK']) expect(classifyReplyWord(word)).toBe('yes');
+    for (const word of ['不', 'no', 'No.', '不要']) expect(classifyReplyWord(word)).toBe('no');
+    for (const word of ['取消', '算了', '不用了', 'cancel', 'never mind', 'Stop!', '算了吧']) expect(classifyReplyWord(word)).toBe('cancel');
+  });
+
+  it('ignores messages that say more than that', () => {
+    for (const text of ['好的，帮我再订一间', 'yes please book two rooms', '取消明天的酒店', '不是北京是上海', '', 'stop the car at the hotel']) {
+      expect(classifyReplyWord(text)).toBeNull();
+    }
+  });
+});

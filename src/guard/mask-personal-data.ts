@@ -1,0 +1,72 @@
+/**
+ * Masks personal data in free text (CONTRACT §7): Chinese mobile numbers,
+ * checksum-valid 18-digit ID-card numbers, Luhn-valid bank card numbers and
+ * e-mail addresses, in the `138****5678` style (head and tail kept, middle
+ * starred) so a reader can still tell two values apart without learning them.
+ *
+ * Number runs are read whole (a 19-digit run is never masked as a mobile
+ * number inside it); ID and card rules need their checksum, so order numbers
+ * and dates stay readable.
+ */
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+/** Digit runs (spaces or dashes allowed inside card numbers), or an ID number ending in X. */
+const NUMBER_RUN = /(?<![0-9A-Za-z])(?:\d{17}[\dXx]|\d(?:[ -]?\d){10,22})(?![0-9A-Za-z])/g;
+const CN_MOBILE = /^(?:\+?86)?1[3-9]\d{9}$/;
+const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+const ID_CHECK = '10X98765432';
+
+/** True for an 18-character mainland ID number whose check character is right. */
+export function isChineseIdNumber(value: string): boolean {
+  if (!/^\d{17}[\dXx]$/.test(value)) return false;
+  const sum = ID_WEIGHTS.reduce((total, weight, index) => total + weight * Number(value[index]), 0);
+  return ID_CHECK[sum % 11] === value[17]!.toUpperCase();
+}
+
+/** True for 13–19 digits that pass the Luhn check. */
+export function isLuhnCardNumber(digits: string): boolean {
+  if (!/^\d{13,19}$/.test(digits)) return false;
+  let sum = 0;
+  for (let index = 0; index < digits.length; index++) {
+    let digit = Number(digits[digits.length - 1 - index]);
+    if (index % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+function star(value: string, head: number, tail: number): string {
+  return `${value.slice(0, head)}${'*'.repeat(Math.max(4, value.length - head - tail))}${value.slice(value.length - tail)}`;
+}
+
+function maskNumberRun(run: string): string {
+  const digits = run.replace(/[ -]/g, '');
+  if (CN_MOBILE.test(digits) && digits === run) return star(digits, digits.length - 8, 4);
+  if (digits.length === 18 && isChineseIdNumber(digits)) return star(digits, 6, 4);
+  if (isLuhnCardNumber(digits)) return star(digits, 4, 4);
+  return run;
+}
+
+/** The text with every mobile number, ID number, bank card number and e-mail address masked. */
+export function maskPersonalData(text: string): string {
+  return text
+    .replace(EMAIL, (address) => {
+      const at = address.indexOf('@');
+      const local = address.slice(0, at);
+      return `${local.slice(0, Math.min(2, Math.max(1, local.length - 1)))}***${address.slice(at)}`;
+    })
+    .replace(NUMBER_RUN, maskNumberRun);
+}
+
+/** A deep copy of `value` with every string masked (object keys are kept). */
+export function maskPersonalDataDeep<T>(value: T): T {
+  if (typeof value === 'string') return maskPersonalData(value) as T;
+  if (Array.isArray(value)) return value.map((item) => maskPersonalDataDeep(item)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskPersonalDataDeep(item)])) as T;
+  }
+  return value;
+}

@@ -1,0 +1,155 @@
+/**
+ * Side-effect tasks (the demo's hotel booking) are never sent in the turn that
+ * plans them: they wait for the user's confirmation by task id or by a yes/no
+ * word, and only confirmed, still-parked tasks of a still-enabled agent run.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { ResponseState } from '../../src/graph/response-state.js';
+import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { finalEvent, sampleRegistry, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+
+let hotel: FakeAgent;
+let weather: FakeAgent;
+let others: FakeAgent;
+let board: TestSwitchboard;
+let original: string;
+
+interface Confirmation {
+  task_id: string;
+  sub_agent_id: string;
+  summary: string;
+  inputs: Record<string, unknown>;
+}
+
+const HOTEL_REPLY = jsonReply({ output: { hotels: [{ name: '北京饭店', price: 800, address: '东长安街33号' }], booking_id: 'BK-1' }, message: '已为您预订北京饭店，订单号 BK-1。' });
+
+function confirmationOf(event: ResponseState): Confirmation[] {
+  return (event.metadata as { confirmation?: Confirmation[] }).confirmation ?? [];
+}
+
+beforeAll(async () => {
+  hotel = await startFakeAgent(HOTEL_REPLY);
+  weather = await startFakeAgent(sseReply({ result: { status: 'completed', output: { city: '北京', forecast: [] }, message: '北京明天晴。' } }));
+  others = await startFakeAgent(jsonReply());
+  const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: others.url, 7103: others.url, 7104: weather.url }, { keepSideEffects: true });
+  board = await startTestSwitchboard({ registryYaml: yaml, now: () => new Date('2026-11-23T10:00:00+08:00') });
+  original = readFileSync(board.configPath, 'utf8');
+});
+
+afterAll(async () => {
+  await board.close();
+  await hotel.close();
+  await weather.close();
+  await others.close();
+});
+
+beforeEach(() => {
+  hotel.calls.length = 0;
+});
+
+async function parkBooking(sessionId: string): Promise<{ events: ResponseState[]; request: Confirmation }> {
+  const events = await board.chat('帮我订北京的酒店，明天入住', { sessionId });
+  const [request] = confirmationOf(stageEvents(events, 'plan_done')[0]!);
+  if (!request) throw new Error('no confirmation on plan_done');
+  return { events, request };
+}
+
+it('parks the booking with a summary of what will be done, then runs it with the same task id once confirmed by id', async () => {
+  const { events, request } = await parkBooking('c-1');
+  expect(hotel.calls).toHaveLength(0);
+  expect(stageEvents(events, 'agent_start')).toHaveLength(0);
+  expect(request).toMatchObject({ sub_agent_id: 'hotel_agent', inputs: { city: '北京', check_in_date: '2026-11-24' } });
+  expect(request.summary).toContain('酒店服务');
+  expect(request.summary).toContain('北京');
+  expect(request.summary).toContain('2026-11-24');
+  const final = finalEvent(events);
+  expect(confirmationOf(final)).toEqual([request]);
+  expect(final.content).toContain('确认');
+  for (const event of events) expect(event.content).not.toContain('hotel_agent');
+
+  // The body confirms by task id; the query may be left out.
+  const confirmed = await board.chat('', { sessionId: 'c-1', confirm: [request.task_id] });
+  expect(hotel.calls).toHaveLength(1);
+  const body = hotel.calls[0]!.body as { task_id: string; inputs: Record<string, unknown> };
+  expect(body.task_id).toBe(request.task_id);
+  expect(body.inputs).toMatchObject({ city: '北京', check_in_date: '2026-11-24' });
+  expect(finalEvent(confirmed).content).toContain('BK-1');
+  expect(stageEvents(confirmed, 'plan_done')).toHaveLength(1);
+
+  // A replayed (stale) confirmation is answered and runs nothing.
+  const replay = await board.chat('', { sessionId: 'c-1', confirm: [request.task_id] });
+  expect(hotel.calls).toHaveLength(1);
+  expect(stageEvents(replay, 'agent_start')).toHaveLength(0);
+  expect(finalEvent(replay).content).toMatch(/没有找到/);
+});
+
+it('runs on a yes word and drops on a no word', async () => {
+  await parkBooking('c-yes');
+  const yes = await board.chat('确认', { sessionId: 'c-yes' });
+  expect(hotel.calls).toHaveLength(1);
+  expect(stageEvents(yes, 'agent_done')).toHaveLength(1);
+
+  await parkBooking('c-no');
+  const no = await board.chat('不', { sessionId: 'c-no' });
+  expect(finalEvent(no).content).toMatch(/已取消/);
+  const later = await board.chat('确认', { sessionId: 'c-no' });
+  expect(stageEvents(later, 'agent_start')).toHaveLength(0);
+  expect(hotel.calls).toHaveLength(1);
+});
+
+it('rejects by task id; a rejected id confirmed later runs nothing', async () => {
+  const { request } = await parkBooking('c-reject');
+  const rejected = await board.chat('', { sessionId: 'c-reject', reject: [request.task_id] });
+  expect(finalEvent(rejected).content).toMatch(/已取消/);
+  const late = await board.chat('', { sessionId: 'c-reject', confirm: [request.task_id] });
+  expect(finalEvent(late).content).toMatch(/没有找到/);
+  expect(hotel.calls).toHaveLength(0);
+});
+
+it('never executes a forged task id, and the real confirmation still waits', async () => {
+  const { request } = await parkBooking('c-forged');
+  const forged = await board.chat('', { sessionId: 'c-forged', confirm: [`${request.task_id}x`, 'plan_20261123_deadbeef_task_1'] });
+  expect(hotel.calls).toHaveLength(0);
+  expect(finalEvent(forged).content).toMatch(/没有找到/);
+  // Another user cannot confirm it on their own session either.
+  await board.chat('', { sessionId: 'c-forged', userId: 'u2', confirm: [request.task_id] });
+  expect(hotel.calls).toHaveLength(0);
+  await board.chat('', { sessionId: 'c-forged', confirm: [request.task_id] });
+  expect(hotel.calls).toHaveLength(1);
+});
+
+it('runs the read-only part at once and holds the booking; keys are asked for before confirmation', async () => {
+  const mixed = await board.chat('帮我订北京的酒店明天入住，再查一下北京明天的天气', { sessionId: 'c-mixed' });
+  expect(stageEvents(mixed, 'agent_start').map((event) => event.agent_id)).toEqual(['weather_agent']);
+  expect(confirmationOf(finalEvent(mixed)).map((item) => item.sub_agent_id)).toEqual(['hotel_agent']);
+  expect(finalEvent(mixed).content).toContain('晴');
+
+  const missing = await board.chat('帮我订个酒店', { sessionId: 'c-keys' });
+  expect(confirmationOf(stageEvents(missing, 'plan_done')[0]!)).toEqual([]);
+  expect(stageEvents(missing, 'plan_done')[0]!.metadata.semantic_info?.[0]?.keys).toEqual(['city', 'check_in_date']);
+  const given = await board.chat('北京，明天', { sessionId: 'c-keys' });
+  expect(confirmationOf(finalEvent(given))).toHaveLength(1);
+  expect(hotel.calls).toHaveLength(0);
+  await board.chat('好的', { sessionId: 'c-keys' });
+  expect(hotel.calls).toHaveLength(1);
+});
+
+it('cancels the confirmation politely when a registry edit disabled the agent between the turns', async () => {
+  const { request } = await parkBooking('c-reload');
+  const before = ((await (await fetch(`${board.url}/v1/agents`)).json()) as { version: string }).version;
+  writeFileSync(board.configPath, original.replace(/(- id: hotel_agent[\s\S]*?enabled: )true/, '$1false'));
+  try {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const view = (await (await fetch(`${board.url}/v1/agents`)).json()) as { version: string };
+      if (view.version !== before) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const answer = await board.chat('', { sessionId: 'c-reload', confirm: [request.task_id] });
+    expect(hotel.calls).toHaveLength(0);
+    expect(finalEvent(answer).content).toMatch(/已停用或下线/);
+    expect(finalEvent(answer).content).not.toContain('hotel_agent');
+  } finally {
+    writeFileSync(board.configPath, original);
+  }
+});
