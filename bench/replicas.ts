@@ -61,6 +61,8 @@ interface SetupResult {
   /** Database time per turn under load, ms (sum of statement round trips). */
   databaseMsPerTurn?: number;
   failures: number;
+  /** Why turns failed (outcome or error text), counted. */
+  failureReasons: Record<string, number>;
   transcriptProblems: number;
 }
 
@@ -131,6 +133,11 @@ async function runSetup(name: string, replicas: Replica[], stats?: { queries: nu
   stats?.reset();
   const latencies: number[] = [];
   let failures = 0;
+  const failureReasons: Record<string, number> = {};
+  const fail = (reason: string) => {
+    failures++;
+    failureReasons[reason] = (failureReasons[reason] ?? 0) + 1;
+  };
   const started = performance.now();
   await Promise.all(
     sessions.map(async (sessionId) => {
@@ -139,9 +146,10 @@ async function runSetup(name: string, replicas: Replica[], stats?: { queries: nu
         const turnStarted = performance.now();
         try {
           const events = await chatOverSse(replica.server.url, QUERY, { userId: 'bench', sessionId });
-          if (events.at(-1)?.metadata.state?.outcome !== 'completed') failures++;
-        } catch {
-          failures++;
+          const state = events.at(-1)?.metadata.state;
+          if (state?.outcome !== 'completed') fail(`outcome ${String(state?.outcome)}${state?.reason ? ` (${String(state.reason)})` : ''}`);
+        } catch (error) {
+          fail((error as Error).message.slice(0, 120));
         }
         latencies.push(performance.now() - turnStarted);
       }
@@ -157,6 +165,7 @@ async function runSetup(name: string, replicas: Replica[], stats?: { queries: nu
     p50: round(percentile(sorted, 0.5)),
     p99: round(percentile(sorted, 0.99)),
     failures,
+    failureReasons,
     transcriptProblems: await checkTranscripts(replicas[0]!, sessions),
   };
   if (stats) {
@@ -249,6 +258,9 @@ export async function main(): Promise<ReplicasBenchResult> {
         String(setup.transcriptProblems).padStart(20),
       ].join(' '),
     );
+  }
+  for (const setup of setups) {
+    if (setup.failures > 0) console.log(`${setup.name}: failed turns: ${JSON.stringify(setup.failureReasons)}`);
   }
   const postgres = setups[1]!;
   const addedP50 = round(postgres.p50 - base.p50);

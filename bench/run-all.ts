@@ -1,12 +1,15 @@
 /**
  * `npm run bench`: every benchmark in turn. Each prints its own figures and
  * its ratio to the target or baseline; the exit code is non-zero when a target
- * is missed.
+ * is missed. `bench/replicas.ts` needs the local PostgreSQL and Redis.
  */
 import { main as reload } from './reload.js';
 import { main as llmCalls } from './llm-calls.js';
+import { main as replicas } from './replicas.js';
 
 const reloadResult = await reload();
 console.log('');
 await llmCalls();
-process.exitCode = reloadResult.pass ? 0 : 1;
+console.log('');
+const replicasResult = await replicas();
+process.exitCode = reloadResult.pass && replicasResult.pass ? 0 : 1;

@@ -24,7 +24,7 @@ import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry } from './registry/types.js';
-import { createMemoryKeyValueStore, openStorage, type Storage } from './store/index.js';
+import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
 import { createResponseCache } from './graph/response-cache.js';
 import { createLlmVerifier, createOfflineVerifier } from './graph/verify/llm-verifier.js';
 import type { Verifier } from './graph/verify/types.js';
@@ -151,6 +151,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     },
   });
   const streams = createStreamTracker();
+  const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });
   const app = createApp({
     registry,
     streams,
@@ -173,6 +174,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     turns,
     metrics,
     async close() {
+      retention.stop();
       await ticketWebhook.close();
       await registry.close();
       await storage.close();

@@ -96,6 +96,7 @@ function supervisorSettings(
       maxRetries: raw?.verify?.max_retries ?? SUPERVISOR_DEFAULTS.verify.maxRetries,
     },
     answerCacheTtlS: raw?.answer_cache_ttl_s ?? SUPERVISOR_DEFAULTS.answerCacheTtlS,
+    retentionDays: raw?.retention_days ?? SUPERVISOR_DEFAULTS.retentionDays,
     ...guardSettings(raw),
     piiPatterns,
     pendingTtlS: raw?.pending_ttl_s ?? SUPERVISOR_DEFAULTS.pendingTtlS,

@@ -10,6 +10,7 @@ export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
   wordLists: Object.freeze({ sensitive: [], abusive: [], escalation: [] }),
   verify: Object.freeze({ enabled: true, maxRetries: 1 }),
   answerCacheTtlS: 300,
+  retentionDays: 90,
   maxDelegationDepth: 3,
   budgets: Object.freeze({ maxSubtasks: 8, maxLlmTokens: 20000, maxTurnMs: 60000 }),
   rateLimit: null,

@@ -393,6 +393,7 @@ describe('loadRegistryText: valid registries', () => {
       wordLists: { sensitive: [], abusive: [], escalation: [] },
       verify: { enabled: true, maxRetries: 1 },
       answerCacheTtlS: 300,
+      retentionDays: 90,
       maxDelegationDepth: 3,
       budgets: { maxSubtasks: 8, maxLlmTokens: 20000, maxTurnMs: 60000 },
       rateLimit: null,

@@ -44,6 +44,7 @@ export interface RawConfig {
     word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
     verify?: { enabled?: boolean; max_retries?: number };
     answer_cache_ttl_s?: number;
+    retention_days?: number;
     max_delegation_depth?: number;
     budgets?: { max_subtasks?: number; max_llm_tokens?: number; max_turn_ms?: number };
     rate_limit?: { per_user_per_minute: number; burst?: number };

@@ -75,6 +75,8 @@ export interface SupervisorSettings {
   readonly verify: { readonly enabled: boolean; readonly maxRetries: number };
   /** Seconds a read-only answer is reused for a near-duplicate question; 0 = off. */
   readonly answerCacheTtlS: number;
+  /** Transcripts, turn events and task records older than this many days are deleted. */
+  readonly retentionDays: number;
   /** A `/v1/chat` call arriving at this delegation depth or deeper is refused (seed 004). */
   readonly maxDelegationDepth: number;
   /** Per-turn budgets (CONTRACT §1 v2). */

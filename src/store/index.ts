@@ -22,3 +22,4 @@ export type {
 export { openStorage, redactUrl, type OpenStorageOptions } from './open-storage.js';
 export { openSqliteStorage } from './sqlite/open-sqlite-storage.js';
 export { createMemoryKeyValueStore, type MemoryKeyValueStoreOptions } from './kv-store.js';
+export { startRetentionJob, type RetentionJob } from './retention-job.js';
