@@ -140,6 +140,20 @@ describe('createAgentClient', () => {
     expect(fake.calls).toHaveLength(1);
   });
 
+  it('stops at once when the caller aborts while the client waits to retry', async () => {
+    const fake = await start([statusReply(503), statusReply(503)]);
+    const slowRetries = createAgentClient({ retryBaseDelayMs: 4000 });
+    const controller = new AbortController();
+    const started = performance.now();
+    const pending = slowRetries.call(fakeAgentCard({ url: fake.url, retries: 1 }), body, { signal: controller.signal });
+    await fake.waitForCalls(1);
+    setTimeout(() => controller.abort(), 50);
+    const outcome = await pending;
+    expect(outcome).toMatchObject({ ok: false, code: 'aborted', attempts: 1 });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(fake.calls).toHaveLength(1);
+  });
+
   it('does not call at all when the signal is already aborted', async () => {
     const fake = await start(jsonReply());
     const outcome = await client.call(fakeAgentCard({ url: fake.url }), body, { signal: AbortSignal.abort() });

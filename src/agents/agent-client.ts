@@ -3,7 +3,8 @@
  * attempts over the card's protocol adapter. Shared here, whatever the protocol:
  * the per-attempt timeout, the caller's cancellation, which failures are worth
  * a retry (connect error, 5xx, timeout — never a 4xx, a bad body or an abort),
- * and the check of `output` against the card's `output_schema`.
+ * and the check of `output` against the card's `output_schema`. The retry loop
+ * (backoff with jitter, cancellable while it waits) is p-retry's.
  *
  * Every failure comes back as an outcome with a code and a readable reason;
  * `call` does not throw. The reason is safe to show users (no header values,
@@ -18,7 +19,7 @@ import type { AttemptResult, ProtocolAdapter } from './protocols/protocol-adapte
 import { createProtocolAdapters } from './protocols/adapter-registry.js';
 import { describeTarget, redactHeaderValues } from './protocols/http-common.js';
 import { publicFailureReason } from './failure-reason.js';
-import { abortableSleep } from '../util/abortable-sleep.js';
+import pRetry from 'p-retry';
 
 /** Dependencies and limits of an agent client. */
 export interface AgentClientOptions {
@@ -72,28 +73,36 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     const timeoutMs = validTimeout(card.endpoint.timeoutMs);
     const maxAttempts = 1 + Math.max(0, Math.floor(card.endpoint.retries || 0));
 
-    for (let attempt = 1; ; attempt++) {
-      const result = await runAttempt(adapter, {
-        url: card.endpoint.url,
-        headers,
-        body,
-        timeoutMs,
-        signal,
-        onProgress: callOptions.onProgress,
-      });
-      if (result.ok) {
-        logger.debug({ agent_id: card.id, task_id: body.task_id, attempts: attempt, status: result.reply.status }, 'sub-agent replied');
-        return judgeReply(card, result.reply, attempt, elapsed, fail);
+    // Every attempt reuses the same body, so the agent sees the same task_id on a retry.
+    let attempts = 0;
+    try {
+      const reply = await pRetry(
+        async (attempt) => {
+          attempts = attempt;
+          const result = await runAttempt(adapter, { url: card.endpoint.url, headers, body, timeoutMs, signal, onProgress: callOptions.onProgress });
+          if (result.ok) return result.reply;
+          logger.debug({ agent_id: card.id, task_id: body.task_id, attempt, code: result.code, reason: result.reason }, 'sub-agent attempt failed');
+          throw new FailedAttempt(result);
+        },
+        {
+          retries: maxAttempts - 1,
+          factor: 2,
+          minTimeout: retryBaseDelayMs,
+          maxTimeout: MAX_RETRY_DELAY_MS,
+          randomize: true,
+          signal,
+          shouldRetry: ({ error }) => error instanceof FailedAttempt && isRetryable(error.result),
+        },
+      );
+      logger.debug({ agent_id: card.id, task_id: body.task_id, attempts, status: reply.status }, 'sub-agent replied');
+      return judgeReply(card, reply, attempts, elapsed, fail);
+    } catch (error) {
+      if (error instanceof FailedAttempt) {
+        const suffix = attempts > 1 ? ` (after ${attempts} attempts)` : '';
+        return fail(error.result.code, `${error.result.reason}${suffix}`, attempts);
       }
-      logger.debug({ agent_id: card.id, task_id: body.task_id, attempt, code: result.code, reason: result.reason }, 'sub-agent attempt failed');
-      const retryable = isRetryable(result);
-      if (!retryable || attempt >= maxAttempts) {
-        const suffix = attempt > 1 ? ` (after ${attempt} attempts)` : '';
-        return fail(result.code, `${result.reason}${suffix}`, attempt);
-      }
-      const delay = Math.min(MAX_RETRY_DELAY_MS, retryBaseDelayMs * 2 ** (attempt - 1)) * (1 + Math.random() * 0.2);
-      const slept = await abortableSleep(delay, signal);
-      if (!slept) return fail('aborted', `the call was cancelled while waiting to retry (after ${attempt} attempts)`, attempt);
+      if (signal?.aborted) return fail('aborted', `the call was cancelled while waiting to retry (after ${attempts} attempts)`, attempts);
+      return fail('bad_body', `unexpected error while calling the agent: ${(error as Error)?.message ?? String(error)}`, attempts);
     }
   }
 
@@ -155,6 +164,14 @@ function judgeReply(
   const outputProblem = outputSchemaProblem(reply, card.validateOutput);
   if (outputProblem) return fail('output_schema', outputProblem, attempts);
   return { ok: true, reply, attempts, durationMs: elapsed() };
+}
+
+/** A failed attempt, thrown so the retry loop can decide on it. */
+class FailedAttempt extends Error {
+  constructor(readonly result: Extract<AttemptResult, { ok: false }>) {
+    super(result.reason);
+    this.name = 'FailedAttempt';
+  }
 }
 
 function isRetryable(result: Extract<AttemptResult, { ok: false }>): boolean {

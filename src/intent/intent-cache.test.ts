@@ -43,12 +43,12 @@ describe('in-memory intent cache', () => {
   });
 
   it('expires entries after the TTL', async () => {
-    let clock = 0;
+    let clock = 5000;
     const cache = createInMemoryIntentCache({ ttlMs: 1000, now: () => clock });
     await cache.set('k', RESULT);
-    clock = 999;
+    clock = 5999;
     expect(await cache.get('k')).toBeDefined();
-    clock = 1000;
+    clock = 6001;
     expect(await cache.get('k')).toBeUndefined();
     expect(cache.size).toBe(0);
   });

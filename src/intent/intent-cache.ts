@@ -13,6 +13,8 @@
  * in for the in-process one.
  */
 import { createHash } from 'node:crypto';
+import { createMemoryKeyValueStore } from '../store/kv-store.js';
+import type { KeyValue, KeyValueStore } from '../store/types.js';
 import type { IntentResult, MemoryTurn } from './types.js';
 
 /** Where recognised intents are kept between turns. */
@@ -64,31 +66,35 @@ export interface InMemoryIntentCacheOptions {
   now?: () => number;
 }
 
-/** The in-process cache: a Map in least-recently-used order with a TTL. Throws a `TypeError` naming a bad option. */
-export function createInMemoryIntentCache(options: InMemoryIntentCacheOptions = {}): IntentCache & { readonly size: number } {
+/**
+ * An intent cache over a key-value store (the one store interface behind every
+ * cache; a shared implementation lets replicas share recognitions). Entries
+ * live `ttlMs`; throws a `TypeError` naming a bad option.
+ */
+export function createIntentCache(options: { store: KeyValueStore; ttlMs?: number }): IntentCache {
   const ttlMs = options.ttlMs ?? 30 * 60_000;
-  const maxEntries = options.maxEntries ?? 1000;
-  const now = options.now ?? Date.now;
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError('intent cache: ttlMs must be a positive number');
-  if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError('intent cache: maxEntries must be a positive integer');
-  const entries = new Map<string, { value: IntentResult; expiresAt: number }>();
-
   return {
-    get size() {
-      return entries.size;
-    },
     async get(key) {
-      const entry = entries.get(key);
-      if (!entry) return undefined;
-      entries.delete(key);
-      if (entry.expiresAt <= now()) return undefined;
-      entries.set(key, entry);
-      return structuredClone(entry.value);
+      return (await options.store.get(key)) as IntentResult | undefined;
     },
     async set(key, value) {
-      entries.delete(key);
-      entries.set(key, { value: structuredClone(value), expiresAt: now() + ttlMs });
-      while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+      await options.store.set(key, value as unknown as KeyValue, ttlMs);
     },
+  };
+}
+
+/** The in-process cache: an intent cache over an in-process LRU store. Throws a `TypeError` naming a bad option. */
+export function createInMemoryIntentCache(options: InMemoryIntentCacheOptions = {}): IntentCache & { readonly size: number } {
+  const maxEntries = options.maxEntries ?? 1000;
+  if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new TypeError('intent cache: maxEntries must be a positive integer');
+  const store = createMemoryKeyValueStore({ maxEntries, now: options.now });
+  const cache = createIntentCache({ store, ttlMs: options.ttlMs });
+  return {
+    get size() {
+      return store.size;
+    },
+    get: cache.get,
+    set: cache.set,
   };
 }
