@@ -6,12 +6,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { ResponseState } from '../../src/graph/response-state.js';
-import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
-import { finalEvent, sampleRegistry, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+import { startBookingBoard, type BookingBoard } from '../support/booking-board.js';
+import type { FakeAgent } from '../support/fake-agent.js';
+import { finalEvent, stageEvents, type TestSwitchboard } from '../support/switchboard-harness.js';
 
 let hotel: FakeAgent;
-let weather: FakeAgent;
-let others: FakeAgent;
+let fakes: BookingBoard;
 let board: TestSwitchboard;
 let original: string;
 
@@ -22,26 +22,18 @@ interface Confirmation {
   inputs: Record<string, unknown>;
 }
 
-const HOTEL_REPLY = jsonReply({ output: { hotels: [{ name: '北京饭店', price: 800, address: '东长安街33号' }], booking_id: 'BK-1' }, message: '已为您预订北京饭店，订单号 BK-1。' });
-
 function confirmationOf(event: ResponseState): Confirmation[] {
   return (event.metadata as { confirmation?: Confirmation[] }).confirmation ?? [];
 }
 
 beforeAll(async () => {
-  hotel = await startFakeAgent(HOTEL_REPLY);
-  weather = await startFakeAgent(sseReply({ result: { status: 'completed', output: { city: '北京', forecast: [] }, message: '北京明天晴。' } }));
-  others = await startFakeAgent(jsonReply());
-  const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: others.url, 7103: others.url, 7104: weather.url }, { keepSideEffects: true });
-  board = await startTestSwitchboard({ registryYaml: yaml, now: () => new Date('2026-11-23T10:00:00+08:00') });
+  fakes = await startBookingBoard({ now: () => new Date('2026-11-23T10:00:00+08:00') });
+  ({ hotel, board } = fakes);
   original = readFileSync(board.configPath, 'utf8');
 });
 
 afterAll(async () => {
-  await board.close();
-  await hotel.close();
-  await weather.close();
-  await others.close();
+  await fakes.close();
 });
 
 beforeEach(() => {
@@ -151,5 +143,24 @@ it('cancels the confirmation politely when a registry edit disabled the agent be
     expect(finalEvent(answer).content).not.toContain('hotel_agent');
   } finally {
     writeFileSync(board.configPath, original);
+  }
+});
+
+it('runs a read-only task that waited for the booking right after it, once the booking is confirmed', async () => {
+  // A variant registry: the weather agent consumes the hotel's output.
+  const variant = await startBookingBoard({
+    now: () => new Date('2026-11-23T10:00:00+08:00'),
+    edit: (yaml) => yaml.replace(/(- id: weather_agent[\s\S]*?depends_on: )\[\]/, '$1[hotel_agent]'),
+  });
+  try {
+    const planned = await variant.board.chat('帮我订北京的酒店明天入住，再查一下北京明天的天气', { sessionId: 'c-follow' });
+    expect(stageEvents(planned, 'agent_start')).toHaveLength(0);
+    expect(confirmationOf(finalEvent(planned)).map((item) => item.sub_agent_id)).toEqual(['hotel_agent']);
+    const confirmed = await variant.board.chat('确认', { sessionId: 'c-follow' });
+    expect(stageEvents(confirmed, 'agent_start').map((event) => event.agent_id)).toEqual(['hotel_agent', 'weather_agent']);
+    const upstream = (variant.weather.calls[0]!.body as { upstream: Record<string, { agent: string }> }).upstream;
+    expect(Object.values(upstream).map((entry) => entry.agent)).toEqual(['hotel_agent']);
+  } finally {
+    await variant.close();
   }
 });

@@ -4,31 +4,22 @@
  * and says so, and a message that is only a cancel word drops them.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
-import { finalEvent, sampleRegistry, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+import { startBookingBoard, type BookingBoard } from '../support/booking-board.js';
+import type { FakeAgent } from '../support/fake-agent.js';
+import { finalEvent, stageEvents, type TestSwitchboard } from '../support/switchboard-harness.js';
 
 let hotel: FakeAgent;
-let weather: FakeAgent;
-let others: FakeAgent;
+let fakes: BookingBoard;
 let board: TestSwitchboard;
 let clock = new Date('2026-11-23T10:00:00+08:00');
 
 beforeAll(async () => {
-  hotel = await startFakeAgent(jsonReply({ output: { hotels: [{ name: '北京饭店', price: 800, address: '东长安街33号' }] }, message: '已预订。' }));
-  weather = await startFakeAgent(sseReply({ result: { status: 'completed', output: { city: '北京', forecast: [] }, message: '北京明天晴。' } }));
-  others = await startFakeAgent(jsonReply());
-  const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: others.url, 7103: others.url, 7104: weather.url }, { keepSideEffects: true }).replace(
-    '  escalate_after_failures: 2',
-    '  escalate_after_failures: 2\n  pending_ttl_s: 120',
-  );
-  board = await startTestSwitchboard({ registryYaml: yaml, now: () => clock });
+  fakes = await startBookingBoard({ now: () => clock, supervisorExtra: '  pending_ttl_s: 120' });
+  ({ hotel, board } = fakes);
 });
 
 afterAll(async () => {
-  await board.close();
-  await hotel.close();
-  await weather.close();
-  await others.close();
+  await fakes.close();
 });
 
 beforeEach(() => {

@@ -12,6 +12,7 @@
  * Anything else goes on to intent recognition with the live parked tasks.
  */
 import type { EmotionScorer } from '../../escalation/emotion.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
 import { planFromConfirmed } from '../control/confirmation.js';
 import { askAgainText, NOTICES, nothingToCancelText, runningConfirmedText, unknownConfirmationText } from '../control/notices.js';
 import { classifyReplyWord } from '../control/reply-words.js';
@@ -104,9 +105,9 @@ export function createControlNode(dependencies: ControlDependencies) {
     const rejected = pick(rejectIds);
     const unmatched = [...confirmIds, ...rejectIds].filter((id) => !awaitingById.has(id) && !expiredIds.has(id));
     const available = (task: PendingTask) => snapshot.byId.get(task.agent_id)?.enabled === true;
-    const runnable = confirmed.filter(available);
     const unavailable = confirmed.filter((task) => !available(task));
-    const touched = new Set([...confirmed, ...rejected]);
+    const runnable = withWaitingDependents(confirmed.filter(available), live, snapshot);
+    const touched = new Set([...runnable, ...confirmed, ...rejected]);
     const remaining = live.filter((task) => !touched.has(task));
 
     if (rejected.length > 0) notices.push(NOTICES.rejected(rejected, snapshot, language));
@@ -127,6 +128,29 @@ export function createControlNode(dependencies: ControlDependencies) {
       execution_path: path,
     };
   };
+}
+
+/**
+ * The confirmed tasks plus read-only parked tasks that only waited for them
+ * (no keys missing, their agent depends on a confirmed one): they run in the
+ * same turn, after the task they wait for.
+ */
+function withWaitingDependents(confirmed: PendingTask[], live: readonly PendingTask[], snapshot: RegistrySnapshot): PendingTask[] {
+  const tasks = [...confirmed];
+  let added = true;
+  while (added) {
+    added = false;
+    const agents = new Set(tasks.map((task) => task.agent_id));
+    for (const task of live) {
+      if (tasks.includes(task) || task.confirmation || task.missing_keys.length > 0 || !task.task_id) continue;
+      const card = snapshot.byId.get(task.agent_id);
+      if (card?.enabled === true && card.sideEffects !== true && card.dependsOn.some((id) => agents.has(id))) {
+        tasks.push(task);
+        added = true;
+      }
+    }
+  }
+  return tasks;
 }
 
 /** After control: run confirmed tasks, end after a direct reply, or go on to intent recognition. */
