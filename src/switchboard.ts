@@ -13,6 +13,7 @@ import { buildSupervisorGraph } from './graph/build-graph.js';
 import { createLlmPlanner } from './graph/planning/llm-planner.js';
 import { createOfflinePlanner } from './graph/planning/offline-planner.js';
 import type { Planner } from './graph/planning/types.js';
+import { createTurnFeed } from './graph/turn-feed.js';
 import { createTurnRunner } from './graph/turn-runner.js';
 import type { TurnRunner } from './graph/turn-types.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
@@ -141,6 +142,8 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     storage,
     logger,
     replicaId: options.replicaId,
+    // Cheap where signals do not cost a database round trip (SQLite in-process, Redis); followers poll otherwise.
+    announceEvents: storage.kind !== 'postgres',
     leaseTtlMs: options.leaseTtlMs,
     pruneCheckpoints: (threadId) => storage.pruneCheckpoints(threadId),
     now: options.now,
@@ -152,11 +155,13 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   });
   const streams = createStreamTracker();
   const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });
+  const feed = createTurnFeed({ storage, announced: storage.kind !== 'postgres' });
   const app = createApp({
     registry,
     streams,
     turns,
     messages: storage.transcript,
+    feed,
     isReady: () => !turns.draining,
     publicCard: (card) => ({ ...toPublicCard(card), health: health.of(card.id) }),
     logger,

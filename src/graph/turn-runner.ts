@@ -23,6 +23,7 @@ import type { NodeEvent, TaskRecorder, TurnContext } from './context.js';
 import type { ResponseState } from './response-state.js';
 import type { SupervisorGraph } from './build-graph.js';
 import { acquireSessionLease, sessionLeaseKey } from './session-lease.js';
+import { cancelChannel, turnEventsChannel } from './turn-channels.js';
 import { createTurnEventLog } from './turn-event-log.js';
 import type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
 
@@ -32,10 +33,6 @@ export type TurnStorage = Pick<Storage, 'transcript' | 'events' | 'tasks' | 'lea
 /** Why a running turn was stopped (the abort reason of its signal). */
 export type TurnStopReason = 'client_disconnected' | 'server_shutdown' | 'lease_lost' | 'user_cancel';
 
-/** Signal channel on which a session's running turn listens for cancel requests. */
-export function cancelChannel(userId: string, sessionId: string): string {
-  return `cancel:${sessionLeaseKey(userId, sessionId)}`;
-}
 
 export interface TurnRunnerOptions {
   registry: Registry;
@@ -46,6 +43,8 @@ export interface TurnRunnerOptions {
   replicaId?: string;
   /** Lease time to live; a dead replica's session is free again after this. Default 15000 ms. */
   leaseTtlMs?: number;
+  /** Announce each stored batch of events on the signal bus (for resume followers); on where signals are cheap. */
+  announceEvents?: boolean;
   /** Masks personal data in the inputs kept in task records. Default: keys declared phone/email. */
   maskInputs?: (card: AgentCard | undefined, inputs: Record<string, unknown>) => Record<string, unknown>;
   /** Drops older checkpoints of a thread after each turn (keeps storage bounded). */
@@ -196,7 +195,14 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     const events: ResponseState[] = [];
     const usage: LlmUsage = { calls: [] };
     const usageState = () => (options.summariseUsage ? { llm: options.summariseUsage(usage) } : {});
-    const eventLog = createTurnEventLog({ events: storage.events, turnId: request.turnId, logger });
+    const eventLog = createTurnEventLog({
+      events: storage.events,
+      turnId: request.turnId,
+      logger,
+      onStored: options.announceEvents
+        ? (lastSeq) => void storage.signals.publish(turnEventsChannel(request.turnId), String(lastSeq)).catch(() => {})
+        : undefined,
+    });
     let finalAnswer = '';
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
 
@@ -365,7 +371,10 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
       }
 
-      const onClientGone = () => stop('client_disconnected');
+      // With on_disconnect "continue" the turn outlives its client; its events stay stored for resume.
+      const onClientGone = () => {
+        if (request.onDisconnect !== 'continue') stop('client_disconnected');
+      };
       if (signal.aborted) onClientGone();
       else signal.addEventListener('abort', onClientGone, { once: true });
       const releaseAll = async () => {

@@ -12,6 +12,8 @@ export interface TurnRequest {
   /** Task ids of parked side-effect tasks the user confirms / rejects (then `query` may be empty). */
   confirm?: string[];
   reject?: string[];
+  /** `continue`: the client going away does not stop the turn (it can be resumed). Default `cancel`. */
+  onDisconnect?: 'cancel' | 'continue';
 }
 
 export interface TurnResult {

@@ -160,6 +160,52 @@ export const API_ROUTES: readonly ApiRoute[] = [
   },
   {
     method: 'get',
+    path: '/v1/sessions/:session_id/stream',
+    operation: {
+      operationId: 'sessionStream',
+      summary: 'Resume a turn: replay its events after Last-Event-ID, then follow it live until done (any replica)',
+      tags: ['sessions'],
+      security: [{}, { bearer: [] }],
+      parameters: [
+        SESSION_ID_PATH,
+        USER_ID_QUERY,
+        {
+          name: 'last-event-id',
+          in: 'header',
+          required: false,
+          description: '`<turn_id>:<seq>` of the last event received; absent = the latest turn from its start.',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '200': { description: 'The events', content: { 'text/event-stream': { schema: { type: 'string', description: 'Frames `id: <turn_id>:<seq>` + `data: <ResponseState JSON>`.' } } } },
+        '400': error('Bad id or Last-Event-ID'),
+        '401': error('API key missing or wrong'),
+        '403': error('The session belongs to another user'),
+        '404': error('No such session, turn or event id'),
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/sessions/:session_id/cancel',
+    operation: {
+      operationId: 'sessionCancel',
+      summary: "Cancel the session's running turn (any replica): its stream ends with a cancelled final and done",
+      tags: ['sessions'],
+      security: [{}, { bearer: [] }],
+      parameters: [SESSION_ID_PATH, USER_ID_QUERY],
+      responses: {
+        '202': { description: 'Cancel requested', content: json({ type: 'object', required: ['turn_id'], properties: { status: { const: 'cancelling' }, turn_id: { type: 'string' } } }) },
+        '400': error('Bad id'),
+        '401': error('API key missing or wrong'),
+        '403': error('The session belongs to another user'),
+        '404': error('No turn is running on this session'),
+      },
+    },
+  },
+  {
+    method: 'get',
     path: '/v1/agents',
     operation: {
       operationId: 'agents',

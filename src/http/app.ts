@@ -18,6 +18,8 @@ import { createOpenApiHandler, createResponseStateSchemaHandler } from './descri
 import { createBodyTimeout, createErrorHandler, createNotFoundHandler, createUrlLengthLimit, methodNotAllowed } from './error-handler.js';
 import { createHealthRouter } from './health-routes.js';
 import { createSessionMessagesHandler } from './sessions-route.js';
+import { createSessionCancelHandler, createSessionStreamHandler } from './session-stream-route.js';
+import type { TurnFeed } from '../graph/turn-feed.js';
 import type { StreamTracker } from './stream-tracker.js';
 import { createTraceIdMiddleware } from './trace-id.js';
 
@@ -26,6 +28,8 @@ export interface AppOptions {
   registry: Registry;
   turns: TurnRunner;
   messages: TranscriptReader;
+  /** Resume and cancel of turns, from any replica. */
+  feed: TurnFeed;
   /** Turns a card into what clients may see (no secrets). */
   publicCard: (card: AgentCard) => PublicAgentCard;
   logger: Logger;
@@ -135,6 +139,12 @@ export function createApp(options: AppOptions): Express {
   v1.route('/sessions/:session_id/messages')
     .get(createSessionMessagesHandler({ messages: options.messages }))
     .all(methodNotAllowed(['GET']));
+  v1.route('/sessions/:session_id/stream')
+    .get(createSessionStreamHandler({ messages: options.messages, feed: options.feed, heartbeatMs: options.heartbeatMs ?? 15000 }))
+    .all(methodNotAllowed(['GET']));
+  v1.route('/sessions/:session_id/cancel')
+    .post(createSessionCancelHandler({ messages: options.messages, feed: options.feed }))
+    .all(methodNotAllowed(['POST']));
   v1.route('/schemas/response-state.json').get(createResponseStateSchemaHandler()).all(methodNotAllowed(['GET']));
   v1.route('/agents')
     .get(createAgentsHandler({ registry: options.registry, publicCard: options.publicCard }))

@@ -20,6 +20,8 @@ export interface ChatRequest {
   /** Task ids of side-effect tasks the user confirms / rejects (CONTRACT §3). */
   confirm?: string[];
   reject?: string[];
+  /** `continue`: the turn runs to its end when the client goes away (and can be resumed). Default `cancel`. */
+  onDisconnect?: 'cancel' | 'continue';
 }
 
 /** Allowed characters of a task id named in `confirm` / `reject`. */
@@ -52,6 +54,8 @@ function describe(error: ErrorObject, maxQueryChars: number): { field: string; m
     return { field: name, message: `${name}[${list[2]}] must be a task id (letters, digits and _ . : -, 1 to 200 characters)` };
   }
   switch (error.keyword) {
+    case 'enum':
+      return { field, message: `${field} must be one of ${((error.params as { allowedValues: string[] }).allowedValues ?? []).map((value) => `"${value}"`).join(', ')}` };
     case 'type':
       return { field, message: `${field} must be a string` };
     case 'minLength':
@@ -101,6 +105,11 @@ export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown>
         items: { type: 'string', pattern: TASK_ID_PATTERN },
         description: 'Task ids of side-effect tasks awaiting confirmation that the user rejects; `query` may then be left out.',
       },
+      on_disconnect: {
+        type: 'string',
+        enum: ['cancel', 'continue'],
+        description: 'What happens when the client goes away mid-turn: `cancel` (default) aborts the turn and its sub-agent calls; `continue` lets it finish so it can be resumed with GET /v1/sessions/{session_id}/stream.',
+      },
     },
   };
 }
@@ -112,7 +121,7 @@ export function createChatRequestValidator(options: { maxQueryChars?: number } =
   const validate = ajv.compile(chatRequestSchema(maxQueryChars));
   return (body) => {
     if (validate(body)) {
-      const record = body as { query?: string; user_id: string; session_id?: string; confirm?: string[]; reject?: string[] };
+      const record = body as { query?: string; user_id: string; session_id?: string; confirm?: string[]; reject?: string[]; on_disconnect?: 'cancel' | 'continue' };
       const confirming = (record.confirm?.length ?? 0) + (record.reject?.length ?? 0) > 0;
       // `query` may be left out only when the body confirms or rejects parked tasks.
       if (record.query === undefined && !confirming) return { ok: false, field: 'query', message: 'query is required' };
@@ -120,6 +129,7 @@ export function createChatRequestValidator(options: { maxQueryChars?: number } =
       if (record.session_id !== undefined) value.sessionId = record.session_id;
       if (record.confirm?.length) value.confirm = record.confirm;
       if (record.reject?.length) value.reject = record.reject;
+      if (record.on_disconnect !== undefined) value.onDisconnect = record.on_disconnect;
       return { ok: true, value };
     }
     const first = validate.errors?.[0];

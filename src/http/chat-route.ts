@@ -144,6 +144,11 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
   };
 }
 
+/** The SSE id of an event: `<turn_id>:<seq>` (none for events of no turn). */
+export function eventId(event: ResponseState): string | undefined {
+  return event.metadata.turn_id ? `${event.metadata.turn_id}:${event.metadata.seq}` : undefined;
+}
+
 /** Writes events to the stream in order and ends it after the `done` event. */
 function createRelay(stream: SseStream) {
   let lastSeq = 0;
@@ -153,7 +158,7 @@ function createRelay(stream: SseStream) {
       if (sawDone || stream.closed) return;
       const seq = typeof event.metadata?.seq === 'number' ? event.metadata.seq : lastSeq + 1;
       lastSeq = Math.max(lastSeq, seq);
-      stream.send(event);
+      stream.send(event, eventId(event));
       if (event.type === 'done') {
         sawDone = true;
         stream.end();

@@ -9,10 +9,14 @@ import type { Response } from 'express';
 /** One open event stream. */
 export interface SseStream {
   /**
-   * Writes `data: <json>\n\n`, exactly the frame of CONTRACT §3 (the event's
-   * position travels in `metadata.seq`). No-op once the stream is closed.
+   * Writes `id: <id>\ndata: <json>\n\n` (CONTRACT §3 v2; the id is
+   * `<turn_id>:<seq>`, what a reconnecting client sends back as
+   * `Last-Event-ID`), or only the data line without an id. No-op once the
+   * stream is closed.
    */
-  send(data: unknown): void;
+  send(data: unknown, id?: string): void;
+  /** Writes an already serialised event (a replay of what was stored) the same way. */
+  sendSerialised(json: string, id?: string): void;
   /** Stops the heartbeat and ends the response. Safe to call more than once. */
   end(): void;
   /** True once ended here or closed by the client. */
@@ -42,8 +46,11 @@ export function openSseStream(response: Response, options: { heartbeatMs: number
   response.once('close', stopHeartbeat);
 
   return {
-    send(data) {
-      write(`data: ${JSON.stringify(data)}\n\n`);
+    send(data, id) {
+      write(`${id ? `id: ${id}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+    },
+    sendSerialised(json, id) {
+      write(`${id ? `id: ${id}\n` : ''}data: ${json}\n\n`);
     },
     end() {
       stopHeartbeat();

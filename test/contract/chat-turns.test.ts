@@ -88,11 +88,15 @@ describe('SSE framing and events', () => {
     expect(result.events.filter((event) => event.type === 'done')).toHaveLength(1);
   });
 
-  it('each frame is exactly one "data: <json>" line (CONTRACT §3 to the letter)', async () => {
+  it('each frame is "id: <turn_id>:<seq>" then exactly one "data: <json>" line (CONTRACT §3 v2)', async () => {
     const result = await chatSse(server.url, { query: '你好', user_id: 'u-frame', session_id: nextSession() });
     const frames = result.raw.split('\n\n').filter((frame) => frame.length > 0 && !frame.startsWith(':'));
     expect(frames.length).toBeGreaterThan(1);
-    for (const frame of frames) expect(frame).toMatch(/^data: [^\n]*$/);
+    frames.forEach((frame, index) => {
+      expect(frame).toMatch(/^id: [^\n:]+:\d+\ndata: [^\n]*$/);
+      const event = result.events[index]!;
+      expect(frame.split('\n')[0]).toBe(`id: ${String(event.metadata.turn_id)}:${event.metadata.seq}`);
+    });
   });
 
   it('business turn: stages in table order, agent events carry the sub-agent id, final is not thinking', async () => {

@@ -1,0 +1,99 @@
+/**
+ * Resume and cancel from any replica. A turn's events are stored as they are
+ * sent; a follower replays what is stored after the client's last event and
+ * then keeps reading as more is stored, until the `done` event. It is woken by
+ * a signal after each stored batch where signals are cheap (SQLite in-process,
+ * Redis) and polls otherwise, so it never depends on a signal arriving.
+ * Cancel is a signal to whichever replica runs the session's turn.
+ */
+import type { Storage, StoredEvent } from '../store/types.js';
+import { safeJsonParse } from '../util/safe-json.js';
+import { cancelChannel, turnEventsChannel } from './turn-channels.js';
+
+/** Where a resume starts. */
+export type ResumePoint = { ok: true; turnId: string; afterSeq: number } | { ok: false; reason: 'bad_id' | 'not_found' };
+
+export interface TurnFeed {
+  /** The turn named by `lastEventId` (`<turn_id>:<seq>`), or the session's latest turn from its start. */
+  resumePoint(userId: string, sessionId: string, lastEventId?: string): Promise<ResumePoint>;
+  /** Hands over stored events after `afterSeq`, then new ones, until `done`, the signal, or a long silence. */
+  follow(turnId: string, afterSeq: number, onEvent: (event: StoredEvent) => void, signal: AbortSignal): Promise<void>;
+  /** Asks the replica running the session's turn to cancel it; false when no turn is running. */
+  cancel(userId: string, sessionId: string): Promise<{ turnId: string } | undefined>;
+}
+
+const EVENT_ID = /^(turn_[0-9a-f]{32}):(\d{1,9})$/;
+
+function isDone(event: StoredEvent): boolean {
+  const parsed = safeJsonParse(event.data);
+  return parsed.ok && (parsed.value as { type?: unknown })?.type === 'done';
+}
+
+export function createTurnFeed(options: {
+  storage: Pick<Storage, 'transcript' | 'events' | 'signals'>;
+  /** Stored batches are announced on the signal bus (else followers poll faster). */
+  announced: boolean;
+  /** A follower gives up after this long without a new event from a turn that is not running. Default 2000 ms. */
+  settleMs?: number;
+  /** ...or from a turn still marked running (its replica may have died). Default 60000 ms. */
+  idleMs?: number;
+}): TurnFeed {
+  const { transcript, events, signals } = options.storage;
+  const pollMs = options.announced ? 1000 : 250;
+  const settleMs = options.settleMs ?? 2000;
+  const idleMs = options.idleMs ?? 60000;
+
+  return {
+    async resumePoint(userId, sessionId, lastEventId) {
+      if (lastEventId === undefined) {
+        const latest = await transcript.latestTurn(userId, sessionId);
+        return latest ? { ok: true, turnId: latest.turn_id, afterSeq: 0 } : { ok: false, reason: 'not_found' };
+      }
+      const match = EVENT_ID.exec(lastEventId.trim());
+      if (!match) return { ok: false, reason: 'bad_id' };
+      const turn = await transcript.getTurn(match[1]!);
+      if (!turn || turn.user_id !== userId || turn.session_id !== sessionId) return { ok: false, reason: 'not_found' };
+      return { ok: true, turnId: turn.turn_id, afterSeq: Number(match[2]) };
+    },
+
+    async follow(turnId, afterSeq, onEvent, signal) {
+      let wake = () => {};
+      const unsubscribe = await signals.subscribe(turnEventsChannel(turnId), () => wake());
+      let last = afterSeq;
+      let quietSince = Date.now();
+      try {
+        while (!signal.aborted) {
+          const batch = await events.listEvents(turnId, last);
+          for (const event of batch) {
+            onEvent(event);
+            last = event.seq;
+            if (isDone(event)) return;
+          }
+          if (batch.length > 0) quietSince = Date.now();
+          else {
+            const turn = await transcript.getTurn(turnId);
+            const quietMs = Date.now() - quietSince;
+            if (!turn || (turn.status !== 'running' && quietMs > settleMs) || quietMs > idleMs) return;
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+            signal.addEventListener('abort', wake, { once: true });
+          });
+        }
+      } finally {
+        await unsubscribe();
+      }
+    },
+
+    async cancel(userId, sessionId) {
+      const latest = await transcript.latestTurn(userId, sessionId);
+      if (!latest || latest.status !== 'running') return undefined;
+      await signals.publish(cancelChannel(userId, sessionId), latest.turn_id);
+      return { turnId: latest.turn_id };
+    },
+  };
+}

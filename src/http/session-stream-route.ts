@@ -1,0 +1,60 @@
+/**
+ * `GET /v1/sessions/:session_id/stream` (resume with `Last-Event-ID`) and
+ * `POST /v1/sessions/:session_id/cancel`, for the session's owner, on any
+ * replica: both go through the stored events and the signal bus, never
+ * through the process that runs the turn.
+ */
+import type { RequestHandler } from 'express';
+import { UserError } from '../errors.js';
+import type { TurnFeed } from '../graph/turn-feed.js';
+import type { TranscriptReader } from '../store/types.js';
+import { SESSION_ID_PATTERN, USER_ID_PATTERN, requireIdParameter } from './chat-request.js';
+import { openSseStream } from './sse.js';
+
+export interface SessionStreamOptions {
+  messages: TranscriptReader;
+  feed: TurnFeed;
+  heartbeatMs: number;
+}
+
+async function requireOwner(messages: TranscriptReader, userId: string, sessionId: string): Promise<void> {
+  const access = await messages.sessionAccess(userId, sessionId);
+  if (access === 'none') throw new UserError('SESSION_NOT_FOUND', `session ${sessionId} does not exist`);
+  if (access === 'other') throw new UserError('FORBIDDEN', 'this session belongs to another user');
+}
+
+/** Replays a turn's events after `Last-Event-ID`, then follows it live until `done`. */
+export function createSessionStreamHandler(options: SessionStreamOptions): RequestHandler {
+  return async (request, response) => {
+    const sessionId = requireIdParameter('session_id', request.params.session_id, SESSION_ID_PATTERN);
+    const userId = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
+    await requireOwner(options.messages, userId, sessionId);
+    const header = request.headers['last-event-id'];
+    const lastEventId = Array.isArray(header) ? header[0] : header;
+    const point = await options.feed.resumePoint(userId, sessionId, lastEventId || undefined);
+    if (!point.ok) {
+      if (point.reason === 'bad_id') throw new UserError('BAD_REQUEST', 'Last-Event-ID must be <turn_id>:<seq> as sent in an event id', { field: 'last-event-id' });
+      throw new UserError('NOT_FOUND', lastEventId ? `no event ${lastEventId} in session ${sessionId}` : `session ${sessionId} has no turn yet`);
+    }
+    const controller = new AbortController();
+    response.once('close', () => controller.abort());
+    const stream = openSseStream(response, { heartbeatMs: options.heartbeatMs });
+    try {
+      await options.feed.follow(point.turnId, point.afterSeq, (event) => stream.sendSerialised(event.data, `${point.turnId}:${event.seq}`), controller.signal);
+    } finally {
+      stream.end();
+    }
+  };
+}
+
+/** Cancels the session's running turn wherever it runs: 202, or 404 when none runs. */
+export function createSessionCancelHandler(options: Pick<SessionStreamOptions, 'messages' | 'feed'>): RequestHandler {
+  return async (request, response) => {
+    const sessionId = requireIdParameter('session_id', request.params.session_id, SESSION_ID_PATTERN);
+    const userId = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
+    await requireOwner(options.messages, userId, sessionId);
+    const cancelled = await options.feed.cancel(userId, sessionId);
+    if (!cancelled) throw new UserError('NOT_FOUND', `no turn is running on session ${sessionId}`);
+    response.status(202).json({ status: 'cancelling', turn_id: cancelled.turnId });
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Event ids, resume and cancel over real HTTP (SQLite, one process): a client
+ * cut mid-turn with on_disconnect "continue" resumes with Last-Event-ID and
+ * gets every event exactly once in order; POST /cancel aborts the running
+ * turn's sub-agent call within a second and the stream ends cancelled.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createParser } from 'eventsource-parser';
+import { hangReply, jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+import type { ResponseState } from '../../src/graph/response-state.js';
+
+interface Frame {
+  id: string | undefined;
+  event: ResponseState;
+}
+
+/** Reads SSE frames (id + data) until the stream ends or `stopAfter` frames arrived (then the client goes away). */
+async function readFrames(response: Response, stopAfter = Infinity, controller?: AbortController): Promise<Frame[]> {
+  const frames: Frame[] = [];
+  const parser = createParser({ onEvent: (message) => frames.push({ id: message.id, event: JSON.parse(message.data) as ResponseState }) });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  try {
+    while (frames.length < stopAfter) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+  } catch {
+    // The client aborted.
+  }
+  if (frames.length >= stopAfter) controller?.abort();
+  return frames.slice(0, Math.min(frames.length, stopAfter));
+}
+
+const behaviour = new Map<string, 'hang' | number>();
+
+describe('resume and cancel', () => {
+  let hotel: FakeAgent;
+  let board: TestSwitchboard;
+
+  beforeAll(async () => {
+    hotel = await startFakeAgent((body) => {
+      const how = behaviour.get((body as { thread_id: string }).thread_id) ?? 0;
+      return how === 'hang' ? hangReply() : jsonReply({ message: '已为您预订北京饭店。', output: { booking_id: 'HB-1' }, delayMs: how });
+    });
+    board = await startTestSwitchboard({ registryYaml: sampleRegistry('agents_config.yaml', { 7101: hotel.url }) });
+  });
+  afterAll(async () => {
+    await board?.close();
+    await hotel?.close();
+  });
+
+  const post = (sessionId: string, extra: Record<string, unknown> = {}, signal?: AbortSignal) =>
+    fetch(`${board.url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: '帮我订北京明天的酒店', user_id: 'u1', session_id: sessionId, ...extra }),
+      signal,
+    });
+  const resume = (sessionId: string, lastEventId?: string) =>
+    fetch(`${board.url}/v1/sessions/${sessionId}/stream?user_id=u1`, { headers: lastEventId ? { 'last-event-id': lastEventId } : {} });
+
+  it('labels every frame id: <turn_id>:<seq>, with the turn id in each event', async () => {
+    const frames = await readFrames(await post('ids'));
+    const turnId = frames[0]!.event.metadata.turn_id;
+    expect(turnId).toMatch(/^turn_[0-9a-f]{32}$/);
+    frames.forEach((frame, index) => {
+      expect(frame.event.metadata.turn_id).toBe(turnId);
+      expect(frame.event.metadata.seq).toBe(index + 1);
+      expect(frame.id).toBe(`${turnId}:${index + 1}`);
+    });
+  });
+
+  it('a client cut mid-turn with on_disconnect "continue" resumes with Last-Event-ID: every event once, in order', async () => {
+    behaviour.set('resume', 600);
+    const controller = new AbortController();
+    const first = await readFrames(await post('resume', { on_disconnect: 'continue' }, controller.signal), 2, controller);
+    expect(first).toHaveLength(2);
+    const rest = await readFrames(await resume('resume', first[1]!.id));
+    const all = [...first, ...rest];
+    expect(all.map((frame) => frame.event.metadata.seq)).toEqual(all.map((_, index) => index + 1));
+    expect(all.at(-1)!.event.type).toBe('done');
+    expect(all.at(-1)!.event.metadata.state?.outcome).toBe('completed');
+    expect(hotel.calls.filter((call) => (call.body as { thread_id: string }).thread_id === 'resume').every((call) => !call.aborted)).toBe(true);
+
+    // Without the header: the latest turn again from its start.
+    const replay = await readFrames(await resume('resume'));
+    expect(replay.map((frame) => frame.id)).toEqual(all.map((frame) => frame.id));
+  });
+
+  it('answers 404 for an unknown event id and 400 for a malformed one', async () => {
+    expect((await resume('resume', `turn_${'0'.repeat(32)}:3`)).status).toBe(404);
+    expect((await resume('resume', 'not-an-id')).status).toBe(400);
+    expect((await resume('no-such-session')).status).toBe(404);
+  });
+
+  it('cancels a running turn: the sub-agent request is aborted within 1 s, the stream ends cancelled, the transcript says so', async () => {
+    behaviour.set('cancel', 'hang');
+    const calls = hotel.calls.length;
+    const streaming = post('cancel').then((response) => readFrames(response));
+    await hotel.waitForCalls(calls + 1, 10000);
+    const aborts = hotel.abortedCount;
+    const cancelledAt = Date.now();
+    const answer = await fetch(`${board.url}/v1/sessions/cancel/cancel?user_id=u1`, { method: 'POST' });
+    expect(answer.status).toBe(202);
+    await hotel.waitForAborts(aborts + 1, 1000);
+    expect(Date.now() - cancelledAt).toBeLessThan(1000);
+    const frames = await streaming;
+    const final = frames.find((frame) => frame.event.metadata.stage === 'final');
+    expect(final?.event.content).toMatch(/取消|cancelled/);
+    expect(frames.at(-1)!.event.metadata.state).toMatchObject({ outcome: 'cancelled', reason: 'user_cancel' });
+    const transcript = (await (await fetch(`${board.url}/v1/sessions/cancel/messages?user_id=u1`)).json()) as { messages: { metadata?: Record<string, unknown> }[] };
+    expect(transcript.messages.at(-1)!.metadata).toMatchObject({ outcome: 'cancelled' });
+    expect((await fetch(`${board.url}/v1/sessions/cancel/cancel?user_id=u1`, { method: 'POST' })).status).toBe(404);
+    expect((await fetch(`${board.url}/v1/sessions/cancel/cancel?user_id=someone-else`, { method: 'POST' })).status).toBe(403);
+  });
+});
