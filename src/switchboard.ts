@@ -14,6 +14,7 @@ import { createLlmPlanner } from './graph/planning/llm-planner.js';
 import { createOfflinePlanner } from './graph/planning/offline-planner.js';
 import type { Planner } from './graph/planning/types.js';
 import { createTurnFeed } from './graph/turn-feed.js';
+import { createTurnIdempotency } from './graph/turn-idempotency.js';
 import { createTurnRunner } from './graph/turn-runner.js';
 import type { TurnRunner } from './graph/turn-types.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
@@ -162,6 +163,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     turns,
     messages: storage.transcript,
     feed,
+    idempotency: createTurnIdempotency({ kv: storage.kv }),
     isReady: () => !turns.draining,
     publicCard: (card) => ({ ...toPublicCard(card), health: health.of(card.id) }),
     logger,

@@ -403,7 +403,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           active.delete(turnId);
         });
       active.set(turnId, { controller, done });
-      return { sessionId, done };
+      return { sessionId, turnId, done };
     },
 
     async drain(graceMs) {

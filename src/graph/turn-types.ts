@@ -24,6 +24,8 @@ export interface TurnResult {
 
 export interface StartedTurn {
   sessionId: string;
+  /** The turn's id (SSE ids are `<turn_id>:<seq>`). */
+  turnId?: string;
   /** Settles when the turn ends (never rejects: failures end as a final answer + done). */
   done: Promise<TurnResult>;
 }

@@ -110,6 +110,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
         },
         { name: 'x-trace-id', in: 'header', required: false, description: 'Trace id to use for the turn (passed on to sub-agents).', schema: { type: 'string' } },
         { name: 'x-request-id', in: 'header', required: false, description: 'Echoed back as the x-request-id response header.', schema: { type: 'string' } },
+        {
+          name: 'idempotency-key',
+          in: 'header',
+          required: false,
+          description: 'A repeat with the same key (same user) within 24 h never starts a second turn: it streams the first turn\'s events (replay, then live).',
+          schema: { type: 'string', minLength: 1, maxLength: 200 },
+        },
       ],
       requestBody: { required: true, content: json(ref('ChatRequest')) },
       responses: {

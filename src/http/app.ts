@@ -20,6 +20,7 @@ import { createHealthRouter } from './health-routes.js';
 import { createSessionMessagesHandler } from './sessions-route.js';
 import { createSessionCancelHandler, createSessionStreamHandler } from './session-stream-route.js';
 import type { TurnFeed } from '../graph/turn-feed.js';
+import type { TurnIdempotency } from '../graph/turn-idempotency.js';
 import type { StreamTracker } from './stream-tracker.js';
 import { createTraceIdMiddleware } from './trace-id.js';
 
@@ -30,6 +31,8 @@ export interface AppOptions {
   messages: TranscriptReader;
   /** Resume and cancel of turns, from any replica. */
   feed: TurnFeed;
+  /** `idempotency-key` on `POST /v1/chat` (absent = the header is ignored). */
+  idempotency?: TurnIdempotency;
   /** Turns a card into what clients may see (no secrets). */
   publicCard: (card: AgentCard) => PublicAgentCard;
   logger: Logger;
@@ -133,6 +136,7 @@ export function createApp(options: AppOptions): Express {
         heartbeatMs: options.heartbeatMs ?? 15000,
         maxQueryChars: options.maxQueryChars ?? 4000,
         shutdownGraceMs: options.shutdownGraceMs ?? 2000,
+        idempotency: options.idempotency ? { keys: options.idempotency, feed: options.feed } : undefined,
       }),
     )
     .all(methodNotAllowed(['POST']));

@@ -12,6 +12,8 @@
 import type { RequestHandler, Response } from 'express';
 import { ERROR_CATALOGUE, SystemError, UserError } from '../errors.js';
 import type { ResponseState } from '../graph/response-state.js';
+import type { TurnFeed } from '../graph/turn-feed.js';
+import type { TurnIdempotency } from '../graph/turn-idempotency.js';
 import type { StartedTurn, TurnResult, TurnRunner } from '../graph/turn-types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -30,6 +32,37 @@ export interface ChatHandlerOptions {
   maxQueryChars: number;
   /** How long a shutdown waits for a turn to finish after aborting it. */
   shutdownGraceMs: number;
+  /** `idempotency-key` handling; absent = the header is ignored. */
+  idempotency?: { keys: TurnIdempotency; feed: TurnFeed };
+}
+
+/** Allowed `idempotency-key` values: 1-200 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/** Streams (or returns as JSON) the stored events of a turn started earlier under the same idempotency key. */
+async function replayTurn(
+  response: Response,
+  feed: TurnFeed,
+  turn: { turnId: string; sessionId: string },
+  options: { wantsJson: boolean; heartbeatMs: number },
+): Promise<void> {
+  const controller = new AbortController();
+  response.once('close', () => controller.abort());
+  response.setHeader('x-session-id', turn.sessionId);
+  response.setHeader('x-idempotent-replay', 'true');
+  if (options.wantsJson) {
+    const events: ResponseState[] = [];
+    await feed.follow(turn.turnId, 0, (event) => events.push(JSON.parse(event.data) as ResponseState), controller.signal);
+    const final = events.filter((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true).at(-1);
+    if (!response.headersSent) response.status(200).json({ session_id: turn.sessionId, final_answer: final?.content ?? '', events });
+    return;
+  }
+  const stream = openSseStream(response, { heartbeatMs: options.heartbeatMs });
+  try {
+    await feed.follow(turn.turnId, 0, (event) => stream.sendSerialised(event.data, `${turn.turnId}:${event.seq}`), controller.signal);
+  } finally {
+    stream.end();
+  }
 }
 
 /** Why the turn's signal was aborted; the runner can read it from `signal.reason`. */
@@ -81,10 +114,31 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
       }
     };
 
-    const started: StartedTurn = await options.turns.start(
-      { ...check.value, traceId },
-      { signal: controller.signal, onEvent },
-    );
+    const header = request.headers['idempotency-key'];
+    const idempotencyKey = options.idempotency && header !== undefined ? (Array.isArray(header) ? header[0] : header) : undefined;
+    if (idempotencyKey !== undefined) {
+      if (!IDEMPOTENCY_KEY.test(idempotencyKey)) throw new UserError('BAD_REQUEST', 'idempotency-key must be 1-200 visible ASCII characters', { field: 'idempotency-key' });
+      const claim = await options.idempotency!.keys.claim(check.value.userId, idempotencyKey);
+      if (claim.kind === 'pending') throw new UserError('TURN_IN_PROGRESS', 'a request with this idempotency-key is still starting its turn');
+      if (claim.kind === 'existing') {
+        // A repeat (a reconnecting client): never a second turn; the first one's events instead.
+        await replayTurn(response, options.idempotency!.feed, claim, { wantsJson, heartbeatMs: options.heartbeatMs });
+        return;
+      }
+    }
+
+    let started: StartedTurn;
+    try {
+      started = await options.turns.start({ ...check.value, traceId }, { signal: controller.signal, onEvent });
+    } catch (error) {
+      if (idempotencyKey !== undefined) await options.idempotency!.keys.release(check.value.userId, idempotencyKey).catch(() => {});
+      throw error;
+    }
+    if (idempotencyKey !== undefined && started.turnId) {
+      await options.idempotency!.keys
+        .record(check.value.userId, idempotencyKey, { turnId: started.turnId, sessionId: started.sessionId })
+        .catch((error: unknown) => logger.warn({ err: error, traceId }, 'recording the idempotency key failed'));
+    }
 
     if (responseClosed) {
       // The client left while the turn was being reserved: let it wind down unobserved.

@@ -116,4 +116,29 @@ describe('resume and cancel', () => {
     expect((await fetch(`${board.url}/v1/sessions/cancel/cancel?user_id=u1`, { method: 'POST' })).status).toBe(404);
     expect((await fetch(`${board.url}/v1/sessions/cancel/cancel?user_id=someone-else`, { method: 'POST' })).status).toBe(403);
   });
+
+  it('a repeated idempotency-key never starts a second turn: it streams the first turn again', async () => {
+    behaviour.set('idem', 400);
+    const calls = hotel.calls.length;
+    const headers = { 'content-type': 'application/json', accept: 'text/event-stream', 'idempotency-key': 'book-hotel-42' };
+    const body = JSON.stringify({ query: '帮我订北京明天的酒店', user_id: 'u1', session_id: 'idem' });
+    const [first, second] = await Promise.all([
+      fetch(`${board.url}/v1/chat`, { method: 'POST', headers, body }).then((response) => readFrames(response)),
+      new Promise((resolve) => setTimeout(resolve, 100)).then(() => fetch(`${board.url}/v1/chat`, { method: 'POST', headers, body })).then((response) => readFrames(response)),
+    ]);
+    expect(hotel.calls.length - calls).toBe(1);
+    expect(second.map((frame) => frame.id)).toEqual(first.map((frame) => frame.id));
+    expect(second.at(-1)!.event.metadata.state?.outcome).toBe('completed');
+    const later = await fetch(`${board.url}/v1/chat`, { method: 'POST', headers: { ...headers, accept: 'application/json' }, body });
+    const replay = (await later.json()) as { events: ResponseState[]; final_answer: string };
+    expect(replay.events.map((event) => event.metadata.seq)).toEqual(first.map((frame) => frame.event.metadata.seq));
+    expect(replay.final_answer).toBe(first.find((frame) => frame.event.metadata.stage === 'final')!.event.content);
+    expect(hotel.calls.length - calls).toBe(1);
+    const transcript = (await (await fetch(`${board.url}/v1/sessions/idem/messages?user_id=u1`)).json()) as { messages: unknown[] };
+    expect(transcript.messages).toHaveLength(2);
+    // Another user with the same key is another turn.
+    const other = await fetch(`${board.url}/v1/chat`, { method: 'POST', headers, body: JSON.stringify({ query: '你好', user_id: 'u2', session_id: 'idem2' }) });
+    expect((await readFrames(other)).at(-1)!.event.metadata.state?.outcome).toBe('completed');
+    expect((await fetch(`${board.url}/v1/chat`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'bad key with spaces' }, body })).status).toBe(400);
+  });
 });
