@@ -4,6 +4,9 @@
  * `--examples` example utterances on its card and a held-out labelled set
  * (`eval.jsonl`) drawn from the same phrasings but never repeating an example.
  * Many agents share an object or an action, so a single word rarely decides;
+ * word choice is skewed as in real usage (the first three verbs and the first
+ * two object words of a list are three times as likely as the rest), so a
+ * held-out line sometimes uses a word none of its card's examples use;
  * out-of-scope lines use objects no agent serves, with the same verbs; a few
  * lines ask for two intents at once. Half the text is Chinese, half English.
  *
@@ -76,7 +79,7 @@ const ACTIONS: (Phrasing & { id: string; enTemplates: string[]; zhTemplates: str
     id: 'book',
     en: ['book', 'reserve', 'set up', 'arrange', 'get me'],
     zh: ['预订', '帮我订', '安排', '办理', '预约'],
-    enTemplates: ['{verb} a {object}', 'i want to {verb} a {object}', 'can you {verb} a {object} for me', 'please {verb} a new {object}', "i'd like to {verb} a {object}"],
+    enTemplates: ['{verb} a {object}', 'i want to {verb} one {object}', 'can you {verb} a {object} for me', 'please {verb} a new {object}', "i'd like to {verb} the {object}"],
     zhTemplates: ['{verb}{object}', '我想{verb}一个{object}', '能不能{verb}{object}', '麻烦{verb}一下{object}', '需要{verb}{object}'],
   },
   {
@@ -148,11 +151,21 @@ export interface SyntheticRegistry {
 export function generateSyntheticRegistry(options: { agents: number; examples: number; heldOut: number; seed?: number }): SyntheticRegistry {
   const random = createRandom(options.seed ?? 7);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  // Skewed choice: the first `common` entries are three times as likely as the others.
+  const pickSkewed = <T>(items: readonly T[], common: number): T => {
+    const weights = items.map((_, index) => (index < common ? 3 : 1));
+    let roll = random() * weights.reduce((sum, weight) => sum + weight, 0);
+    for (const [index, weight] of weights.entries()) {
+      roll -= weight;
+      if (roll < 0) return items[index] as T;
+    }
+    return items[items.length - 1] as T;
+  };
   const maxAgents = OBJECTS.length * ACTIONS.length;
   if (!Number.isInteger(options.agents) || options.agents < 1 || options.agents > maxAgents) throw new RangeError(`agents must be 1..${maxAgents}`);
   const utterance = (action: (typeof ACTIONS)[number], object: Phrasing, language: 'en' | 'zh'): string => {
     const templates = language === 'en' ? action.enTemplates : action.zhTemplates;
-    const core = pick(templates).replace('{verb}', pick(action[language])).replace('{object}', pick(object[language]));
+    const core = pick(templates).replace('{verb}', pickSkewed(action[language], 3)).replace('{object}', pickSkewed(object[language], 2));
     return language === 'en' ? `${pick(EN_PREFIXES)}${core}${pick(EN_SUFFIXES)}` : `${pick(ZH_PREFIXES)}${core}${pick(ZH_SUFFIXES)}`;
   };
   // Spread agents over objects first so a small registry still mixes domains.

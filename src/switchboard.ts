@@ -18,14 +18,14 @@ import { createTurnIdempotency } from './graph/turn-idempotency.js';
 import { createTurnRunner } from './graph/turn-runner.js';
 import type { TurnRunner } from './graph/turn-types.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
-import { createCardPreselector, createInMemoryIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
+import { createCardPreselector, createExampleRanker, createInMemoryIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
 import type { IntentRecognizer } from './intent/types.js';
 import { summariseUsage } from './llm/index.js';
 import type { LlmGateway } from './llm/types.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRegistry, toPublicCard } from './registry/index.js';
-import type { Registry } from './registry/types.js';
+import type { Registry, RegistrySnapshot } from './registry/types.js';
 import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
 import { createResponseCache } from './graph/response-cache.js';
 import { createLlmVerifier, createOfflineVerifier } from './graph/verify/llm-verifier.js';
@@ -82,6 +82,8 @@ export interface Strategies {
   preselector: CardPreselector;
   /** Judges the results of a business turn (the verify step). */
   verifier: Verifier;
+  /** Trains what a new registry snapshot needs (the offline recogniser's example model) before it goes live. */
+  prepare(snapshot: RegistrySnapshot): void;
 }
 
 /**
@@ -90,8 +92,18 @@ export interface Strategies {
  * its offline counterpart. `switchboard eval` builds its strategies here too.
  */
 export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics): Strategies {
-  const preselector = createCardPreselector();
-  const offline = { recognizer: createOfflineRecognizer(), planner: createOfflinePlanner(), answers: createOfflineAnswers(), preselector, verifier: createOfflineVerifier() };
+  // One example ranker, so the recogniser and the pre-selector share one trained model per snapshot.
+  const ranker = createExampleRanker();
+  const preselector = createCardPreselector({ ranker });
+  const prepare = (snapshot: RegistrySnapshot) => ranker.prepare(snapshot);
+  const offline = {
+    recognizer: createOfflineRecognizer({ ranker }),
+    planner: createOfflinePlanner(),
+    answers: createOfflineAnswers(),
+    preselector,
+    verifier: createOfflineVerifier(),
+    prepare,
+  };
   if (!llm || !llm.enabled) return offline;
   return {
     recognizer: createLlmRecognizer({ gateway: llm, fallback: offline.recognizer, cache: createInMemoryIntentCache(), logger, metrics, preselector }),
@@ -99,13 +111,15 @@ export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, me
     answers: createLlmAnswers({ gateway: llm, fallback: offline.answers, logger }),
     preselector,
     verifier: createLlmVerifier({ gateway: llm, logger }),
+    prepare,
   };
 }
 
 export async function createSwitchboard(options: SwitchboardOptions): Promise<Switchboard> {
   const { logger } = options;
   const metrics = createMetrics();
-  const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true });
+  const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics);
+  const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare });
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
   let storage: Storage;
   try {
@@ -120,7 +134,6 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const health = createAgentHealthTracker();
   // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
   const cacheStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
-  const { recognizer, planner, answers, verifier } = chooseStrategies(options.llm, logger, metrics);
   const graph = buildSupervisorGraph({
     recognizer,
     planner,

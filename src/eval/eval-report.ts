@@ -169,7 +169,7 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
 }
 
 /** The report as the text `switchboard eval` prints. */
-export function formatEvalReport(report: EvalReport, options: { file: string; mode: string; agents: number; maxMisses?: number; maxAgents?: number }): string {
+export function formatEvalReport(report: EvalReport, options: { file: string; mode: string; agents: number; trainingMs?: number; maxMisses?: number; maxAgents?: number }): string {
   const lines: string[] = [];
   const pct = (value: number | null) => (value === null ? 'n/a' : `${(value * 100).toFixed(1)}%`);
   const c = report.counts;
@@ -183,7 +183,7 @@ export function formatEvalReport(report: EvalReport, options: { file: string; mo
   lines.push(`follow-ups                 ${pct(report.followUpAccuracy)}`);
   lines.push(`extracted values           ${pct(report.values.accuracy)}  (${report.values.correct}/${report.values.total})`);
   lines.push(`pre-selection recall       ${pct(report.preselection.recall)}  (cards shown: mean ${report.preselection.meanCards.toFixed(1)}, max ${report.preselection.maxCards})`);
-  lines.push(`latency                    p50 ${report.latencyMs.p50.toFixed(3)} ms, p99 ${report.latencyMs.p99.toFixed(3)} ms`);
+  lines.push(`latency                    p50 ${report.latencyMs.p50.toFixed(3)} ms, p99 ${report.latencyMs.p99.toFixed(3)} ms${options.trainingMs === undefined ? '' : `; model trained in ${options.trainingMs.toFixed(1)} ms`}`);
   lines.push('');
   const maxAgents = options.maxAgents ?? 40;
   const shownAgents = report.agents.length > maxAgents ? [...report.agents].sort((a, b) => a.precision + a.recall - (b.precision + b.recall)).slice(0, maxAgents) : report.agents;

@@ -31,7 +31,9 @@ describe('card pre-selection', () => {
       pendingAgents: ['flight_agent'],
       snapshot,
     });
-    expect(followUp.cards.map((entry) => entry.id)).toEqual(['flight_agent', 'weather_agent']);
+    // Pending and previous-turn cards come first; the rest of the limit goes to the query's candidates.
+    expect(followUp.cards.map((entry) => entry.id)).toEqual(expect.arrayContaining(['flight_agent', 'weather_agent']));
+    expect(followUp.cards.length).toBeLessThanOrEqual(4);
   });
 
   it('rejects a limit that is not a positive integer', () => {

@@ -24,6 +24,8 @@ export {
   type IntentCacheKeyInput,
 } from './intent-cache.js';
 export { createCardPreselector, type CardPreselectInput, type CardPreselector, type CardPreselectOptions, type CardSelection } from './card-preselect.js';
+export { createExampleRanker, type ExampleRanker, type ExampleRankerOptions } from './example-ranker.js';
+export { isFollowUp, refersToPreviousTurn } from './follow-up.js';
 export { createAgentRanker, type AgentMatch, type AgentRanker, type AgentRankerOptions, type RankResult } from './agent-ranker.js';
 export {
   createSimpleIntentClassifier,

@@ -35,9 +35,11 @@
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';
-import { createAgentRanker, type AgentRankerOptions } from './agent-ranker.js';
+import { createAgentRanker, type AgentRanker, type AgentRankerOptions } from './agent-ranker.js';
+import { createExampleRanker } from './example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
 import { orderByMention } from './mention-order.js';
+import { isFollowUp, refersToPreviousTurn } from './follow-up.js';
 import { extractOne } from './key-extractor.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
 import { detectLanguage, normalizeText, splitClauses } from './text-terms.js';
@@ -46,8 +48,10 @@ import { detectLanguage, normalizeText, splitClauses } from './text-terms.js';
 export interface OfflineRecognizerOptions {
   /** Replaces individual word lists (greetings, sensitive words …). */
   lexicon?: Partial<SimpleIntentLexicon>;
-  /** Ranking thresholds. */
+  /** Ranking thresholds of the keyword/coverage ranker; used only when given and no `ranker` is. */
   ranking?: AgentRankerOptions;
+  /** Card ranking (default: the example ranker, trained per snapshot from the cards' examples). */
+  ranker?: AgentRanker;
   /** Clock for relative dates while checking whether a reply is a fragment. Default `() => new Date()`. */
   now?: () => Date;
   /** Chinese characters / Latin words allowed in a fragment besides the key values. Default 4. */
@@ -57,7 +61,7 @@ export interface OfflineRecognizerOptions {
 /** Creates the offline recognizer. Throws a `TypeError` naming the bad option. */
 export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}): IntentRecognizer {
   const classifierFor = createSnapshotClassifiers(options.lexicon);
-  const ranker = createAgentRanker(options.ranking);
+  const ranker = options.ranker ?? (options.ranking ? createAgentRanker(options.ranking) : createExampleRanker());
   const now = options.now ?? (() => new Date());
   const maxFragmentResidue = options.maxFragmentResidue ?? 4;
   if (!Number.isFinite(maxFragmentResidue) || maxFragmentResidue < 0) {
@@ -108,13 +112,21 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
           const withPending = [...intents, ...pendingLeft.map((agentId) => ({ agentId, score: 0.5 }))];
           return business(snapshot, text, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text));
         }
-        return business(snapshot, text, intents, ranked.confidence, ranked.reason, text);
+        // "那边天气怎么样": a new service, but its place comes from the previous turn.
+        const rewritten = previous && refersToPreviousTurn(text) ? merge(previous, text) : text;
+        return business(snapshot, text, intents, ranked.confidence, ranked.reason, rewritten);
       }
 
       if (carried.agents.length > 0 && isFragment(query, carried.agents, snapshot)) {
         const intents = carried.agents.map((agentId) => ({ agentId, score: 0.5 }));
         const reason = `fragment completing the ${carried.source === 'pending' ? 'pending' : 'previous'} request: ${carried.agents.join(', ')}`;
         return business(snapshot, text, intents, 'medium', reason, merge(previous, text));
+      }
+
+      // "地址呢？", "and the day after?": no service named, so the previous request goes on.
+      if (carried.agents.length > 0 && isFollowUp(query) && !classifier.findSmallTalk(query)) {
+        const intents = carried.agents.map((agentId) => ({ agentId, score: 0.5 }));
+        return business(snapshot, text, intents, 'medium', `follow-up of the previous request: ${carried.agents.join(', ')}`, merge(previous, text));
       }
 
       const smallTalk = classifier.findSmallTalk(query);

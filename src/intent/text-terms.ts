@@ -144,3 +144,11 @@ export function splitClauses(text: string): Clause[] {
   push(text.length);
   return clauses;
 }
+
+/**
+ * True for words that say nothing about which service is wanted: English stop
+ * words, Chinese particles and function bigrams (the lists above).
+ */
+export function isFunctionTerm(term: string): boolean {
+  return STOP_WORDS.has(term) || STOP_BIGRAMS.has(term) || (term.length === 1 && PARTICLES.has(term));
+}

@@ -28,6 +28,13 @@ export interface CreateRegistryOptions {
   debounceMs?: number;
   /** false = load once, never watch (tests, one-shot tools). Default true. */
   watch?: boolean;
+  /**
+   * Work a new snapshot needs before it goes live (e.g. training the offline
+   * recogniser on its cards). Runs on the first load and on every reload
+   * before the swap, off the request path; a throw is logged and the snapshot
+   * still goes live (the work is then done on first use).
+   */
+  prepare?: (snapshot: RegistrySnapshot) => void;
 }
 
 /** A live registry that can also be asked to re-read its file now (e.g. on SIGHUP). */
@@ -53,6 +60,15 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
   logWarnings(logger, initial.warnings);
   if (!initial.ok) throw configInvalidError(path, initial.issues);
 
+  const prepare = (snapshot: RegistrySnapshot): void => {
+    if (!options.prepare) return;
+    try {
+      options.prepare(snapshot);
+    } catch (error) {
+      logger.error({ err: error, version: snapshot.version }, 'registry snapshot preparation failed; it will be done on first use');
+    }
+  };
+  prepare(initial.snapshot);
   let current = initial.snapshot;
   let lastError: LastLoadError | null = null;
   const listeners = new Set<ReloadListener>();
@@ -100,6 +116,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
       reject(result.issues);
       return;
     }
+    prepare(result.snapshot);
     const previous = current;
     const diff = diffSnapshots(previous, result.snapshot);
     current = result.snapshot;

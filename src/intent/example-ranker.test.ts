@@ -1,0 +1,73 @@
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadRegistryFile } from '../registry/index.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import { createExampleRanker } from './example-ranker.js';
+import { card, snapshotOf, travelCards } from './test-fixtures.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('example ranker on the travel sample registry', () => {
+  let snapshot: RegistrySnapshot;
+  const ranker = createExampleRanker();
+  const agentsOf = (query: string) => ranker.rank(query, snapshot).intents.map((intent) => intent.agentId);
+  beforeAll(async () => {
+    const loaded = await loadRegistryFile(`${ROOT}agents_config.yaml`, { env: {} });
+    if (!loaded.ok) throw new Error('sample registry invalid');
+    snapshot = loaded.snapshot;
+    ranker.prepare(snapshot);
+  });
+
+  it('routes paraphrases that avoid every keyword, in both languages', () => {
+    expect(agentsOf('成都这几天冷不冷，要带厚衣服吗')).toEqual(['weather_agent']);
+    expect(agentsOf('I need a place to sleep in Shanghai tonight')).toEqual(['hotel_agent']);
+    expect(agentsOf('后天早上要去白云机场，帮我叫辆车送过去')).toEqual(['limo_agent']);
+  });
+
+  it('does not add agents for attribute-only clauses next to a keyword', () => {
+    expect(agentsOf('帮我订北京的酒店，评分在4分以上，给我推荐一家吧')).toEqual(['hotel_agent']);
+    expect(agentsOf('订明天从上海到北京的机票，要靠窗的座位，尽量上午出发')).toEqual(['flight_agent']);
+  });
+
+  it('keeps one agent per request of a multi-request turn', () => {
+    expect(new Set(agentsOf('帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气'))).toEqual(new Set(['hotel_agent', 'limo_agent', 'weather_agent']));
+  });
+
+  it('keeps out what no card covers', () => {
+    expect(agentsOf('给我讲个笑话吧')).toEqual([]);
+    expect(agentsOf('tell me a joke')).toEqual([]);
+    expect(agentsOf('怎么用Python读取Excel文件')).toEqual([]);
+  });
+
+  it('a keyword inside a slot value is a place, not a request ("首都机场" is not a transfer)', () => {
+    expect(agentsOf('北京首都机场附近的酒店')).toEqual(['hotel_agent']);
+  });
+
+  it('gives pre-selection candidates: keyword cards first, then the most probable, never more than the limit', () => {
+    const candidates = ranker.candidates('订北京的酒店，再看看天气', snapshot, 3);
+    expect(candidates.length).toBe(3);
+    expect(candidates.slice(0, 2).sort()).toEqual(['hotel_agent', 'weather_agent']);
+  });
+});
+
+describe('example ranker training', () => {
+  it('trains once per snapshot and follows a new snapshot (hot reload)', () => {
+    const ranker = createExampleRanker();
+    const first = snapshotOf(travelCards());
+    ranker.prepare(first);
+    ranker.prepare(first);
+    expect(ranker.rank('明天会下雨吗', first).intents.map((intent) => intent.agentId)).toEqual(['weather_agent']);
+    const second = snapshotOf([
+      ...travelCards(),
+      card({ id: 'train_agent', name: '火车票', description: '火车票与高铁票查询预订', keywords: ['高铁'], examples: ['帮我买一张去上海的火车票', '查一下明天的动车'] }),
+    ]);
+    expect(ranker.rank('帮我买张火车票', second).intents.map((intent) => intent.agentId)).toEqual(['train_agent']);
+    expect(ranker.rank('帮我买张火车票', first).intents.map((intent) => intent.agentId)).not.toContain('train_agent');
+  });
+
+  it('ranks nothing for an empty query or an empty registry', () => {
+    const ranker = createExampleRanker();
+    expect(ranker.rank('', snapshotOf(travelCards())).intents).toEqual([]);
+    expect(ranker.rank('订酒店', snapshotOf([])).intents).toEqual([]);
+  });
+});

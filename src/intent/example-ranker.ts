@@ -1,0 +1,264 @@
+/**
+ * Ranks capability cards with the registry's own examples (see
+ * `example-index.ts`) and the cards' keywords, clause by clause.
+ *
+ * Per clause (and for the whole query when it has one clause):
+ * - Keywords are strong evidence: a card whose keyword is in the clause is
+ *   chosen (a keyword inside a longer known slot value does not count: "机场"
+ *   in "首都机场" is a place). Several keyword cards in one clause are all kept
+ *   unless the model finds one far less likely than the best of them.
+ * - Otherwise the model's most likely card is chosen when the clause is close
+ *   enough to that card's examples (nearest-example cosine ≥ `minSimilarity`).
+ *   A clause of a multi-clause turn must be closer (`minClauseSimilarity`), and
+ *   closer still (`minSimilarityBesideKeyword`) when a keyword named a card
+ *   elsewhere in the turn: an attribute clause ("评分在4分以上", "给我推荐一家吧")
+ *   qualifies the request next to it and must not add an agent of its own.
+ *   A clause whose best card is already chosen adds nothing.
+ * - When no clause chose anything, the whole query is tried the same way.
+ *
+ * "No agent" therefore means no keyword and nothing close to any card's
+ * examples: out of scope. Scores: keyword → 0.75 + 0.25 × similarity,
+ * similarity only → 0.7 × similarity, so a keyword match always ranks first.
+ *
+ * The model is trained once per snapshot (`prepare`, called by the registry
+ * before a snapshot goes live) and kept in a WeakMap keyed by the frozen
+ * snapshot, so it is swapped together with the snapshot.
+ */
+import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
+import type { AgentMatch, AgentRanker, RankResult } from './agent-ranker.js';
+import { buildExampleIndex, type ExampleIndex, type ExampleScores, type TextMask } from './example-index.js';
+import { createPhraseMatcher, type PhraseMatcher } from './phrase-matcher.js';
+import { normalizeText, splitClauses } from './text-terms.js';
+
+/** Thresholds of the example ranker; defaults set on the sample sets (`switchboard eval`). */
+export interface ExampleRankerOptions {
+  /** Nearest-example cosine for a single-clause query to be routed without a keyword. Default 0.2. */
+  minSimilarity?: number;
+  /** The same for one clause of a multi-clause turn. Default 0.3. */
+  minClauseSimilarity?: number;
+  /** The same when a keyword chose a card elsewhere in the turn. Default 0.45. */
+  minSimilarityBesideKeyword?: number;
+  /** Several keyword cards in one clause: keep those at least this share of the best one's probability. Default 0.05. */
+  keywordShare?: number;
+  /** Similarity needed when the text shares only one word / Chinese term with the card. Default 0.15. */
+  singleTermSimilarity?: number;
+  /** Longer queries are cut to this many characters before ranking. Default 2000. */
+  maxQueryLength?: number;
+}
+
+/** A ranker that can be trained ahead of use. */
+export interface ExampleRanker extends AgentRanker {
+  /** Trains the model of `snapshot` now (idempotent), so no request pays for it. */
+  prepare(snapshot: RegistrySnapshot): void;
+  /** Cards most likely meant by `query`, best first, for pre-selection: keyword cards, then by probability. */
+  candidates(query: string, snapshot: RegistrySnapshot, limit: number): string[];
+}
+
+interface SnapshotModel {
+  cards: readonly AgentCard[];
+  index: ExampleIndex;
+  keywords: PhraseMatcher<number>;
+  /** Spans of known slot values in a normalised text: enum values, and matches of the given cards' patterns. */
+  masksOf: (text: string, keywordCards: Iterable<number>) => TextMask[];
+}
+
+interface Unit {
+  text: string;
+  start: number;
+  end: number;
+}
+
+function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
+  const cards = snapshot.enabledAgents;
+  const values = createPhraseMatcher(
+    snapshot.agents.flatMap((card) =>
+      card.requiredKeys.flatMap((spec) => (spec.extract.type === 'enum' ? spec.extract.values.map((value) => ({ phrase: value, payload: true as const })) : [])),
+    ),
+  );
+  // Pattern-typed keys (order numbers, codes): their matches are values too. Only the patterns of the
+  // cards whose keywords are in the text are run (a keyword inside such a match is part of the value,
+  // "订单号 123…"), so the cost stays flat however many cards the registry has.
+  const patternsByCard = cards.map((card) => card.requiredKeys.flatMap((spec) => (spec.extract.type === 'pattern' ? [spec.extract.matcher] : [])));
+  const enumMasks = (text: string): TextMask[] => values.findAll(text).map((hit) => ({ start: hit.start, end: hit.end }));
+  const masksOf = (text: string, keywordCards: Iterable<number>): TextMask[] => {
+    const masks = enumMasks(text);
+    for (const pattern of new Set([...keywordCards].flatMap((cardIndex) => patternsByCard[cardIndex] ?? []))) {
+      for (const match of pattern.findAll(text)) masks.push({ start: match.start, end: match.end });
+    }
+    return masks;
+  };
+  const index = buildExampleIndex(
+    cards.map((card) => ({
+      examples: card.examples,
+      descriptions: [card.name, card.description, card.keywords.join(' '), card.requiredKeys.map((spec) => spec.description).join(' ')].filter((text) => text.trim().length > 0),
+    })),
+    { masksOf: (text) => enumMasks(normalizeText(text)) },
+  );
+  // English keywords also match their plural ("hotels", "flights").
+  const keywords = createPhraseMatcher(
+    cards.flatMap((card, cardIndex) =>
+      card.keywords.flatMap((phrase) => [phrase, ...(/[a-z]$/iu.test(phrase) ? [`${phrase}${/(?:s|x|ch|sh)$/iu.test(phrase) ? 'es' : 's'}`] : [])]).map((phrase) => ({ phrase, payload: cardIndex })),
+    ),
+  );
+  return { cards, index, keywords, masksOf };
+}
+
+/** Creates the ranker with its own per-snapshot model cache. */
+export function createExampleRanker(options: ExampleRankerOptions = {}): ExampleRanker {
+  const minSimilarity = options.minSimilarity ?? 0.12;
+  const minClauseSimilarity = options.minClauseSimilarity ?? 0.3;
+  const minSimilarityBesideKeyword = options.minSimilarityBesideKeyword ?? 0.35;
+  const keywordShare = options.keywordShare ?? 0.05;
+  const singleTermSimilarity = options.singleTermSimilarity ?? 0.15;
+  const maxQueryLength = options.maxQueryLength ?? 2000;
+  const models = new WeakMap<RegistrySnapshot, SnapshotModel>();
+
+  function modelFor(snapshot: RegistrySnapshot): SnapshotModel {
+    let model = models.get(snapshot);
+    if (!model) {
+      model = buildModel(snapshot);
+      models.set(snapshot, model);
+    }
+    return model;
+  }
+
+  function analyse(query: string, snapshot: RegistrySnapshot) {
+    const model = modelFor(snapshot);
+    const text = normalizeText(typeof query === 'string' ? query : '').slice(0, maxQueryLength);
+    const allKeywordHits = model.keywords.findAll(text, { overlapping: true });
+    const valueHits = model.masksOf(
+      text,
+      new Set(allKeywordHits.flatMap((hit) => hit.payloads)),
+    );
+    const keywordHits = allKeywordHits
+      .filter((hit) => !valueHits.some((value) => value.start <= hit.start && hit.end <= value.end && value.end - value.start > hit.end - hit.start));
+    const scoreUnit = (unit: Unit): ExampleScores =>
+      model.index.score(
+        unit.text,
+        valueHits.filter((hit) => hit.start >= unit.start && hit.end <= unit.end).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })),
+      );
+    return { model, text, keywordHits, scoreUnit };
+  }
+
+  return {
+    prepare(snapshot) {
+      modelFor(snapshot);
+    },
+
+    candidates(query, snapshot, limit) {
+      const { model, text, keywordHits, scoreUnit } = analyse(query, snapshot);
+      if (text.length === 0 || model.cards.length === 0) return [];
+      const chosen = new Set<string>();
+      for (const hit of keywordHits) for (const cardIndex of hit.payloads) chosen.add(model.cards[cardIndex]!.id);
+      const units = unitsOf(text);
+      // Round-robin over the whole query and each clause, best first, so every request of a turn gets a place.
+      const rankings = units.map((unit) => {
+        const scores = scoreUnit(unit);
+        return [...scores.posterior.keys()].sort((a, b) => scores.posterior[b]! - scores.posterior[a]! || scores.nearest[b]! - scores.nearest[a]!);
+      });
+      for (let rank = 0; chosen.size < limit && rank < model.cards.length; rank += 1) {
+        for (const ranking of rankings) if (chosen.size < limit) chosen.add(model.cards[ranking[rank]!]!.id);
+      }
+      return [...chosen];
+    },
+
+    rank(query, snapshot): RankResult {
+      const { model, text, keywordHits, scoreUnit } = analyse(query, snapshot);
+      if (text.length === 0 || model.cards.length === 0) return { intents: [], confidence: 'low', reason: 'empty query or no enabled agents' };
+      const units = unitsOf(text);
+      const multiClause = units.length > 1;
+      const clauses = multiClause ? units.slice(1) : units;
+      const anyKeyword = keywordHits.length > 0;
+      const chosen = new Map<number, AgentMatch>();
+      const choose = (cardIndex: number, match: Omit<AgentMatch, 'agentId'>) => {
+        const previous = chosen.get(cardIndex);
+        if (!previous || match.score > previous.score) chosen.set(cardIndex, { agentId: model.cards[cardIndex]!.id, ...match });
+      };
+
+      const similarityOnly: { cardIndex: number; similarity: number; unit: Unit }[] = [];
+      for (const unit of clauses) {
+        const scores = scoreUnit(unit);
+        const keywordCards = new Map<number, { keywords: Set<string>; position: number }>();
+        for (const hit of keywordHits) {
+          if (hit.start < unit.start || hit.end > unit.end) continue;
+          for (const cardIndex of hit.payloads) {
+            const entry = keywordCards.get(cardIndex) ?? { keywords: new Set<string>(), position: hit.start };
+            entry.keywords.add(hit.phrase);
+            keywordCards.set(cardIndex, entry);
+          }
+        }
+        if (keywordCards.size > 0) {
+          const best = Math.max(...[...keywordCards.keys()].map((cardIndex) => scores.posterior[cardIndex]!));
+          for (const [cardIndex, entry] of keywordCards) {
+            if (keywordCards.size > 1 && scores.posterior[cardIndex]! < keywordShare * best) continue;
+            const similarity = scores.nearest[cardIndex]!;
+            choose(cardIndex, { score: round(0.75 + 0.25 * similarity), keywords: [...entry.keywords], coverage: round(similarity), clause: unit.text, position: entry.position });
+          }
+          continue;
+        }
+        const cardIndex = argmax(scores.posterior);
+        // Only single characters or word pieces in common is not enough to route.
+        if (enoughEvidence(scores, cardIndex, singleTermSimilarity)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
+      }
+      const needed = !multiClause ? minSimilarity : anyKeyword ? minSimilarityBesideKeyword : minClauseSimilarity;
+      for (const { cardIndex, similarity, unit } of similarityOnly) {
+        if (chosen.has(cardIndex) || similarity < needed) continue;
+        choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: unit.text, position: unit.start });
+      }
+      if (chosen.size === 0 && multiClause) {
+        const whole = units[0]!;
+        const scores = scoreUnit(whole);
+        const cardIndex = argmax(scores.posterior);
+        const similarity = scores.nearest[cardIndex]!;
+        if (similarity >= minSimilarity && enoughEvidence(scores, cardIndex, minClauseSimilarity)) choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: whole.text, position: 0 });
+      }
+      const intents = [...chosen.values()].sort((a, b) => b.score - a.score || a.position - b.position);
+      return { intents, confidence: confidenceOf(intents), reason: reasonOf(intents) };
+    },
+  };
+}
+
+/**
+ * Similarity alone routes only on real words in common: two or more shared
+ * words / Chinese terms, or one when the text is close overall, or none when
+ * it is very close character by character (short Chinese paraphrases). A lone
+ * shared "推荐" in a long unrelated sentence is not enough.
+ */
+function enoughEvidence(scores: ExampleScores, cardIndex: number, singleTermSimilarity: number): boolean {
+  const shared = scores.strong[cardIndex]!;
+  const similarity = scores.nearest[cardIndex]!;
+  return shared >= 2 || (shared === 1 && similarity >= singleTermSimilarity) || similarity >= 2 * singleTermSimilarity;
+}
+
+/** The whole text first, then its clauses when there are several. */
+function unitsOf(text: string): Unit[] {
+  const units: Unit[] = [{ text, start: 0, end: text.length }];
+  const clauses = splitClauses(text);
+  if (clauses.length > 1) for (const clause of clauses) units.push({ text: clause.text, start: clause.start, end: clause.start + clause.text.length });
+  return units;
+}
+
+function argmax(values: Float64Array): number {
+  let best = 0;
+  for (let index = 1; index < values.length; index += 1) if (values[index]! > values[best]!) best = index;
+  return best;
+}
+
+function confidenceOf(intents: readonly AgentMatch[]): 'high' | 'medium' | 'low' {
+  if (intents.length === 0) return 'low';
+  if (intents.every((intent) => intent.keywords.length > 0)) return 'high';
+  return Math.min(...intents.map((intent) => intent.coverage)) >= 0.45 ? 'medium' : 'low';
+}
+
+function reasonOf(intents: readonly AgentMatch[]): string {
+  if (intents.length === 0) return 'no keyword and nothing close to any card\'s examples';
+  return intents
+    .map((intent) => (intent.keywords.length > 0 ? `${intent.agentId}: keyword ${intent.keywords.join('/')}` : `${intent.agentId}: close to its examples (similarity ${intent.coverage})`))
+    .join('; ');
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
+
+
