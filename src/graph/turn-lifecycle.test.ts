@@ -46,8 +46,8 @@ async function setUp(behaviour: FakeBehaviour, options: { leaseTtlMs?: number } 
     logger: silentLogger,
     checkpointer: store.checkpointer,
   });
-  const runner = (replicaId: string): TurnRunner =>
-    createTurnRunner({ registry, graph, storage: store, logger: silentLogger, replicaId, leaseTtlMs: options.leaseTtlMs });
+  const runner = (replicaId: string, extra: { maxQueuedTurns?: number } = {}): TurnRunner =>
+    createTurnRunner({ registry, graph, storage: store, logger: silentLogger, replicaId, leaseTtlMs: options.leaseTtlMs, ...extra });
   return { storage: store, runner };
 }
 
@@ -150,5 +150,25 @@ describe('turn lifecycle', () => {
     const turnId = events[0]!.metadata.turn_id!;
     expect((await storage.tasks.listTasks(turnId))[0]?.status).toBe('cancelled');
     expect(await storage.leases.holder(sessionLeaseKey('u1', 's1'))).toBeUndefined();
+  });
+
+  it('refuses an enqueued turn with 429 when the session queue is full', async () => {
+    const { runner } = await setUp(hangReply());
+    const turns = runner('A', { maxQueuedTurns: 1 });
+    const running = await runTurn(turns, 's1');
+    const controller = new AbortController();
+    const waiting = turns
+      .start({ query: '你好', userId: 'u1', sessionId: 's1', traceId: 't', multitaskStrategy: 'enqueue' }, { signal: controller.signal, onEvent: () => {} })
+      .catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const refused = await turns
+      .start({ query: '你好', userId: 'u1', sessionId: 's1', traceId: 't', multitaskStrategy: 'enqueue' }, { signal: new AbortController().signal, onEvent: () => {} })
+      .catch((error: unknown) => error);
+    expect(refused, String(refused)).toBeInstanceOf(UserError);
+    expect((refused as UserError).code).toBe('RATE_LIMITED');
+    controller.abort();
+    expect(((await waiting) as UserError).code).toBe('TURN_IN_PROGRESS');
+    await turns.drain(0);
+    await running.done;
   });
 });

@@ -43,6 +43,10 @@ export interface TurnRunnerOptions {
   replicaId?: string;
   /** Lease time to live; a dead replica's session is free again after this. Default 15000 ms. */
   leaseTtlMs?: number;
+  /** Turns a session may have waiting with `multitask_strategy: "enqueue"` (per process). Default 5. */
+  maxQueuedTurns?: number;
+  /** Longest an enqueued turn waits for its start. Default 120000 ms. */
+  queueWaitMs?: number;
   /** Announce each stored batch of events on the signal bus (for resume followers); on where signals are cheap. */
   announceEvents?: boolean;
   /** Masks personal data in the inputs kept in task records. Default: keys declared phone/email. */
@@ -135,6 +139,40 @@ function userMessageText(request: TurnRequest): string {
   return parts.filter(Boolean).join('; ');
 }
 
+/** Polls for the lease until taken, the client leaves, or `timeoutMs` passes. */
+async function waitForLease<T>(tryLease: () => Promise<T | undefined>, signal: AbortSignal, timeoutMs: number): Promise<T | undefined> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline && !signal.aborted; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lease = await tryLease();
+    if (lease) return lease;
+  }
+  return undefined;
+}
+
+/**
+ * Per-session FIFO of enqueued turns in this process (`multitask_strategy:
+ * "enqueue"`): each waits for the one before it to start (or give up), then
+ * for the lease. Bounded: a full queue is refused with 429.
+ */
+function createSessionQueues(maxQueued: number) {
+  const tails = new Map<string, { tail: Promise<unknown>; size: number }>();
+  return {
+    async wait<T>(key: string, take: () => Promise<T>): Promise<T> {
+      const queue = tails.get(key) ?? { tail: Promise.resolve(), size: 0 };
+      if (queue.size >= maxQueued) throw new UserError('RATE_LIMITED', `the queue of session turns is full (${maxQueued})`, { retryAfterSeconds: 1 });
+      queue.size++;
+      const mine = queue.tail.then(take, take);
+      queue.tail = mine.catch(() => undefined);
+      tails.set(key, queue);
+      try {
+        return await mine;
+      } finally {
+        if (--queue.size === 0 && tails.get(key) === queue) tails.delete(key);
+      }
+    },
+  };
+}
+
 interface ActiveTurn {
   controller: AbortController;
   done: Promise<TurnResult>;
@@ -157,6 +195,9 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const leaseTtlMs = options.leaseTtlMs ?? 15000;
   const maskInputs = options.maskInputs ?? maskDeclaredInputs;
   const active = new Map<string, ActiveTurn>();
+  const queues = createSessionQueues(options.maxQueuedTurns ?? 5);
+  const queueWaitMs = options.queueWaitMs ?? 120000;
+  const interruptWaitMs = Math.max(leaseTtlMs, 10000);
   let draining = false;
 
   function taskRecorder(turn: { turnId: string; userId: string; sessionId: string; traceId: string }, snapshot: RegistrySnapshot): TaskRecorder {
@@ -333,21 +374,36 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         if (!controller.signal.aborted) controller.abort(reason);
       };
 
-      let lease;
-      try {
-        lease = await acquireSessionLease({
-          leases: storage.leases,
-          key: sessionLeaseKey(request.userId, sessionId),
-          holder: `${replicaId}:${turnId}`,
-          ttlMs: leaseTtlMs,
-          logger,
-          onLost: () => stop('lease_lost'),
-        });
-      } catch (error) {
-        logger.error({ err: error, traceId: request.traceId }, 'turn lease store unreachable');
-        throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
+      const leaseKey = sessionLeaseKey(request.userId, sessionId);
+      const tryLease = async () => {
+        try {
+          return await acquireSessionLease({
+            leases: storage.leases,
+            key: leaseKey,
+            holder: `${replicaId}:${turnId}`,
+            ttlMs: leaseTtlMs,
+            logger,
+            onLost: () => stop('lease_lost'),
+          });
+        } catch (error) {
+          logger.error({ err: error, traceId: request.traceId }, 'turn lease store unreachable');
+          throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
+        }
+      };
+      let lease = await tryLease();
+      if (!lease) {
+        const strategy = request.multitaskStrategy ?? 'reject';
+        if (strategy === 'reject') throw new UserError('TURN_IN_PROGRESS', `a turn is already running on session ${sessionId}`);
+        if (strategy === 'interrupt') {
+          // Cancel whatever runs on the session (on any replica), then take over as soon as it let go.
+          const running = await storage.transcript.latestTurn(request.userId, sessionId);
+          await storage.signals.publish(cancelChannel(request.userId, sessionId), running?.status === 'running' ? running.turn_id : '*');
+          lease = await waitForLease(tryLease, signal, interruptWaitMs);
+        } else {
+          lease = await queues.wait(leaseKey, () => waitForLease(tryLease, signal, queueWaitMs));
+        }
+        if (!lease) throw new UserError('TURN_IN_PROGRESS', `the turn running on session ${sessionId} did not end in time`);
       }
-      if (!lease) throw new UserError('TURN_IN_PROGRESS', `a turn is already running on session ${sessionId}`);
       const held = lease;
 
       let unsubscribe: (() => Promise<void>) | undefined;

@@ -14,6 +14,8 @@ export interface TurnRequest {
   reject?: string[];
   /** `continue`: the client going away does not stop the turn (it can be resumed). Default `cancel`. */
   onDisconnect?: 'cancel' | 'continue';
+  /** What to do while another turn runs on the session: 409 (default), wait in line, or cancel it. */
+  multitaskStrategy?: 'reject' | 'enqueue' | 'interrupt';
 }
 
 export interface TurnResult {

@@ -22,6 +22,7 @@ export interface ChatRequest {
   reject?: string[];
   /** `continue`: the turn runs to its end when the client goes away (and can be resumed). Default `cancel`. */
   onDisconnect?: 'cancel' | 'continue';
+  multitaskStrategy?: 'reject' | 'enqueue' | 'interrupt';
 }
 
 /** Allowed characters of a task id named in `confirm` / `reject`. */
@@ -110,6 +111,11 @@ export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown>
         enum: ['cancel', 'continue'],
         description: 'What happens when the client goes away mid-turn: `cancel` (default) aborts the turn and its sub-agent calls; `continue` lets it finish so it can be resumed with GET /v1/sessions/{session_id}/stream.',
       },
+      multitask_strategy: {
+        type: 'string',
+        enum: ['reject', 'enqueue', 'interrupt'],
+        description: 'While another turn runs on the session: `reject` (default) answers 409; `enqueue` starts this turn when that one ends (FIFO, bounded: 429 when full); `interrupt` cancels it, then runs this one.',
+      },
     },
   };
 }
@@ -121,7 +127,7 @@ export function createChatRequestValidator(options: { maxQueryChars?: number } =
   const validate = ajv.compile(chatRequestSchema(maxQueryChars));
   return (body) => {
     if (validate(body)) {
-      const record = body as { query?: string; user_id: string; session_id?: string; confirm?: string[]; reject?: string[]; on_disconnect?: 'cancel' | 'continue' };
+      const record = body as { query?: string; user_id: string; session_id?: string; confirm?: string[]; reject?: string[]; on_disconnect?: 'cancel' | 'continue'; multitask_strategy?: 'reject' | 'enqueue' | 'interrupt' };
       const confirming = (record.confirm?.length ?? 0) + (record.reject?.length ?? 0) > 0;
       // `query` may be left out only when the body confirms or rejects parked tasks.
       if (record.query === undefined && !confirming) return { ok: false, field: 'query', message: 'query is required' };
@@ -130,6 +136,7 @@ export function createChatRequestValidator(options: { maxQueryChars?: number } =
       if (record.confirm?.length) value.confirm = record.confirm;
       if (record.reject?.length) value.reject = record.reject;
       if (record.on_disconnect !== undefined) value.onDisconnect = record.on_disconnect;
+      if (record.multitask_strategy !== undefined) value.multitaskStrategy = record.multitask_strategy;
       return { ok: true, value };
     }
     const first = validate.errors?.[0];

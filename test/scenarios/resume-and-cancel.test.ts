@@ -141,4 +141,32 @@ describe('resume and cancel', () => {
     expect((await readFrames(other)).at(-1)!.event.metadata.state?.outcome).toBe('completed');
     expect((await fetch(`${board.url}/v1/chat`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'bad key with spaces' }, body })).status).toBe(400);
   });
+
+  it('multitask_strategy enqueue runs waiting turns in order after the running one; interrupt cancels it and runs', async () => {
+    behaviour.set('queue', 400);
+    const send = (query: string, strategy?: string, sessionId = 'queue') =>
+      fetch(`${board.url}/v1/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query, user_id: 'u1', session_id: sessionId, ...(strategy ? { multitask_strategy: strategy } : {}) }),
+      });
+    const first = send('帮我订北京明天的酒店');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = send('你好', 'enqueue');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const third = send('谢谢', 'enqueue');
+    expect((await send('你好', 'reject')).status).toBe(409);
+    const outcomes = await Promise.all([first, second, third].map(async (response) => (await readFrames(await response)).at(-1)!.event.metadata.state?.outcome));
+    expect(outcomes).toEqual(['completed', 'completed', 'completed']);
+    const rows = ((await (await fetch(`${board.url}/v1/sessions/queue/messages?user_id=u1`)).json()) as { messages: { role: string; content: string }[] }).messages;
+    expect(rows.filter((row) => row.role === 'user').map((row) => row.content)).toEqual(['帮我订北京明天的酒店', '你好', '谢谢']);
+
+    behaviour.set('interrupt', 'hang');
+    const hanging = send('帮我订北京明天的酒店', undefined, 'interrupt').then((response) => readFrames(response));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const taking = await readFrames(await send('你好', 'interrupt', 'interrupt'));
+    expect((await hanging).at(-1)!.event.metadata.state?.outcome).toBe('cancelled');
+    expect(taking.at(-1)!.event.metadata.state?.outcome).toBe('completed');
+    expect((await send('你好', 'sometimes')).status).toBe(400);
+  });
 });
