@@ -22,12 +22,15 @@ function valueText(value: unknown): string {
 /** "酒店服务：帮我订北京的酒店（入住城市：北京，入住日期：2026-12-01）" — what will be done, with its inputs. */
 export function confirmationSummary(task: Pick<SubTask, 'description' | 'inputs'>, card: AgentCard, language: Language): string {
   const zh = language === 'zh';
-  const properties = (card.inputSchema?.properties ?? {}) as Record<string, { description?: unknown }>;
+  const properties = (card.inputSchema?.properties ?? {}) as Record<string, { description?: unknown; format?: unknown }>;
   const labelOf = (key: string) => {
     const spec = card.requiredKeys.find((candidate) => candidate.key === key);
     if (spec) return spec.description;
     const described = properties[key]?.description;
-    return typeof described === 'string' && described.trim() ? described.trim() : key;
+    if (typeof described === 'string' && described.trim()) return described.trim();
+    // An undescribed date input reads as "日期" rather than its key name.
+    if (properties[key]?.format === 'date') return zh ? '日期' : 'date';
+    return key;
   };
   const inputs = Object.entries(task.inputs)
     .filter(([, value]) => value !== undefined && value !== null && value !== '')
