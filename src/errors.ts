@@ -9,6 +9,7 @@
 
 export const ERROR_CATALOGUE = {
   BAD_REQUEST: { httpStatus: 400, message: 'The request is invalid.' },
+  DELEGATION_DEPTH_EXCEEDED: { httpStatus: 400, message: 'The call is nested too deeply: agents calling back into the supervisor went over the delegation depth limit.' },
   UNAUTHORIZED: { httpStatus: 401, message: 'A valid API key is required.' },
   FORBIDDEN: { httpStatus: 403, message: 'Not allowed.' },
   NOT_FOUND: { httpStatus: 404, message: 'Not found.' },
@@ -49,5 +50,21 @@ export class SystemError extends Error {
     super(message ?? ERROR_CATALOGUE[code].message, options);
     this.name = 'SystemError';
     this.code = code;
+  }
+}
+
+/**
+ * A lookup of an agent id that the live registry does not have (a planned
+ * task whose agent was removed by a reload). Carries what was available, for
+ * logs only: agent ids are never shown to users.
+ */
+export class NoSuchAgentError extends UserError {
+  readonly agentId: string;
+  readonly availableAgents: readonly string[];
+  constructor(agentId: string, availableAgents: readonly string[]) {
+    super('AGENT_NOT_FOUND', `no agent "${agentId}" in the registry (available: ${availableAgents.join(', ') || 'none'})`);
+    this.name = 'NoSuchAgentError';
+    this.agentId = agentId;
+    this.availableAgents = [...availableAgents];
   }
 }

@@ -36,6 +36,12 @@ export interface Metrics {
   readonly intentFallbacks: Counter<'reason'>;
   /** Chat responses currently open (SSE streams and JSON turns waiting for `done`). */
   readonly activeStreams: Gauge<string>;
+  /**
+   * Requests refused or turns cut short by a guard rail, by guard
+   * (`delegation_depth`, `rate_limit`, `budget_subtasks`, `budget_llm_tokens`,
+   * `budget_turn_ms`, `events_per_turn`, `agent_stream_bytes`).
+   */
+  readonly guardStops: Counter<'guard'>;
 }
 
 export interface CreateMetricsOptions {
@@ -111,6 +117,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     activeStreams: new Gauge({
       name: 'switchboard_active_streams',
       help: 'Chat responses currently open.',
+      registers,
+    }),
+    guardStops: new Counter({
+      name: 'switchboard_guard_stops_total',
+      help: 'Requests refused or turns cut short by a guard rail (delegation depth, rate limit, budgets, stream caps), by guard.',
+      labelNames: ['guard'],
       registers,
     }),
   };

@@ -39,7 +39,7 @@ const FALLBACK_TIMEOUT_MS = 15_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
 const MAX_RETRY_DELAY_MS = 5_000;
 /** Header names the client sets itself; a card cannot override them. */
-const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'content-type', 'accept', 'content-length']);
+const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'x-switchboard-depth', 'content-type', 'accept', 'content-length']);
 
 /** Creates a client that calls sub-agents according to their cards. */
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
@@ -69,7 +69,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     }
     if (signal?.aborted) return fail('aborted', 'the call was cancelled before it started', 0);
 
-    const headers = buildHeaders(card.endpoint.headers, callOptions.requestId ?? randomUUID(), body.trace_id);
+    const headers = buildHeaders(card.endpoint.headers, callOptions.requestId ?? randomUUID(), body.trace_id, callOptions.delegationDepth ?? 1);
     const timeoutMs = validTimeout(card.endpoint.timeoutMs);
     const maxAttempts = 1 + Math.max(0, Math.floor(card.endpoint.retries || 0));
 
@@ -179,13 +179,14 @@ function isRetryable(result: Extract<AttemptResult, { ok: false }>): boolean {
   return result.code === 'http_status' && (result.httpStatus ?? 0) >= 500;
 }
 
-function buildHeaders(cardHeaders: Readonly<Record<string, string>>, requestId: string, traceId: string): Record<string, string> {
+function buildHeaders(cardHeaders: Readonly<Record<string, string>>, requestId: string, traceId: string, depth: number): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(cardHeaders)) {
     if (!RESERVED_HEADERS.has(name.toLowerCase())) headers[name] = value;
   }
   headers['x-request-id'] = requestId;
   headers['x-trace-id'] = traceId;
+  headers['x-switchboard-depth'] = String(depth);
   return headers;
 }
 

@@ -56,6 +56,8 @@ export interface AgentCallOptions {
   /** Called for each `progress` event of an `http-sse` agent. */
   onProgress?: (content: string) => void;
   requestId?: string;
+  /** Sent as `x-switchboard-depth` (CONTRACT §2 v2): 1 for a call from a user turn. Default 1. */
+  delegationDepth?: number;
 }
 
 /** Calls one sub-agent according to its card. */

@@ -21,6 +21,8 @@ export interface TurnContext {
   timings: Record<string, number>;
   /** Id of this turn (events are `<turn_id>:<seq>`). */
   turnId?: string;
+  /** `x-switchboard-depth` sent on this turn's sub-agent requests: incoming depth + 1 (1 from a user turn). */
+  delegationDepth?: number;
   /** Records each sub-task before it is sent (audit trail); absent in unit tests. */
   tasks?: TaskRecorder;
 }

@@ -6,6 +6,7 @@
  */
 import { agentSecrets, redactSecretsDeep } from '../agents/agent-secrets.js';
 import type { AgentClient } from '../agents/types.js';
+import { NoSuchAgentError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { NodeEvent, TurnContext } from './context.js';
 import { agentDoneText, agentFailedText, agentStartText, failureReasonText } from './messages.js';
@@ -53,7 +54,13 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
     return async (task: SubTask, upstream: TaskOutcome[], options: DispatchOptions = {}): Promise<TaskOutcome> => {
       const card = snapshot.byId.get(task.assigned_agent);
       if (!card) {
-        return { task_id: task.task_id, agent_id: task.assigned_agent, status: 'failed', reason: 'agent_failed', detail: 'agent not in registry' };
+        // Logs name what was available (never the user: agent ids are internal).
+        const error = new NoSuchAgentError(task.assigned_agent, snapshot.enabledAgents.map((entry) => entry.id));
+        dependencies.logger.warn(
+          { traceId: context.traceId, task: task.task_id, agent: error.agentId, availableAgents: error.availableAgents, code: error.code },
+          error.message,
+        );
+        return { task_id: task.task_id, agent_id: task.assigned_agent, status: 'failed', reason: 'agent_failed', detail: 'the agent is no longer in the registry' };
       }
       emit({ stage: 'agent_start', content: agentStartText(language, card), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
       // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
@@ -103,6 +110,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         {
           signal: context.signal,
           requestId: `${context.traceId}:${requestTaskId}`,
+          delegationDepth: context.delegationDepth ?? 1,
           onProgress: (content) =>
             emit({ stage: 'agent_stream', content, agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } }),
         },

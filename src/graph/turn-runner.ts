@@ -282,6 +282,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       usage,
       timings: {},
       turnId: request.turnId,
+      delegationDepth: (request.delegationDepth ?? 0) + 1,
       tasks: taskRecorder(request, snapshot),
     };
     const threadKey = `${request.userId}:${request.sessionId}`;

@@ -16,6 +16,8 @@ export interface TurnRequest {
   onDisconnect?: 'cancel' | 'continue';
   /** What to do while another turn runs on the session: 409 (default), wait in line, or cancel it. */
   multitaskStrategy?: 'reject' | 'enqueue' | 'interrupt';
+  /** `x-switchboard-depth` of the incoming call; 0 (or absent) for a call from a user. */
+  delegationDepth?: number;
 }
 
 export interface TurnResult {

@@ -13,6 +13,7 @@ import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js'
 import type { TranscriptReader } from '../store/types.js';
 import { createAgentsHandler } from './agents-route.js';
 import { createApiKeyAuth } from './auth.js';
+import { createDelegationDepthGuard } from './delegation-depth.js';
 import { createChatHandler } from './chat-route.js';
 import { createOpenApiHandler, createResponseStateSchemaHandler } from './descriptions-route.js';
 import { createBodyTimeout, createErrorHandler, createNotFoundHandler, createUrlLengthLimit, methodNotAllowed } from './error-handler.js';
@@ -125,6 +126,7 @@ export function createApp(options: AppOptions): Express {
   const v1 = Router();
   v1.route('/chat')
     .post(
+      createDelegationDepthGuard(options.registry, options.metrics),
       requireJsonBody(),
       createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true }),

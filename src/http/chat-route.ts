@@ -18,6 +18,7 @@ import type { StartedTurn, TurnResult, TurnRunner } from '../graph/turn-types.js
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { createChatRequestValidator } from './chat-request.js';
+import { delegationDepthOf } from './delegation-depth.js';
 import { sendError } from './error-handler.js';
 import { openSseStream, type SseStream } from './sse.js';
 import type { StreamTracker } from './stream-tracker.js';
@@ -129,7 +130,7 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
 
     let started: StartedTurn;
     try {
-      started = await options.turns.start({ ...check.value, traceId }, { signal: controller.signal, onEvent });
+      started = await options.turns.start({ ...check.value, traceId, delegationDepth: delegationDepthOf(response) }, { signal: controller.signal, onEvent });
     } catch (error) {
       if (idempotencyKey !== undefined) await options.idempotency!.keys.release(check.value.userId, idempotencyKey).catch(() => {});
       throw error;
