@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN: { httpStatus: 403, message: 'Not allowed.' },
   NOT_FOUND: { httpStatus: 404, message: 'Not found.' },
   SESSION_NOT_FOUND: { httpStatus: 404, message: 'Session not found.' },
+  AGENT_NOT_FOUND: { httpStatus: 404, message: 'No such agent.' },
   METHOD_NOT_ALLOWED: { httpStatus: 405, message: 'This method is not allowed here.' },
   TURN_IN_PROGRESS: { httpStatus: 409, message: 'A turn is already running on this session.' },
   REQUEST_TIMEOUT: { httpStatus: 408, message: 'The request was not received completely in time.' },

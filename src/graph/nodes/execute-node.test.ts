@@ -42,7 +42,7 @@ describe('execute node', () => {
     const node = createExecuteNode({ agentClient, logger });
     const update = await node(plannedState('ghost_agent'), { context, writer: (event: NodeEvent) => events.push(event) } as unknown as NodeConfig);
     expect(calls).toEqual([]);
-    expect(update.task_results?.p1_task_1).toMatchObject({ status: 'failed', detail: 'the agent is no longer in the registry' });
+    expect((update.task_results as Record<string, unknown> | undefined)?.p1_task_1).toMatchObject({ status: 'failed', detail: 'the agent is no longer in the registry' });
     const logged = lines.find((line) => line.code === 'AGENT_NOT_FOUND');
     expect(logged).toMatchObject({ agent: 'ghost_agent', availableAgents: ['hotel_agent', 'weather_agent'] });
     for (const event of events) expect(event.content).not.toMatch(/ghost_agent|hotel_agent|weather_agent/);
