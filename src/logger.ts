@@ -2,18 +2,45 @@
  * JSON logs through pino. Components receive a logger (default: this root one)
  * rather than importing a singleton, so tests can pass a silent one.
  */
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { PiiMasker } from './privacy/pii-masker.js';
 
 export type { Logger };
 
+/** Options of `createLogger`. */
+export interface CreateLoggerOptions {
+  level?: string;
+  name?: string;
+  /**
+   * Masks personal data in every line (CONTRACT §7): the merged object through
+   * pino's `formatters.log`, the message and its arguments through
+   * `hooks.logMethod`, so no call site has to remember it.
+   */
+  masker?: PiiMasker;
+  /** Where lines go (tests); default stdout. */
+  destination?: DestinationStream;
+}
+
 /** Creates the process logger; level from `LOG_LEVEL` (default `info`, `silent` under test). */
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
+export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const level = options.level ?? process.env.LOG_LEVEL ?? (process.env.VITEST ? 'silent' : 'info');
-  return pino({
+  const masker = options.masker;
+  const settings = {
     name: options.name ?? 'switchboard',
     level,
     redact: { paths: ['headers.authorization', '*.headers', 'endpoint.headers'], censor: '[redacted]' },
-  });
+    ...(masker
+      ? {
+          formatters: { log: (object: Record<string, unknown>) => masker.maskDeep(object) },
+          hooks: {
+            logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...values: unknown[]) => void) {
+              method.apply(this, args.map((arg) => (typeof arg === 'string' ? masker.mask(arg) : arg)));
+            },
+          },
+        }
+      : {}),
+  };
+  return options.destination ? pino(settings, options.destination) : pino(settings);
 }
 
 /** A logger that drops everything (tests, benchmarks). */

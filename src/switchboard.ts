@@ -30,6 +30,7 @@ import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage
 import { createResponseCache } from './graph/response-cache.js';
 import { createLlmVerifier, createOfflineVerifier } from './graph/verify/llm-verifier.js';
 import type { Verifier } from './graph/verify/types.js';
+import { createPiiMasking, maskStorage, type PiiMasking } from './privacy/index.js';
 
 export interface SwitchboardOptions {
   /** Registry file path. */
@@ -47,6 +48,8 @@ export interface SwitchboardOptions {
   /** Called once per Postgres statement (benchmarks count round trips). */
   onStorageQuery?: (durationMs: number) => void;
   logger: Logger;
+  /** The masking the logger uses too, so both follow the registry's pii_patterns. Default: a new one. */
+  masking?: PiiMasking;
   env?: Readonly<Record<string, string | undefined>>;
   /** Model gateway; absent or disabled = offline matcher. */
   llm?: LlmGateway;
@@ -117,13 +120,20 @@ export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, me
 
 export async function createSwitchboard(options: SwitchboardOptions): Promise<Switchboard> {
   const { logger } = options;
+  const masking = options.masking ?? createPiiMasking();
   const metrics = createMetrics();
   const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics);
   const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare });
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
   let storage: Storage;
   try {
-    storage = await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger });
+    // Personal data is masked on every write (CONTRACT §7), with the live registry's extra kinds.
+    masking.use(registry.current().supervisor.piiPatterns);
+    registry.onReload((next) => masking.use(next.supervisor.piiPatterns));
+    storage = maskStorage(
+      await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger }),
+      masking,
+    );
   } catch (error) {
     // The registry watcher would keep the process alive after a failed start.
     await registry.close();

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '../http/index.js';
 import { createLlmGatewayFromEnv } from '../llm/index.js';
 import { createLogger } from '../logger.js';
+import { createPiiMasking } from '../privacy/index.js';
 import { createSwitchboard, type Switchboard } from '../switchboard.js';
 import type { CliIo } from './main.js';
 
@@ -65,7 +66,8 @@ export interface StartedSwitchboard {
 
 /** Builds and starts everything for `settings`; used by `serve` and `demo`. */
 export async function startSwitchboard(settings: ServeSettings, io: CliIo): Promise<StartedSwitchboard> {
-  const logger = createLogger();
+  const masking = createPiiMasking();
+  const logger = createLogger({ masker: masking });
   const llm = createLlmGatewayFromEnv(io.env, logger);
   const apiKeys = (io.env.SWITCHBOARD_API_KEYS ?? '')
     .split(',')
@@ -78,6 +80,7 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
     replicaId: `${hostname()}:${process.pid}`,
     leaseTtlMs: io.env.SWITCHBOARD_LEASE_TTL_MS ? readNonNegativeInteger('SWITCHBOARD_LEASE_TTL_MS', io.env.SWITCHBOARD_LEASE_TTL_MS) : undefined,
     logger,
+    masking,
     env: io.env,
     llm: llm.enabled ? llm : undefined,
     apiKeys,

@@ -1,4 +1,6 @@
 /**
+ * The built-in kinds of `src/privacy/pii-masker.ts`, which adds the
+ * registry's pii_patterns and is what logs, storage and cards go through.
  * Masks personal data in free text (CONTRACT §7): Chinese mobile numbers,
  * checksum-valid 18-digit ID-card numbers, Luhn-valid bank card numbers and
  * e-mail addresses, in the `138****5678` style (head and tail kept, middle
@@ -44,7 +46,7 @@ function star(value: string, head: number, tail: number): string {
 
 function maskNumberRun(run: string): string {
   const digits = run.replace(/[ -]/g, '');
-  if (CN_MOBILE.test(digits) && digits === run) return star(digits, digits.length - 8, 4);
+  if (CN_MOBILE.test(digits)) return star(digits, digits.length - 8, 4);
   if (digits.length === 18 && isChineseIdNumber(digits)) return star(digits, 6, 4);
   if (isLuhnCardNumber(digits)) return star(digits, 4, 4);
   return run;

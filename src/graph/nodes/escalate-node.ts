@@ -10,6 +10,7 @@ import type { EscalationReason } from '../../escalation/escalation-card.js';
 import { buildEscalationCard } from '../../escalation/escalation-card.js';
 import type { TicketWebhook } from '../../escalation/ticket-webhook.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
+import { maskEscalationCard } from '../../privacy/index.js';
 import { rememberTurn } from '../memory.js';
 import type { Language } from '../messages.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
@@ -54,7 +55,8 @@ export function createEscalateNode(dependencies: EscalateDependencies = {}) {
     const reason = escalationReason(state);
     const content = HANDOVER_TEXT[reason][language];
     const startedHere = reason === 'user_request' || reason === 'emotion';
-    const escalationCard = buildEscalationCard({
+    // The card is masked for the built-in kinds; the registry's pii_patterns are masked here too.
+    const escalationCard = maskEscalationCard(snapshot, buildEscalationCard({
       reason,
       language,
       userId: state.user_id,
@@ -72,7 +74,7 @@ export function createEscalateNode(dependencies: EscalateDependencies = {}) {
       now: context.now,
       nameOf: (agentId) => snapshot.byId.get(agentId)?.name ?? agentId,
       emotionWords: state.escalation?.words,
-    });
+    }));
     emit({ stage: 'escalate', content, agent_id: 'supervisor', is_thinking: false, state: { escalation_card: escalationCard } });
     const webhookUrl = snapshot.supervisor.escalation?.webhookUrl;
     if (webhookUrl && dependencies.ticketWebhook) dependencies.ticketWebhook.send(webhookUrl, escalationCard);

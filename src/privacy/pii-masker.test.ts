@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { compileSafePattern } from '../util/safe-pattern.js';
+import { isChineseIdNumber as isValidIdCard, isLuhnCardNumber as isLuhnValid } from '../guard/mask-personal-data.js';
+import { createPiiMasker } from './pii-masker.js';
+
+const masker = createPiiMasker();
+
+describe('createPiiMasker', () => {
+  it('masks Chinese mobile numbers, with or without separators and +86', () => {
+    expect(masker.mask('电话13812345678，谢谢')).toBe('电话138****5678，谢谢');
+    expect(masker.mask('call +86 138-1234-5678')).toBe('call +86138****5678');
+    expect(masker.mask('order 213812345678')).toBe('order 213812345678');
+  });
+
+  it('masks 18-digit ID numbers only when the checksum is valid', () => {
+    expect(isValidIdCard('11010519491231002X')).toBe(true);
+    expect(masker.mask('身份证11010519491231002X')).toBe('身份证110105********002X');
+    expect(masker.mask('身份证110105194912310021')).toBe('身份证110105194912310021');
+  });
+
+  it('masks Luhn-valid bank card numbers only', () => {
+    expect(isLuhnValid('6222021234567890128')).toBe(true);
+    expect(masker.mask('卡号 6222 0212 3456 7890 128')).toBe('卡号 6222***********0128');
+    expect(masker.mask('card 4111111111111111')).toBe('card 4111********1111');
+    expect(masker.mask('tracking 4111111111111112')).toBe('tracking 4111111111111112');
+  });
+
+  it('masks e-mail addresses, dots in the local part included', () => {
+    expect(masker.mask('mail zhang.san@example.com now')).toBe('mail zh***@example.com now');
+  });
+
+  it('masks registry patterns as [name] and walks nested values', () => {
+    const compiled = compileSafePattern('M[0-9]{8}');
+    if (!compiled.ok) throw new Error(compiled.error);
+    const extra = createPiiMasker([{ name: 'member_no', pattern: compiled.pattern }]);
+    expect(extra.maskDeep({ query: '会员 M12345678 电话 13812345678', list: ['a@b.cn'], n: 3 })).toEqual({
+      query: '会员 [member_no] 电话 138****5678',
+      list: ['a***@b.cn'],
+      n: 3,
+    });
+  });
+
+  it('leaves ordinary text, dates and times alone', () => {
+    const text = '帮我订2026-12-01北京的酒店，明天早上7点，订单 A1001，价格 880 元';
+    expect(masker.mask(text)).toBe(text);
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * One masking of personal data (CONTRACT §7) for every place that keeps or
+ * shows text: log lines, the stored transcript, escalation cards and the
+ * memory blocks of prompts. Built-in kinds: Chinese mobile numbers, 18-digit
+ * ID-card numbers with a valid checksum, Luhn-valid bank card numbers and
+ * e-mail addresses, masked `138****5678` style (the ends stay readable so a
+ * person can still tell two numbers apart). Registry `supervisor.pii_patterns`
+ * add kinds masked as `[name]`. Sub-agents are not affected: they receive the
+ * real values of the keys they declare.
+ *
+ * The built-in patterns are fixed and linear; registry patterns run on the
+ * linear-time engine (`src/util/safe-pattern.ts`).
+ */
+import { maskPersonalData } from '../guard/mask-personal-data.js';
+import type { PiiPattern } from '../registry/types.js';
+
+/** Masks personal data in text and in any JSON-like value. */
+export interface PiiMasker {
+  /** `text` with every recognised value masked. */
+  mask(text: string): string;
+  /** A deep copy of `value` with every string masked (object keys included). */
+  maskDeep<T>(value: T): T;
+}
+
+/** Creates a masker for the built-in kinds plus the registry's extra patterns. */
+export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiMasker {
+  const mask = (text: string): string => {
+    if (typeof text !== 'string' || text.length === 0) return text;
+    let result = maskPersonalData(text);
+    for (const extra of extraPatterns) result = extra.pattern.replaceAll(result, () => `[${extra.name}]`);
+    return result;
+  };
+  const maskDeep = <T>(value: T): T => {
+    const visit = (item: unknown, depth: number): unknown => {
+      if (typeof item === 'string') return mask(item);
+      if (depth > 64 || item === null || typeof item !== 'object') return item;
+      if (Array.isArray(item)) return item.map((child) => visit(child, depth + 1));
+      if (item instanceof Date) return item;
+      if (item instanceof Error) return { type: item.name, message: mask(item.message), ...(item.stack ? { stack: mask(item.stack) } : {}) };
+      return Object.fromEntries(Object.entries(item).map(([key, child]) => [mask(key), visit(child, depth + 1)]));
+    };
+    return visit(value, 0) as T;
+  };
+  return { mask, maskDeep };
+}
