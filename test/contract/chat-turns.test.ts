@@ -350,7 +350,9 @@ describe('sessions', () => {
     const own = await fetch(`${server.url}/v1/sessions/${session}/messages?user_id=owner-1`);
     expect(own.status).toBe(200);
     const text = await own.text();
-    expect(text).toContain(BOOK);
+    // CONTRACT §7: the stored transcript keeps the query with its phone number masked.
+    expect(text).toContain(BOOK.replace('13800138000', '138****8000'));
+    expect(text).not.toContain('13800138000');
     const other = await fetch(`${server.url}/v1/sessions/${session}/messages?user_id=intruder`);
     expect([403, 404]).toContain(other.status);
     expect(await other.text()).not.toContain(BOOK);
