@@ -71,3 +71,15 @@ describe('example ranker training', () => {
     expect(ranker.rank('订酒店', snapshotOf([])).intents).toEqual([]);
   });
 });
+
+describe('supervisor.synonyms', () => {
+  it('a word users say instead of a keyword routes like the keyword, as a last resort', () => {
+    const ranker = createExampleRanker();
+    const cards = travelCards();
+    const plain = snapshotOf(cards);
+    const base = snapshotOf(cards);
+    const withSynonyms = { ...base, supervisor: { ...base.supervisor, synonyms: { 酒店: ['落脚处', '歇脚的地儿'] } } };
+    expect(ranker.rank('找个歇脚的地儿', plain).intents).toEqual([]);
+    expect(ranker.rank('找个歇脚的地儿', withSynonyms).intents.map((intent) => intent.agentId)).toEqual(['hotel_agent']);
+  });
+});

@@ -58,6 +58,8 @@ interface SnapshotModel {
   cards: readonly AgentCard[];
   index: ExampleIndex;
   keywords: PhraseMatcher<number>;
+  /** The text plus the card words its `supervisor.synonyms` equivalents stand for. */
+  withSynonyms: (text: string) => string;
   /** Spans of known slot values in a normalised text: enum values, and matches of the given cards' patterns. */
   masksOf: (text: string, keywordCards: Iterable<number>) => TextMask[];
 }
@@ -94,13 +96,25 @@ function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
     })),
     { masksOf: (text) => enumMasks(normalizeText(text)) },
   );
+  // `supervisor.synonyms` (last resort): a word users say instead of a card's keyword counts as that keyword,
+  // and in similarity the word the cards use is added to the text.
+  const synonymsOf = new Map<string, string[]>();
+  for (const [word, equivalents] of Object.entries(snapshot.supervisor.synonyms ?? {})) synonymsOf.set(word.toLowerCase(), [...equivalents]);
+  const equivalents = createPhraseMatcher([...synonymsOf].flatMap(([word, list]) => list.map((phrase) => ({ phrase, payload: word }))));
   // English keywords also match their plural ("hotels", "flights").
   const keywords = createPhraseMatcher(
     cards.flatMap((card, cardIndex) =>
-      card.keywords.flatMap((phrase) => [phrase, ...(/[a-z]$/iu.test(phrase) ? [`${phrase}${/(?:s|x|ch|sh)$/iu.test(phrase) ? 'es' : 's'}`] : [])]).map((phrase) => ({ phrase, payload: cardIndex })),
+      card.keywords
+        .flatMap((phrase) => [phrase, ...(synonymsOf.get(phrase.toLowerCase()) ?? [])])
+        .flatMap((phrase) => [phrase, ...(/[a-z]$/iu.test(phrase) ? [`${phrase}${/(?:s|x|ch|sh)$/iu.test(phrase) ? 'es' : 's'}`] : [])])
+        .map((phrase) => ({ phrase, payload: cardIndex })),
     ),
   );
-  return { cards, index, keywords, masksOf };
+  const withSynonyms = (text: string): string => {
+    const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))];
+    return words.length > 0 ? `${text} ${words.join(' ')}` : text;
+  };
+  return { cards, index, keywords, masksOf, withSynonyms };
 }
 
 /** Creates the ranker with its own per-snapshot model cache. */
@@ -134,7 +148,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       .filter((hit) => !valueHits.some((value) => value.start <= hit.start && hit.end <= value.end && value.end - value.start > hit.end - hit.start));
     const scoreUnit = (unit: Unit): ExampleScores =>
       model.index.score(
-        unit.text,
+        model.withSynonyms(unit.text),
         valueHits.filter((hit) => hit.start >= unit.start && hit.end <= unit.end).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })),
       );
     return { model, text, keywordHits, scoreUnit };

@@ -91,6 +91,7 @@ function supervisorSettings(
       abusive: [...(raw?.word_lists?.abusive ?? [])],
       escalation: [...(raw?.word_lists?.escalation ?? [])],
     },
+    ...(raw?.synonyms ? { synonyms: Object.fromEntries(Object.entries(raw.synonyms).map(([word, equivalents]) => [word, [...equivalents]])) } : {}),
     verify: {
       enabled: raw?.verify?.enabled ?? SUPERVISOR_DEFAULTS.verify.enabled,
       maxRetries: raw?.verify?.max_retries ?? SUPERVISOR_DEFAULTS.verify.maxRetries,

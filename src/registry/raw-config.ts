@@ -42,6 +42,7 @@ export interface RawConfig {
     default_timeout_ms?: number;
     escalate_after_failures?: number;
     word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
+    synonyms?: Record<string, string[]>;
     verify?: { enabled?: boolean; max_retries?: number };
     answer_cache_ttl_s?: number;
     retention_days?: number;

@@ -71,6 +71,8 @@ export interface SupervisorSettings {
   readonly defaultTimeoutMs: number;
   readonly escalateAfterFailures: number;
   readonly wordLists: WordLists;
+  /** `supervisor.synonyms`: word → equivalent words, a last resort for offline routing; absent when not set. */
+  readonly synonyms?: Readonly<Record<string, readonly string[]>>;
   /** The verify step after execution (CONTRACT §4 v2). */
   readonly verify: { readonly enabled: boolean; readonly maxRetries: number };
   /** Seconds a read-only answer is reused for a near-duplicate question; 0 = off. */
