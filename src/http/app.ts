@@ -14,6 +14,7 @@ import type { TranscriptReader } from '../store/types.js';
 import { createAgentsHandler } from './agents-route.js';
 import { createApiKeyAuth } from './auth.js';
 import { createDelegationDepthGuard } from './delegation-depth.js';
+import { createRateLimit } from './rate-limit.js';
 import { createChatHandler } from './chat-route.js';
 import { createOpenApiHandler, createResponseStateSchemaHandler } from './descriptions-route.js';
 import { createBodyTimeout, createErrorHandler, createNotFoundHandler, createUrlLengthLimit, methodNotAllowed } from './error-handler.js';
@@ -130,6 +131,7 @@ export function createApp(options: AppOptions): Express {
       requireJsonBody(),
       createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true }),
+      createRateLimit(options.registry, options.metrics),
       createChatHandler({
         turns: options.turns,
         logger: options.logger,

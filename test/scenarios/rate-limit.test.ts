@@ -1,0 +1,56 @@
+/**
+ * supervisor.rate_limit: per user (user_id when keys are off), 429
+ * RATE_LIMITED with retry-after, other users unaffected, limits hot-reloadable.
+ */
+import { writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { WatchedRegistry } from '../../src/registry/watch-registry.js';
+import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+
+function registry(url: string, supervisor: string): string {
+  return `version: 1
+${supervisor}agents:
+  - id: echo_agent
+    name: 回声服务
+    description: 回声 echo
+    keywords: [回声, echo]
+    endpoint: { url: "${url}", retries: 0 }
+`;
+}
+
+async function post(board: TestSwitchboard, userId: string): Promise<Response> {
+  return fetch(`${board.url}/v1/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query: '你好', user_id: userId }),
+  });
+}
+
+describe('rate limit', () => {
+  let board: TestSwitchboard | undefined;
+  let agent: FakeAgent | undefined;
+  afterEach(async () => {
+    await board?.close();
+    await agent?.close();
+  });
+
+  it('answers 429 RATE_LIMITED with retry-after past per_user_per_minute + burst, per user, and follows a reload', async () => {
+    agent = await startFakeAgent(jsonReply());
+    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 2, burst: 1 }\n') });
+    const statuses = [];
+    for (let index = 0; index < 4; index += 1) statuses.push((await post(board, 'busy-user')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const limited = await post(board, 'busy-user');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMITED');
+    expect((await post(board, 'other-user')).status).toBe(200);
+    const metrics = await (await fetch(`${board.url}/metrics`)).text();
+    expect(metrics).toMatch(/switchboard_guard_stops_total\{guard="rate_limit"\} 2/);
+
+    writeFileSync(board.configPath, registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 10 }\n'));
+    await (board.switchboard.registry as WatchedRegistry).reload();
+    expect((await post(board, 'busy-user')).status).toBe(200);
+  });
+});
