@@ -57,7 +57,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
       // A cancelled call is the caller's decision, not a fault of the agent.
       const level = code === 'aborted' ? 'info' : 'warn';
       const logged = redactHeaderValues(detail, card.endpoint.headers);
-      logger[level]({ agent_id: card.id, task_id: body.task_id, code, attempts, reason: logged }, 'sub-agent call failed');
+      logger[level]({ traceId: body.trace_id, agent: card.id, task: body.task_id, code, attempts, reason: logged }, 'sub-agent call failed');
       const reason = publicFailureReason(detail, Object.values(card.endpoint.headers));
       return { ok: false, code, reason, detail: logged, attempts, durationMs: elapsed() };
     };
@@ -81,7 +81,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
           attempts = attempt;
           const result = await runAttempt(adapter, { url: card.endpoint.url, headers, body, timeoutMs, signal, onProgress: callOptions.onProgress });
           if (result.ok) return result.reply;
-          logger.debug({ agent_id: card.id, task_id: body.task_id, attempt, code: result.code, reason: result.reason }, 'sub-agent attempt failed');
+          logger.debug({ traceId: body.trace_id, agent: card.id, task: body.task_id, attempt, code: result.code, reason: result.reason }, 'sub-agent attempt failed');
           throw new FailedAttempt(result);
         },
         {
@@ -94,7 +94,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
           shouldRetry: ({ error }) => error instanceof FailedAttempt && isRetryable(error.result),
         },
       );
-      logger.debug({ agent_id: card.id, task_id: body.task_id, attempts, status: reply.status }, 'sub-agent replied');
+      logger.debug({ traceId: body.trace_id, agent: card.id, task: body.task_id, attempts, status: reply.status }, 'sub-agent replied');
       return judgeReply(card, reply, attempts, elapsed, fail);
     } catch (error) {
       if (error instanceof FailedAttempt) {

@@ -14,7 +14,8 @@ import type { CliIo } from './main.js';
 
 const EXIT_USAGE = 2;
 
-const HELP = `Usage: switchboard check-agent <url|agent id> [--config F] [--json] [--inputs JSON] [--timeout-ms N] [--header 'Name: value']
+/** The help text of this command (main adds the environment section). */
+export const HELP = `Usage: switchboard check-agent <url|agent id> [--config F] [--json] [--inputs JSON] [--timeout-ms N] [--header 'Name: value']
 
 Runs the sub-agent conformance suite (envelope shape and status values,
 output_schema, input_required with missing_keys, SSE framing with exactly one

@@ -14,6 +14,13 @@ const EXAMPLES = [
   '帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气',
 ];
 
+/** The help text of this command (main adds the environment section). */
+export const HELP = `Usage: switchboard demo [--port N] [--config FILE]
+
+Starts the travel demo sub-agents on 127.0.0.1:7101-7104, the supervisor on the
+root registry and the chat page at /. Offline unless LLM_* is set.
+`;
+
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
   let values: { port?: string; config?: string };
   try {

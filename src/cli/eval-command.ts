@@ -22,7 +22,8 @@ import type { CliIo } from './main.js';
 
 const EXIT_USAGE = 2;
 
-const HELP = `Usage: switchboard eval FILE [--config F] [--min 0.9] [--json]
+/** The help text of this command (main adds the environment section). */
+export const HELP = `Usage: switchboard eval FILE [--config F] [--min 0.9] [--json]
 
 Routing evaluation. FILE is JSONL, one labelled utterance per line:
   { "query": "...", "agents": ["agent_id", ...],

@@ -7,6 +7,9 @@
  * imported lazily so `validate` never loads the server stack.
  */
 
+import { readFileSync } from 'node:fs';
+import { environmentHelp, LLM_ENV_VARS, type EnvVarName } from './env-vars.js';
+
 /** Where a command writes and what it reads from its surroundings (tests pass their own). */
 export interface CliIo {
   stdout: (text: string) => void;
@@ -18,11 +21,17 @@ export interface CliIo {
 /** What every `*-command.ts` module exports. Resolves to the process exit code. */
 export interface CliCommandModule {
   runCommand(args: string[], io: CliIo): Promise<number>;
+  /** Usage and options, printed by `switchboard <command> --help`. */
+  HELP?: string;
 }
 
 interface CliCommand {
   usage: string;
   summary: string;
+  /** Environment variables the command reads (listed by `--help`). */
+  env: readonly EnvVarName[];
+  /** True when the command loads a registry, whose `${NAME}` references read the environment. */
+  readsRegistry: boolean;
   load: () => Promise<CliCommandModule>;
 }
 
@@ -33,23 +42,75 @@ interface CliCommand {
  */
 const EXIT_USAGE = 2;
 
+const SERVER_ENV: readonly EnvVarName[] = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'LOG_LEVEL',
+  'SWITCHBOARD_API_KEYS',
+  'SWITCHBOARD_DRAIN_GRACE_MS',
+  'SWITCHBOARD_LEASE_TTL_MS',
+  ...LLM_ENV_VARS,
+];
+
 // The command table. One row per command.
 const COMMANDS: Record<string, CliCommand> = {
-  validate: { usage: 'validate FILE', summary: 'check a registry file; print every problem as file:line:col', load: () => import('./validate-command.js') },
-  serve: { usage: 'serve [--config F] [--port N]', summary: 'start the supervisor HTTP/SSE server', load: () => import('./serve-command.js') },
+  validate: {
+    usage: 'validate FILE',
+    summary: 'check a registry file; print every problem as file:line:col',
+    env: [],
+    readsRegistry: true,
+    load: () => import('./validate-command.js'),
+  },
+  serve: {
+    usage: 'serve [--config F] [--port N] [--host H]',
+    summary: 'start the supervisor HTTP/SSE server',
+    env: ['SWITCHBOARD_CONFIG', 'PORT', 'HOST', ...SERVER_ENV],
+    readsRegistry: true,
+    load: () => import('./serve-command.js'),
+  },
   'check-agent': {
     usage: 'check-agent <url|agent id> [--config F] [--json]',
     summary: 'run the wire-protocol conformance suite against a live sub-agent',
+    env: ['SWITCHBOARD_CONFIG'],
+    readsRegistry: true,
     load: () => import('./check-agent-command.js'),
   },
-  eval: { usage: 'eval FILE [--config F] [--min X] [--json]', summary: 'routing evaluation of a labelled JSONL set', load: () => import('./eval-command.js') },
-  demo: { usage: 'demo [--port N]', summary: 'demo sub-agents + supervisor + chat page, offline', load: () => import('./demo-command.js') },
+  eval: {
+    usage: 'eval FILE [--config F] [--min X] [--json]',
+    summary: 'routing evaluation of a labelled JSONL set',
+    env: ['SWITCHBOARD_CONFIG', ...LLM_ENV_VARS],
+    readsRegistry: true,
+    load: () => import('./eval-command.js'),
+  },
+  demo: {
+    usage: 'demo [--port N]',
+    summary: 'demo sub-agents + supervisor + chat page, offline',
+    env: ['SWITCHBOARD_CONFIG', 'PORT', 'HOST', 'DEMO_AGENT_LATENCY_MS', ...SERVER_ENV],
+    readsRegistry: true,
+    load: () => import('./demo-command.js'),
+  },
 };
 
 function usageText(): string {
   const width = Math.max(...Object.values(COMMANDS).map((command) => command.usage.length));
   const rows = Object.values(COMMANDS).map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`);
-  return ['Usage: switchboard <command> [options]', '', 'Commands:', ...rows, '', 'Run `switchboard <command> --help` for details.'].join('\n') + '\n';
+  return (
+    [
+      'Usage: switchboard <command> [options]',
+      '       switchboard --version',
+      '',
+      'Commands:',
+      ...rows,
+      '',
+      'Run `switchboard <command> --help` for its options and the environment variables it reads.',
+    ].join('\n') + '\n'
+  );
+}
+
+/** The version in package.json. */
+function versionText(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return `switchboard ${manifest.version ?? 'unknown'}\n`;
 }
 
 /** Runs one command line (without the `node script` prefix) and returns the exit code. */
@@ -59,12 +120,20 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     (name === undefined ? io.stderr : io.stdout)(usageText());
     return name === undefined ? EXIT_USAGE : 0;
   }
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout(versionText());
+    return 0;
+  }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     io.stderr(`switchboard: unknown command "${name}"\n\n${usageText()}`);
     return EXIT_USAGE;
   }
   const module = await command.load();
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(`${module.HELP ?? `Usage: switchboard ${command.usage}\n`}${environmentHelp(command.env, command.readsRegistry)}`);
+    return 0;
+  }
   return module.runCommand(args, io);
 }
 

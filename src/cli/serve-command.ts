@@ -116,9 +116,17 @@ export function waitForShutdown(): Promise<string> {
   });
 }
 
+/** The help text of this command (main adds the environment section). */
+export const HELP = `Usage: switchboard serve [--config FILE] [--port N] [--host H] [--drain-grace-ms N]
+
+Starts the supervisor HTTP/SSE server: /v1/chat, /v1/sessions/:id/messages,
+/v1/agents, /healthz, /readyz, /metrics. Logs are JSON lines on stdout; the
+"listening" line and start-up errors go to stderr.
+`;
+
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
-    io.stdout('Usage: switchboard serve [--config FILE] [--port N] [--host H] [--drain-grace-ms N]\n');
+    io.stdout(HELP);
     return 0;
   }
   let settings: ServeSettings;
@@ -135,7 +143,8 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     io.stderr(`switchboard serve: ${(error as Error).message}\n`);
     return 1;
   }
-  io.stdout(`Switchboard listening on ${started.server.url} (registry ${settings.config})\n`);
+  // stdout carries only JSON log lines; this human line goes to stderr.
+  io.stderr(`Switchboard listening on ${started.server.url} (registry ${settings.config})\n`);
   await waitForShutdown();
   await started.close();
   return 0;

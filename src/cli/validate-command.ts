@@ -10,7 +10,8 @@ import type { CliIo } from './main.js';
 
 const EXIT_USAGE = 2;
 
-const HELP = `Usage: switchboard validate FILE
+/** The help text of this command (main adds the environment section). */
+export const HELP = `Usage: switchboard validate FILE
 
 Checks a registry file (agents_config.yaml) against the schema and the
 cross-checks (unique ids, depends_on, regexes, JSON Schemas, \${VAR}s).

@@ -122,7 +122,6 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         outcome.ok ? undefined : outcome.code,
       );
       if (!outcome.ok) {
-        dependencies.logger.warn({ traceId: context.traceId, agent: card.id, task: task.task_id, code: outcome.code, reason: outcome.detail }, 'sub-agent call failed');
         emit({
           stage: 'agent_failed',
           content: agentFailedText(language, card, failureReasonText(language, outcome.code)),

@@ -322,6 +322,15 @@ agents:
 ];
 
 describe('loadRegistryText: broken registries', () => {
+  it('reports one YAML syntax error once, not the errors cascading from it', () => {
+    const later = Array.from({ length: 30 }, (_, index) => `  - id: agent_${index}\n    name: "unclosed\n`).join('');
+    const result = load(`version: 1\nagents:\n  - id: a\n    name: [unclosed\n    description: x\n${later}`);
+    expect(result.ok).toBe(false);
+    const issues = result.ok ? [] : result.issues;
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.message).toMatch(/^YAML syntax error: .*\(\d+ later errors not shown: fix this one first\)$/);
+  });
+
   it('has at least 20 cases', () => {
     expect(BROKEN.length).toBeGreaterThanOrEqual(20);
   });

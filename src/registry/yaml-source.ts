@@ -90,10 +90,17 @@ export function parsePositionedYamlSource(text: string, file: string): YamlSourc
     return { line: position.line, col: position.col };
   };
 
-  const syntaxIssues: ConfigIssue[] = document.errors.map((error) => {
+  // After the first real syntax error the parser's view of the rest is off, so
+  // what follows is mostly echoes of it: report errors up to that one only.
+  // Duplicate keys before it are independent mistakes and are all reported.
+  const firstSyntaxError = document.errors.findIndex((error) => error.code !== 'DUPLICATE_KEY');
+  const reported = firstSyntaxError === -1 ? document.errors : document.errors.slice(0, firstSyntaxError + 1);
+  const omitted = document.errors.length - reported.length;
+  const syntaxIssues: ConfigIssue[] = reported.map((error, index) => {
     const { line, col } = toPosition(error.pos[0]);
     const message = error.message.replace(/\s+/g, ' ').trim();
-    return { file, line, col, pointer: '', message: `YAML syntax error: ${message}` };
+    const note = omitted > 0 && index === reported.length - 1 ? ` (${omitted} later error${omitted === 1 ? '' : 's'} not shown: fix this one first)` : '';
+    return { file, line, col, pointer: '', message: `YAML syntax error: ${message}${note}` };
   });
 
   const positionOf = (pointer: string, options: { key?: boolean } = {}): { line: number; col: number } => {

@@ -1,0 +1,47 @@
+/**
+ * The environment variables the commands read, each explained once, so every
+ * command's `--help` lists the ones it reads from one table.
+ */
+
+/** Every environment variable a command reads, with its meaning and default. */
+export const ENV_VARS = {
+  SWITCHBOARD_CONFIG: 'registry file (default ./agents_config.yaml; --config wins)',
+  PORT: 'HTTP port (default 8080; --port wins)',
+  HOST: 'address to listen on (serve: 0.0.0.0, demo: 127.0.0.1; --host wins)',
+  DATABASE_URL: 'storage: sqlite:<path> (default sqlite:./data/switchboard.db) or postgres://...',
+  REDIS_URL: 'shared state for several replicas (leases, caches, rate limits); unset = in-process',
+  LOG_LEVEL: 'JSON log level on stdout: trace, debug, info (default), warn, error, silent',
+  SWITCHBOARD_API_KEYS: 'comma list; /v1 calls then need authorization: Bearer <key> (default open)',
+  SWITCHBOARD_DRAIN_GRACE_MS: 'how long shutdown lets running turns finish (--drain-grace-ms wins)',
+  SWITCHBOARD_LEASE_TTL_MS: 'how long a replica holds a session turn lease without renewing it',
+  LLM_BASE_URL: 'OpenAI-compatible endpoint; unset = offline matcher',
+  LLM_API_KEY: 'key for LLM_BASE_URL',
+  LLM_MODEL: 'model for planning and business answers',
+  LLM_SMALL_MODEL: 'cheaper model for simple and short turns (default LLM_MODEL)',
+  LLM_TIMEOUT_MS: 'per model call (default 20000)',
+  LLM_MAX_RETRIES: 'retries of a failed model call (default 2)',
+  LLM_JSON_MODE: 'json_schema | json_object | prompt (default: step down by itself)',
+  DEMO_AGENT_LATENCY_MS: 'simulated latency of the demo sub-agents (default 300)',
+} as const;
+
+/** Name of a documented environment variable. */
+export type EnvVarName = keyof typeof ENV_VARS;
+
+/** The model gateway's variables, read by every command that may call a model. */
+export const LLM_ENV_VARS: readonly EnvVarName[] = [
+  'LLM_BASE_URL',
+  'LLM_API_KEY',
+  'LLM_MODEL',
+  'LLM_SMALL_MODEL',
+  'LLM_TIMEOUT_MS',
+  'LLM_MAX_RETRIES',
+  'LLM_JSON_MODE',
+];
+
+/** The "Environment" section of a command's help. */
+export function environmentHelp(names: readonly EnvVarName[], readsRegistryReferences: boolean): string {
+  const width = Math.max(0, ...names.map((name) => name.length));
+  const lines = names.map((name) => `  ${name.padEnd(width)}  ${ENV_VARS[name]}`);
+  if (readsRegistryReferences) lines.push('  ${NAME} in the registry file are resolved from the environment too');
+  return lines.length === 0 ? '' : `\nEnvironment:\n${lines.join('\n')}\n`;
+}
