@@ -10,7 +10,7 @@ import { formatReport, runConformance, targetFromCard, targetFromUrl, type Confo
 import { loadRegistryFile } from '../registry/index.js';
 import { safeJsonParse } from '../util/safe-json.js';
 // Type-only: importing a value from the entry module would re-enter it.
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 
 const EXIT_USAGE = 2;
 

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startDemoAgents } from '../../demo/agents.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 import { startSwitchboard, waitForShutdown } from './serve-command.js';
 
 const EXAMPLES = [
@@ -18,7 +18,8 @@ const EXAMPLES = [
 export const HELP = `Usage: switchboard demo [--port N] [--config FILE]
 
 Starts the travel demo sub-agents on 127.0.0.1:7101-7104, the supervisor on the
-root registry and the chat page at /. Offline unless LLM_* is set.
+root registry and the chat page at /. Offline unless LLM_* is set. The banner
+goes to stderr; stdout carries only JSON log lines.
 `;
 
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
@@ -51,7 +52,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const url = started.server.url.replace('0.0.0.0', '127.0.0.1');
-  io.stdout(
+  io.stderr(
     [
       '',
       `Switchboard demo is running: open ${url}/ in a browser.`,

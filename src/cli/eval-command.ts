@@ -18,7 +18,7 @@ import { createMetrics } from '../metrics.js';
 import { formatIssue, loadRegistryFile } from '../registry/index.js';
 import { chooseStrategies } from '../switchboard.js';
 // Type-only: importing a value from the entry module would re-enter it.
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 
 const EXIT_USAGE = 2;
 

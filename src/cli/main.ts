@@ -9,21 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { environmentHelp, LLM_ENV_VARS, type EnvVarName } from './env-vars.js';
-
-/** Where a command writes and what it reads from its surroundings (tests pass their own). */
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  env: Readonly<Record<string, string | undefined>>;
-  cwd: string;
-}
-
-/** What every `*-command.ts` module exports. Resolves to the process exit code. */
-export interface CliCommandModule {
-  runCommand(args: string[], io: CliIo): Promise<number>;
-  /** Usage and options, printed by `switchboard <command> --help`. */
-  HELP?: string;
-}
+import type { CliCommandModule, CliIo } from './cli-io.js';
 
 interface CliCommand {
   usage: string;
@@ -36,9 +22,9 @@ interface CliCommand {
 }
 
 /**
- * Exit code for a usage mistake (unknown command, missing argument).
- * Command modules may import only types from this file: it is the entry point
- * and importing a value would re-enter its top-level await.
+ * Exit code for a usage mistake (unknown command, missing argument). Command
+ * modules never import this file: it is the entry point, and importing it
+ * would run the command line again.
  */
 const EXIT_USAGE = 2;
 

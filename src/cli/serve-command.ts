@@ -16,7 +16,7 @@ import { createLlmGatewayFromEnv } from '../llm/index.js';
 import { createLogger } from '../logger.js';
 import { createPiiMasking } from '../privacy/index.js';
 import { createSwitchboard, type Switchboard } from '../switchboard.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 
 const CHAT_PAGE = fileURLToPath(new URL('../../public/chat.html', import.meta.url));
 

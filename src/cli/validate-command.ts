@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { formatIssue, loadRegistryFile } from '../registry/index.js';
 // Type-only: importing a value from the entry module would re-enter it.
-import type { CliIo } from './main.js';
+import type { CliIo } from './cli-io.js';
 
 const EXIT_USAGE = 2;
 

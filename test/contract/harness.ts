@@ -71,7 +71,9 @@ export async function spawnServer(options: {
         resolveUrl(match[1]!);
       }
     };
+    // The "listening" line goes to stderr (stdout carries only JSON log lines).
     child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before listening:\n${text}`));

@@ -9,13 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { CLINIC_AGENT_IDS, CLINIC_TOKEN, clinicRegistry } from './clinic-registry.js';
-import { startFakeModel, type FakeModel, type ModelReply, type ModelRequest } from './fake-model.js';
+import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest as ModelRequest, type ScriptedReplySpec as ModelReply } from '../support/fake-openai.js';
 import { finalOf, freePort, spawnServer, stage, turn, type ServerProcess } from './harness.js';
 
 const ids = CLINIC_AGENT_IDS;
 const ANSWER = '您的内科门诊已预约成功，预约号 A-77，请按时就诊。';
 let server: ServerProcess;
-let model: FakeModel;
+let model: FakeOpenAI;
 let appointment: FakeAgent;
 let phone = 13800138000;
 let session = 0;
@@ -53,7 +53,7 @@ function intentFor(query: string, phoneNumber: string, inputs?: Record<string, u
 /** Streams `ANSWER` for answer calls; `intent` decides the structured calls. */
 function script(intent: (request: ModelRequest, structuredIndex: number) => ModelReply, answer: () => ModelReply = () => ({ content: ANSWER })): void {
   let structured = 0;
-  model.answer((request) => (request.stream ? answer() : intent(request, structured++)));
+  model.answerAll((request) => (request.stream ? answer() : intent(request, structured++)));
 }
 
 async function businessTurn(query: string): Promise<{ events: Awaited<ReturnType<typeof turn>>; requests: ModelRequest[]; agentCalls: number }> {
@@ -65,7 +65,7 @@ async function businessTurn(query: string): Promise<{ events: Awaited<ReturnType
 }
 
 beforeAll(async () => {
-  model = await startFakeModel();
+  model = await startFakeOpenAI();
   appointment = await startFakeAgent(jsonReply({ output: { appointment_no: 'A-77' }, message: '预约成功，预约号 A-77。' }));
   const dead = `http://127.0.0.1:${await freePort()}/invoke`;
   server = await spawnServer({
@@ -155,7 +155,7 @@ describe('LLM mode, misbehaving model', () => {
 
   it('the answer stream is cut half-way → the final answer still arrives, once, not thinking', async () => {
     const { query, phone: number } = bookingQuery();
-    script(() => ({ content: intentFor(query, number) }), () => ({ cutAfter: ['您的内科', '门诊已'] }));
+    script(() => ({ content: intentFor(query, number) }), () => ({ streamChunks: ['您的内科', '门诊已'], truncateStream: true }));
     const { events, agentCalls } = await businessTurn(query);
     expect(agentCalls).toBe(1);
     const complete = stage(events, 'final').filter((event) => (event.metadata.state as { delta?: boolean } | undefined)?.delta !== true);

@@ -3,10 +3,12 @@
  * 127.0.0.1, `POST /v1/chat/completions` (plain JSON and SSE streaming) and
  * `GET /v1/models`.
  *
- * Replies are served in order, one per chat request. Every request is
- * recorded. A request with no reply left is answered 500 and recorded as an
- * error; `assertComplete()` throws on any recorded error and on replies left
- * unused, so a test notices both a model call too many and one too few.
+ * Strict by default: replies are served in order, one per chat request. Every
+ * request is recorded. A request with no reply left is answered 500 and
+ * recorded as an error; `assertComplete()` throws on any recorded error and on
+ * replies left unused, so a test notices both a model call too many and one
+ * too few. Lenient mode (`answerAll`) answers every request with a function of
+ * it, for black-box tests that do not know how many calls a turn makes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -58,6 +60,8 @@ export interface ChatRequestBody {
 export interface RecordedRequest {
   /** 0-based position among chat requests. */
   index: number;
+  /** Arrival time, `Date.now()`. */
+  at: number;
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: ChatRequestBody;
@@ -78,6 +82,8 @@ export interface FakeOpenAI {
   remaining(): number;
   /** Appends replies to the script. */
   push(...replies: ScriptedReply[]): void;
+  /** Lenient mode from now on: every request is answered by `handler`; the script is not used. */
+  answerAll(handler: (request: RecordedRequest) => string | ScriptedReplySpec): void;
   /** Throws when any error was recorded or scripted replies are left unused. */
   assertComplete(): void;
   /** Stops the server, cutting hanging connections; calling it again is harmless. */
@@ -96,6 +102,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   const requests: RecordedRequest[] = [];
   const errors: string[] = [];
   const models = options.models ?? ['fake-main', 'fake-small'];
+  let lenientHandler: ((request: RecordedRequest) => string | ScriptedReplySpec) | undefined;
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -127,6 +134,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     }
     const recorded: RecordedRequest = {
       index: requests.length,
+      at: Date.now(),
       path,
       headers: { ...request.headers },
       body,
@@ -137,7 +145,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     };
     requests.push(recorded);
 
-    const next = script.shift();
+    const next = lenientHandler ?? script.shift();
     if (next === undefined) {
       const message = `unexpected chat completion request #${recorded.index + 1}: no scripted reply left`;
       errors.push(message);
@@ -254,6 +262,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     remaining: () => script.length,
     push: (...replies) => {
       script.push(...replies);
+    },
+    answerAll: (handler) => {
+      lenientHandler = handler;
     },
     assertComplete: () => {
       const problems = [...errors];
