@@ -8,14 +8,30 @@ import type { MemoryTurn } from '../intent/types.js';
 import type { ConfirmationRequest, SubTask, TaskOutcome } from './plan-types.js';
 import { checkKeyValue } from './planning/semantic-check.js';
 import type { PendingTask, SessionMemory } from './state.js';
+import { foldTurn } from './layered-summary.js';
 
 const MAX_KNOWN_VALUES = 50;
 const MAX_ANSWER_CHARS = 600;
 
 /** Appends a turn, keeping at most `limit` turns. */
 export function rememberTurn(memory: SessionMemory, turn: MemoryTurn, limit: number): MemoryTurn[] {
+  return appendTurn(memory, turn, limit).history;
+}
+
+/**
+ * Appends a turn to the verbatim window; a turn that leaves the window is
+ * folded into the layered summary (with the model's prose summary when its
+ * intent call wrote one).
+ */
+export function appendTurn(memory: SessionMemory, turn: MemoryTurn, limit: number, modelSummary?: string): Pick<SessionMemory, 'history' | 'summary'> {
   const entry = { ...turn, answer: turn.answer.slice(0, MAX_ANSWER_CHARS) };
-  return [...memory.history, entry].slice(-Math.max(1, limit));
+  const all = [...memory.history, entry];
+  const keep = Math.max(1, limit);
+  let summary = memory.summary;
+  for (const leaving of all.slice(0, Math.max(0, all.length - keep))) {
+    summary = foldTurn(summary, leaving, { facts: memory.known_values, pending: memory.pending }, modelSummary);
+  }
+  return { history: all.slice(-keep), ...(summary ? { summary } : {}) };
 }
 
 /** The memory after a business turn. */
@@ -34,6 +50,8 @@ export function memoryAfterBusinessTurn(options: {
   language?: 'zh' | 'en';
   /** Parked tasks kept as they were (a confirmation turn leaves the ones it did not touch). */
   carried?: readonly PendingTask[];
+  /** The model's prose summary covering the turn that leaves the window (LLM mode). */
+  modelSummary?: string;
 }): SessionMemory {
   const { memory, tasks, outcomes, snapshot } = options;
   const pending: PendingTask[] = [];
@@ -75,7 +93,7 @@ export function memoryAfterBusinessTurn(options: {
   for (const key of keys.slice(0, Math.max(0, keys.length - MAX_KNOWN_VALUES))) delete known[key];
   return {
     ...memory,
-    history: rememberTurn(memory, options.turn, snapshot.supervisor.memoryMaxHistory),
+    ...appendTurn(memory, options.turn, snapshot.supervisor.memoryMaxHistory, options.modelSummary),
     pending,
     known_values: known,
     unresolved_turns: options.unresolved ? memory.unresolved_turns + 1 : anyCompleted ? 0 : anyFailed ? memory.unresolved_turns + 1 : memory.unresolved_turns,

@@ -9,6 +9,7 @@ import type { IntentResult, MemoryTurn } from '../intent/types.js';
 import type { SemanticInfo } from './response-state.js';
 import type { ConfirmationRequest, InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
 import type { Verification } from './verify/types.js';
+import type { LayeredSummary } from './layered-summary.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -46,6 +47,8 @@ export interface SessionMemory {
   known_values: Record<string, string | number>;
   /** Consecutive turns that ended without any result. */
   unresolved_turns: number;
+  /** Every turn older than `history`, folded incrementally (absent until the first fold). */
+  summary?: LayeredSummary;
 }
 
 export function emptyMemory(): SessionMemory {

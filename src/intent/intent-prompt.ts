@@ -19,6 +19,10 @@ export interface IntentPromptInput {
   enabledCount: number;
   /** Last turns, oldest first, already cut to `memory_max_history`. */
   history: readonly MemoryTurn[];
+  /** The layered summary of every older turn as text ('' or absent when none). */
+  summary?: string;
+  /** True when turn [1] leaves the verbatim window after this message: the reply should carry `memory_summary`. */
+  foldOldest?: boolean;
   /** Cards of tasks parked last turn waiting for keys. */
   pending: readonly AgentCard[];
   today: Date;
@@ -98,6 +102,7 @@ Fields:
 - answer (simple only): the complete reply to the user, in the user's language, short and friendly; for out-of-scope requests say so and name what you can help with.
 - task_plan (business only): { "sub_tasks": [ { "task_id": "task_1", "description": "...", "assigned_agent": "<id>", "inputs": { ... }, "dependencies": ["task_N", ...] } ], "reasoning": "..." }.
   One sub-task per capability. inputs: only the capability's required keys and optional inputs, with values stated in the conversation (dates as YYYY-MM-DD computed from today; other values copied as written). Leave a key out when its value is not given: never guess or invent a value. dependencies: the task_ids of tasks whose capability is in its depends_on and is in this plan.
+- memory_summary (only when the message asks for it): the summary of earlier conversation rewritten to also cover turn [1], at most 400 characters: values the user gave, what was requested and done, what is still open.
 
 Never put ids in user_friendly_message or answer.`;
 
@@ -115,6 +120,7 @@ export function buildIntentMessages(input: IntentPromptInput): ChatMessage[] {
     .join('\n');
 
   const user: string[] = [`Today: ${localDate(input.today)} (${WEEKDAYS[input.today.getDay()]})`];
+  if (input.summary) user.push(`\nSummary of earlier conversation:\n${input.summary}`);
   if (input.history.length > 0) {
     user.push('\nConversation so far (oldest first):');
     input.history.forEach((turn, index) => {
@@ -132,6 +138,7 @@ export function buildIntentMessages(input: IntentPromptInput): ChatMessage[] {
     }
   }
   user.push(`\nUser message: ${input.query}`);
+  if (input.foldOldest && input.history.length > 0) user.push('\nTurn [1] leaves the conversation after this message: also return memory_summary.');
   return [
     { role: 'system', content: system },
     { role: 'user', content: user.join('\n') },

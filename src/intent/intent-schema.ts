@@ -59,6 +59,7 @@ export const INTENT_REPLY_SCHEMA = {
     user_friendly_message: { type: 'string' },
     answer: { type: 'string' },
     task_plan: TASK_PLAN_DRAFT_SCHEMA,
+    memory_summary: { type: 'string', maxLength: 2000 },
   },
 } as const;
 
@@ -94,6 +95,7 @@ export interface IntentReply {
   user_friendly_message: string;
   answer?: string;
   task_plan?: DraftTaskPlan;
+  memory_summary?: string;
 }
 
 /**

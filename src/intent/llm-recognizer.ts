@@ -114,7 +114,8 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
           logger.warn({ err: error }, 'intent cache read failed');
           return undefined;
         });
-        if (cached) return { ...cached, source: 'cache' };
+        // A summary written for another session's memory is never reused.
+        if (cached) return { ...cached, memorySummary: undefined, source: 'cache' };
       }
 
       // Level 3: one model call (plus one retry for an unusable reply).
@@ -128,6 +129,8 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         history,
         pending,
         today,
+        summary: input.summary,
+        foldOldest: history.length >= input.snapshot.supervisor.memoryMaxHistory,
       });
       const tier = chooseTier({ purpose: 'intent', turnKind: 'unknown', query: text });
       let reply: IntentReply | undefined;
@@ -199,7 +202,8 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
   const language = detectLanguage(text);
   const scrubber = createIdScrubber(snapshot.agents, language);
   const rewrittenQuery = reply.rewritten_query.trim() || text;
-  const base = { confidence: reply.confidence, reason: reply.reason ?? '', rewrittenQuery, source: 'model' as const };
+  const memorySummary = reply.memory_summary?.trim() ? scrubber.scrub(reply.memory_summary).trim() : undefined;
+  const base = { confidence: reply.confidence, reason: reply.reason ?? '', rewrittenQuery, source: 'model' as const, ...(memorySummary ? { memorySummary } : {}) };
 
   if (reply.kind === 'escalate') {
     return { ...base, kind: 'escalate', intents: [], userFriendlyMessage: composeDirectAnswer('escalate', snapshot, text) };

@@ -42,6 +42,8 @@ export interface IntentResult {
   answer?: string;
   /** A task plan drafted in the same model call (shape owned by the LLM planner, which re-validates it). */
   draftPlan?: unknown;
+  /** The layered summary updated by the model to cover the turn leaving the verbatim window (LLM mode). */
+  memorySummary?: string;
   /** Which level decided: word rules, the intent cache, the model, or the offline fallback after a model failure. */
   source?: 'rules' | 'cache' | 'model' | 'fallback';
 }
@@ -49,6 +51,8 @@ export interface IntentResult {
 export interface IntentInput {
   query: string;
   history: readonly MemoryTurn[];
+  /** The layered summary of older turns as prompt text ('' when none). */
+  summary?: string;
   snapshot: RegistrySnapshot;
   /** Agent ids parked last turn waiting for keys; a bare reply may be meant for them. */
   pendingAgents: readonly string[];

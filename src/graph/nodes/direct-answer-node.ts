@@ -4,7 +4,7 @@
  */
 import type { AnswerComposer } from '../answers/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import { rememberTurn } from '../memory.js';
+import { appendTurn } from '../memory.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createDirectAnswerNode(dependencies: { answers: AnswerComposer }) {
@@ -26,10 +26,11 @@ export function createDirectAnswerNode(dependencies: { answers: AnswerComposer }
       execution_path: [...state.execution_path, 'direct_answer'],
       memory: {
         ...state.memory,
-        history: rememberTurn(
+        ...appendTurn(
           state.memory,
           { query: state.query, rewrittenQuery: state.rewritten_query, answer, agents: [] },
           context.snapshot.supervisor.memoryMaxHistory,
+          state.intent?.memorySummary,
         ),
       },
     };

@@ -11,7 +11,7 @@ import { buildEscalationCard } from '../../escalation/escalation-card.js';
 import type { TicketWebhook } from '../../escalation/ticket-webhook.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { maskEscalationCard } from '../../privacy/index.js';
-import { rememberTurn } from '../memory.js';
+import { appendTurn } from '../memory.js';
 import type { Language } from '../messages.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
@@ -84,9 +84,9 @@ export function createEscalateNode(dependencies: EscalateDependencies = {}) {
       execution_path: [...state.execution_path, 'escalate'],
       memory: {
         ...state.memory,
-        history: startedHere
-          ? rememberTurn(state.memory, { query: state.query, rewrittenQuery: state.rewritten_query, answer: content, agents: [] }, snapshot.supervisor.memoryMaxHistory)
-          : state.memory.history,
+        ...(startedHere
+          ? appendTurn(state.memory, { query: state.query, rewrittenQuery: state.rewritten_query, answer: content, agents: [] }, snapshot.supervisor.memoryMaxHistory)
+          : {}),
         pending: [],
         unresolved_turns: 0,
       },

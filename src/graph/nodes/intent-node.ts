@@ -5,6 +5,7 @@
 import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { intentStartText } from '../messages.js';
+import { renderSummary } from '../layered-summary.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createIntentNode(dependencies: { recognizer: IntentRecognizer }) {
@@ -15,6 +16,7 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
     const intent = await dependencies.recognizer.recognize({
       query: state.query,
       history: state.memory.history,
+      summary: renderSummary(state.memory.summary, (agentId) => context.snapshot.byId.get(agentId)?.name ?? agentId),
       snapshot: context.snapshot,
       pendingAgents: state.memory.pending.map((task) => task.agent_id).filter((id) => context.snapshot.byId.get(id)?.enabled === true),
       signal: context.signal,

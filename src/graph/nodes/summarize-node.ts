@@ -84,6 +84,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
       confirmation: state.confirmation,
       language: context.language,
       carried: state.confirm_turn ? state.memory.pending : [],
+      modelSummary: state.intent?.memorySummary,
     });
     return {
       final_answer: answer,
