@@ -77,8 +77,8 @@ describe('layered summary over a long session (LLM mode)', () => {
     expect(last).not.toContain('user: 第24次');
     expect(last).toContain('Last earlier requests: 第22次：杭州明天天气怎么样 | 第23次：成都明天天气怎么样 | 第24次：北京明天天气怎么样');
     // No summary is asked for before the window is full.
-    expect(intentPrompts.slice(0, 4).some((prompt) => prompt.includes('memory_summary'))).toBe(false);
-    expect(intentPrompts[4]).toContain('also return memory_summary');
+    expect(intentPrompts.slice(0, 5).some((prompt) => prompt.includes('memory_summary'))).toBe(false);
+    expect(intentPrompts[5]).toContain('also return memory_summary');
     // Flat: turn 30's prompt is within 1.2× of turn 10's.
     expect(last.length).toBeLessThanOrEqual(intentPrompts[9]!.length * 1.2);
   });
