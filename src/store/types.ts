@@ -190,6 +190,43 @@ export interface KeyValueStore {
   delete(key: string): Promise<void>;
 }
 
+/** One long-term fact about a user (CONTRACT §5 v2 memory layers), e.g. `city = 上海`. */
+export interface ProfileFact {
+  key: string;
+  value: string | number;
+  /** Turns in a row (on this value) that gave it; a different value starts again at 1. */
+  hits: number;
+  /** Where it was last seen. */
+  source: { session_id: string; turn_id?: string };
+  /** When this value was first seen (ISO). */
+  first_seen: string;
+  /** When it was last seen (ISO). */
+  updated_at: string;
+}
+
+/** One piece of evidence from a completed turn. */
+export interface ProfileEvidence {
+  key: string;
+  value: string | number;
+  session_id: string;
+  turn_id?: string;
+  /** ISO time of the turn. */
+  at: string;
+}
+
+/** Per-user long-term facts, across sessions. */
+export interface ProfileStore {
+  /** The user's facts, by key (copies). */
+  get(userId: string): Promise<ProfileFact[]>;
+  /**
+   * Records evidence atomically per key: the same value again raises `hits`;
+   * a different value replaces it (newer evidence wins) with `hits` 1.
+   */
+  record(userId: string, evidence: readonly ProfileEvidence[]): Promise<void>;
+  /** Deletes every fact of the user. */
+  delete(userId: string): Promise<void>;
+}
+
 /** What retention removed. */
 export interface RetentionResult {
   turns: number;
@@ -216,5 +253,12 @@ export interface Storage {
    * transcript rows, events and task records; sessions left empty go too.
    */
   deleteOlderThan(cutoff: Date): Promise<RetentionResult>;
+  readonly profiles: ProfileStore;
+  /**
+   * Right to be forgotten: deletes the user's profile and every session of the
+   * user (transcript, turns, events, task records, checkpoints). Returns the
+   * number of sessions deleted.
+   */
+  forgetUser(userId: string): Promise<{ sessions: number }>;
   close(): Promise<void>;
 }

@@ -266,6 +266,51 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
       });
     });
 
+    describe('profiles', () => {
+      it('counts the same value again, lets a different value replace it, keeps users apart, returns copies', async () => {
+        await withStorage(factory, async ({ profiles }) => {
+          const at = (minute: number) => new Date(Date.UTC(2026, 10, 22, 10, minute)).toISOString();
+          expect(await profiles.get('u1')).toEqual([]);
+          await profiles.record('u1', [{ key: 'city', value: '上海', session_id: 's1', turn_id: 't1', at: at(1) }, { key: 'nights', value: 2, session_id: 's1', at: at(1) }]);
+          await profiles.record('u1', [{ key: 'city', value: '上海', session_id: 's2', turn_id: 't2', at: at(2) }]);
+          await profiles.record('u2', [{ key: 'city', value: '北京', session_id: 's9', at: at(3) }]);
+          const facts = await profiles.get('u1');
+          expect(facts).toEqual([
+            { key: 'city', value: '上海', hits: 2, source: { session_id: 's2', turn_id: 't2' }, first_seen: at(1), updated_at: at(2) },
+            { key: 'nights', value: 2, hits: 1, source: { session_id: 's1' }, first_seen: at(1), updated_at: at(1) },
+          ]);
+          facts[0]!.value = 'changed';
+          await profiles.record('u1', [{ key: 'city', value: '广州', session_id: 's3', at: at(4) }]);
+          expect((await profiles.get('u1'))[0]).toMatchObject({ key: 'city', value: '广州', hits: 1, first_seen: at(4) });
+          expect((await profiles.get('u2'))[0]).toMatchObject({ value: '北京', hits: 1 });
+          await profiles.delete('u1');
+          expect(await profiles.get('u1')).toEqual([]);
+          expect(await profiles.get('u2')).toHaveLength(1);
+        });
+      });
+
+      it('forgets a user: profile and every session go, other users stay', async () => {
+        await withStorage(factory, async (storage) => {
+          const user = `forget_${randomUUID().slice(0, 8)}`;
+          for (const sessionId of ['s1', 's2']) {
+            const turn = start({ userId: user, sessionId });
+            await storage.transcript.beginTurn(turn);
+            await storage.transcript.finishTurn(turn.turnId, finish('好的'));
+          }
+          const other = start({ userId: 'keep_me', sessionId: 's1' });
+          await storage.transcript.beginTurn(other);
+          await storage.profiles.record(user, [{ key: 'city', value: '上海', session_id: 's1', at: new Date().toISOString() }]);
+          expect(await storage.forgetUser(user)).toEqual({ sessions: 2 });
+          expect(await storage.transcript.sessionAccess(user, 's2')).toBe('none');
+          expect(await storage.transcript.listMessages(user, 's1')).toEqual([]);
+          expect(await storage.transcript.listMessages(user, 's2')).toEqual([]);
+          expect(await storage.profiles.get(user)).toEqual([]);
+          expect(await storage.transcript.sessionAccess('keep_me', 's1')).toBe('owner');
+          expect(await storage.forgetUser(user)).toEqual({ sessions: 0 });
+        });
+      });
+    });
+
     describe('retention', () => {
       it('deletes finished turns older than the cutoff with their rows, keeps the rest', async () => {
         await withStorage(factory, async (storage) => {

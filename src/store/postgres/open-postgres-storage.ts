@@ -12,6 +12,7 @@ import { createPostgresKeyValue, createPostgresLeases } from './pg-leases.js';
 import { createPostgresEvents, createPostgresRetention, createPostgresTasks } from './pg-records.js';
 import { createPostgresSignalBus } from './pg-signal-bus.js';
 import { createPostgresTranscript } from './pg-transcript.js';
+import { createPostgresForgetUser, createPostgresProfiles } from './pg-profiles.js';
 
 export interface PostgresStorageOptions {
   connectionString: string;
@@ -76,6 +77,8 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     leases: createPostgresLeases(pool),
     signals,
     kv: createPostgresKeyValue(pool),
+    profiles: createPostgresProfiles(pool),
+    forgetUser: createPostgresForgetUser(pool),
     checkpointer,
     async pruneCheckpoints() {
       // The saver keeps only the newest checkpoint of a thread as it writes (bounded-postgres-saver.ts).

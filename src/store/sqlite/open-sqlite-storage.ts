@@ -14,6 +14,7 @@ import { createSqliteLeases, createSqliteKeyValue } from './sqlite-leases.js';
 import { createSqliteEvents, createSqliteRetention, createSqliteTasks } from './sqlite-records.js';
 import { migrateSqlite } from './sqlite-schema.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
+import { createSqliteForgetUser, createSqliteProfiles } from './sqlite-profiles.js';
 
 /** Opens (creating if needed) the SQLite file, or an in-memory database for `:memory:`. */
 export function openSqliteStorage(path: string): Storage {
@@ -34,6 +35,8 @@ export function openSqliteStorage(path: string): Storage {
     leases: createSqliteLeases(db),
     signals: createLocalSignalBus(),
     kv: createSqliteKeyValue(db),
+    profiles: createSqliteProfiles(db),
+    forgetUser: createSqliteForgetUser(db),
     checkpointer,
     async pruneCheckpoints(threadId: string) {
       const tables = db

@@ -34,6 +34,11 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX sb_tasks_by_turn ON sb_tasks (turn_id);
    CREATE TABLE sb_leases (lease_key TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL);
    CREATE TABLE sb_kv (kv_key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL);`,
+  // 3: long-term profile facts per user.
+  `CREATE TABLE sb_profiles (
+     user_id TEXT NOT NULL, fact_key TEXT NOT NULL, value TEXT NOT NULL, hits INTEGER NOT NULL,
+     session_id TEXT NOT NULL, turn_id TEXT, first_seen TEXT NOT NULL, updated_at TEXT NOT NULL,
+     PRIMARY KEY (user_id, fact_key));`,
 ];
 
 /** Applies the migrations the file does not have yet, each in its own transaction. */

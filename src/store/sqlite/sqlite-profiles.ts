@@ -1,0 +1,56 @@
+/**
+ * SQLite profile facts and the right to be forgotten (`forgetUser`): the
+ * user's facts, sessions, transcript, turns, events, task records and
+ * checkpoints go in one transaction.
+ */
+import type Database from 'better-sqlite3';
+import { evidenceColumns, factFromRow, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
+import type { ProfileFact, ProfileStore } from '../types.js';
+
+/** The SQLite `ProfileStore`. */
+export function createSqliteProfiles(db: Database.Database): ProfileStore {
+  const list = db.prepare<[string], ProfileRow>('SELECT fact_key, value, hits, session_id, turn_id, first_seen, updated_at FROM sb_profiles WHERE user_id = ? ORDER BY fact_key');
+  const upsert = db.prepare(
+    `INSERT INTO sb_profiles (user_id, fact_key, value, hits, session_id, turn_id, first_seen, updated_at) VALUES (?, ?, ?, 1, ?, ?, ?, ?)
+     ON CONFLICT (user_id, fact_key) DO UPDATE SET ${PROFILE_UPSERT_SET}`,
+  );
+  const remove = db.prepare<[string]>('DELETE FROM sb_profiles WHERE user_id = ?');
+  return {
+    async get(userId) {
+      return list.all(userId).flatMap((row): ProfileFact[] => {
+        const fact = factFromRow(row);
+        return fact ? [fact] : [];
+      });
+    },
+    async record(userId, evidence) {
+      db.transaction(() => {
+        for (const item of evidence) upsert.run(userId, item.key, ...evidenceColumns(item));
+      })();
+    },
+    async delete(userId) {
+      remove.run(userId);
+    },
+  };
+}
+
+/** Deletes the user's profile and every session of the user; returns the sessions deleted. */
+export function createSqliteForgetUser(db: Database.Database): (userId: string) => Promise<{ sessions: number }> {
+  return async (userId) => {
+    const tables = new Set(db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((row) => row.name));
+    const threadPrefix = `${userId}:`;
+    let sessions = 0;
+    db.transaction(() => {
+      db.prepare('DELETE FROM sb_profiles WHERE user_id = ?').run(userId);
+      db.prepare('DELETE FROM sb_events WHERE turn_id IN (SELECT turn_id FROM sb_turns WHERE user_id = ?)').run(userId);
+      db.prepare('DELETE FROM sb_tasks WHERE user_id = ?').run(userId);
+      db.prepare('DELETE FROM sb_turns WHERE user_id = ?').run(userId);
+      db.prepare('DELETE FROM sb_messages WHERE user_id = ?').run(userId);
+      sessions = db.prepare('DELETE FROM sb_sessions WHERE user_id = ?').run(userId).changes;
+      // Checkpoint threads are `<user>:<session>`.
+      for (const table of ['checkpoints', 'writes']) {
+        if (tables.has(table)) db.prepare(`DELETE FROM ${table} WHERE substr(thread_id, 1, ?) = ?`).run(threadPrefix.length, threadPrefix);
+      }
+    })();
+    return { sessions };
+  };
+}
