@@ -152,6 +152,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     agentClient,
     logger,
     checkpointer: storage.checkpointer,
+    profiles: storage.profiles,
     responseCache: createResponseCache({ store: cacheStore, logger, now: options.now }),
     ticketWebhook,
     onAgentCall: (agent, outcome, durationMs) => {
@@ -181,6 +182,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });
   const feed = createTurnFeed({ storage, announced: storage.kind !== 'postgres' });
   const app = createApp({
+    profiles: { profiles: storage.profiles, forgetUser: (userId) => storage.forgetUser(userId) },
     registry,
     streams,
     turns,

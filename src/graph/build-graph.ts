@@ -2,11 +2,11 @@
  * Wires the supervisor graph. Only edges live here; each node is in its own
  * file under nodes/.
  *
- *   init → control ─┬─ END (answered: cancel word, rejection, stale confirmation)
+ *   init → load_profile → control ─┬─ END (answered: cancel word, rejection, stale confirmation)
  *                   ├─ execute (confirmed side-effect tasks) ───────────────┐
  *                   └─ recognize_intent ─┬─ direct_answer → END             │
  *                                        ├─ escalate → END                  ▼
- *                                        └─ plan → semantic_check → execute → verify → summarize ─┬─ END
+ *                                        └─ plan → fill_from_profile → semantic_check → execute → verify → summarize ─┬─ END
  *                                                                                                 └─ escalate
  */
 import { END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
@@ -26,6 +26,8 @@ import { createPlanNode } from './nodes/plan-node.js';
 import { createSemanticCheckNode } from './nodes/semantic-check-node.js';
 import { createSummarizeNode, routeAfterSummarize } from './nodes/summarize-node.js';
 import { createVerifyNode } from './nodes/verify-node.js';
+import { createFillFromProfileNode, createLoadProfileNode } from './nodes/profile-node.js';
+import type { ProfileStore } from '../store/types.js';
 import { createOfflineVerifier } from './verify/llm-verifier.js';
 import type { Verifier } from './verify/types.js';
 import type { Planner } from './planning/types.js';
@@ -48,6 +50,8 @@ export interface SupervisorDependencies {
   responseCache?: ResponseCache;
   /** Judges the results after execution; default: the offline verifier (rule check only). */
   verifier?: Verifier;
+  /** Long-term profile facts per user; none = no profile layer. */
+  profiles?: ProfileStore;
 }
 
 type NodeFunction = (state: SupervisorState, config: NodeConfig) => Promise<SupervisorUpdate>;
@@ -69,6 +73,8 @@ export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
   return new StateGraph(SupervisorStateAnnotation)
     .addNode('init', timed('init', createInitNode()))
     .addNode('control', timed('control', createControlNode({ emotion: dependencies.emotion ?? createEmotionScorer() })))
+    .addNode('load_profile', timed('load_profile', createLoadProfileNode(dependencies)))
+    .addNode('fill_from_profile', timed('fill_from_profile', createFillFromProfileNode()))
     .addNode('recognize_intent', timed('recognize_intent', createIntentNode(dependencies)))
     .addNode('direct_answer', timed('direct_answer', createDirectAnswerNode(dependencies)))
     .addNode('escalate', timed('escalate', createEscalateNode(dependencies)))
@@ -78,10 +84,12 @@ export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
     .addNode('verify', timed('verify', createVerifyNode({ ...dependencies, verifier: dependencies.verifier ?? createOfflineVerifier() })))
     .addNode('summarize', timed('summarize', createSummarizeNode(dependencies)))
     .addEdge(START, 'init')
-    .addEdge('init', 'control')
+    .addEdge('init', 'load_profile')
+    .addEdge('load_profile', 'control')
     .addConditionalEdges('control', routeAfterControl, ['execute', 'recognize_intent', END])
     .addConditionalEdges('recognize_intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])
-    .addEdge('plan', 'semantic_check')
+    .addEdge('plan', 'fill_from_profile')
+    .addEdge('fill_from_profile', 'semantic_check')
     .addEdge('semantic_check', 'execute')
     .addEdge('execute', 'verify')
     .addEdge('verify', 'summarize')

@@ -10,6 +10,8 @@ import type { SemanticInfo } from './response-state.js';
 import type { ConfirmationRequest, InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
 import type { Verification } from './verify/types.js';
 import type { LayeredSummary } from './layered-summary.js';
+import type { ProfileFact } from '../store/types.js';
+import type { ProfileFill } from './profile-facts.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -72,6 +74,10 @@ export const SupervisorStateAnnotation = Annotation.Root({
   final_answer: replace<string>(() => ''),
   /** What the verify step concluded this turn (null when it did not run). */
   verification: replace<Verification | null>(() => null),
+  /** The user's long-term facts, read at the start of the turn. */
+  profile: replace<ProfileFact[]>(() => []),
+  /** Keys filled from the profile this turn (the answer says so). */
+  profile_filled: replace<ProfileFill[]>(() => []),
   memory: replace<SessionMemory>(emptyMemory),
   /** Task ids the user confirmed / rejected through the chat body (input of this turn). */
   confirm: replace<string[]>(() => []),

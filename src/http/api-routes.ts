@@ -25,6 +25,7 @@ const USER_ID_QUERY = {
   schema: { type: 'string' },
 };
 const SESSION_ID_PATH = { name: 'session_id', in: 'path', required: true, schema: { type: 'string' } };
+const USER_ID_PATH = { name: 'user_id', in: 'path', required: true, description: 'Whose profile', schema: { type: 'string' } };
 
 /** The route table (the one place). */
 export const API_ROUTES: readonly ApiRoute[] = [
@@ -208,6 +209,50 @@ export const API_ROUTES: readonly ApiRoute[] = [
         '401': error('API key missing or wrong'),
         '403': error('The session belongs to another user'),
         '404': error('No turn is running on this session'),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/users/:user_id/profile',
+    operation: {
+      operationId: 'profileRead',
+      summary: "The user's long-term profile facts (owner only)",
+      tags: ['profiles'],
+      security: [{}, { bearer: [] }],
+      parameters: [USER_ID_PATH, { ...USER_ID_QUERY, description: 'The caller; must equal the path user.' }],
+      responses: {
+        '200': {
+          description: 'Facts learned from completed turns, with source and time',
+          content: json({ type: 'object', required: ['user_id', 'facts'], properties: { user_id: { type: 'string' }, facts: { type: 'array', items: { type: 'object' } } } }),
+        },
+        '400': error('Bad id'),
+        '401': error('API key missing or wrong'),
+        '403': error('Another user'),
+      },
+    },
+  },
+  {
+    method: 'delete',
+    path: '/v1/users/:user_id/profile',
+    operation: {
+      operationId: 'profileDelete',
+      summary: "Deletes the user's profile; with all=true also every session of the user",
+      tags: ['profiles'],
+      security: [{}, { bearer: [] }],
+      parameters: [
+        USER_ID_PATH,
+        { ...USER_ID_QUERY, description: 'The caller; must equal the path user.' },
+        { name: 'all', in: 'query', required: false, description: 'true: also delete every session of the user', schema: { type: 'string', enum: ['true', 'false'] } },
+      ],
+      responses: {
+        '200': {
+          description: 'What was deleted',
+          content: json({ type: 'object', required: ['user_id', 'deleted'], properties: { user_id: { type: 'string' }, deleted: { type: 'object' } } }),
+        },
+        '400': error('Bad id or all'),
+        '401': error('API key missing or wrong'),
+        '403': error('Another user'),
       },
     },
   },

@@ -23,6 +23,7 @@ import { createSessionMessagesHandler } from './sessions-route.js';
 import { createSessionCancelHandler, createSessionStreamHandler } from './session-stream-route.js';
 import type { TurnFeed } from '../graph/turn-feed.js';
 import type { TurnIdempotency } from '../graph/turn-idempotency.js';
+import { createProfileDeleteHandler, createProfileReadHandler, type ProfileRouteOptions } from './profile-route.js';
 import type { StreamTracker } from './stream-tracker.js';
 import { createTraceIdMiddleware } from './trace-id.js';
 
@@ -35,6 +36,8 @@ export interface AppOptions {
   feed: TurnFeed;
   /** `idempotency-key` on `POST /v1/chat` (absent = the header is ignored). */
   idempotency?: TurnIdempotency;
+  /** Long-term profiles (`/v1/users/:user_id/profile`); absent = the route answers 404. */
+  profiles?: ProfileRouteOptions;
   /** Turns a card into what clients may see (no secrets). */
   publicCard: (card: AgentCard) => PublicAgentCard;
   logger: Logger;
@@ -153,6 +156,12 @@ export function createApp(options: AppOptions): Express {
   v1.route('/sessions/:session_id/cancel')
     .post(createSessionCancelHandler({ messages: options.messages, feed: options.feed }))
     .all(methodNotAllowed(['POST']));
+  if (options.profiles) {
+    v1.route('/users/:user_id/profile')
+      .get(createProfileReadHandler(options.profiles))
+      .delete(createProfileDeleteHandler(options.profiles))
+      .all(methodNotAllowed(['GET', 'DELETE']));
+  }
   v1.route('/schemas/response-state.json').get(createResponseStateSchemaHandler()).all(methodNotAllowed(['GET']));
   v1.route('/agents')
     .get(createAgentsHandler({ registry: options.registry, publicCard: options.publicCard }))

@@ -21,6 +21,8 @@ export interface IntentPromptInput {
   history: readonly MemoryTurn[];
   /** The layered summary of every older turn as text ('' or absent when none). */
   summary?: string;
+  /** The user's long-term profile facts (`key=value, ...`). */
+  profile?: string;
   /** True when turn [1] leaves the verbatim window after this message: the reply should carry `memory_summary`. */
   foldOldest?: boolean;
   /** Cards of tasks parked last turn waiting for keys. */
@@ -120,6 +122,7 @@ export function buildIntentMessages(input: IntentPromptInput): ChatMessage[] {
     .join('\n');
 
   const user: string[] = [`Today: ${localDate(input.today)} (${WEEKDAYS[input.today.getDay()]})`];
+  if (input.profile) user.push(`\nKnown about this user from earlier sessions (for understanding only; never put these values into inputs unless the user states them): ${input.profile}`);
   if (input.summary) user.push(`\nSummary of earlier conversation:\n${input.summary}`);
   if (input.history.length > 0) {
     user.push('\nConversation so far (oldest first):');

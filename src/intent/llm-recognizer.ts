@@ -130,6 +130,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         pending,
         today,
         summary: input.summary,
+        profile: input.profile,
         foldOldest: history.length >= input.snapshot.supervisor.memoryMaxHistory,
       });
       const tier = chooseTier({ purpose: 'intent', turnKind: 'unknown', query: text });

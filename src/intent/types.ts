@@ -53,6 +53,8 @@ export interface IntentInput {
   history: readonly MemoryTurn[];
   /** The layered summary of older turns as prompt text ('' when none). */
   summary?: string;
+  /** The user's long-term profile facts as prompt text ('' when none). */
+  profile?: string;
   snapshot: RegistrySnapshot;
   /** Agent ids parked last turn waiting for keys; a bare reply may be meant for them. */
   pendingAgents: readonly string[];

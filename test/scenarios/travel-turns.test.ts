@@ -76,7 +76,7 @@ describe('travel turns', () => {
     expect(events.at(-1)!.type).toBe('done');
     expect(events.map((event) => event.metadata.seq)).toEqual(events.map((_, index) => index + 1));
     const timings = (events.at(-1)!.metadata.state as { timings_ms: Record<string, number> }).timings_ms;
-    expect(Object.keys(timings)).toEqual(['init', 'control', 'recognize_intent', 'plan', 'semantic_check', 'execute', 'verify', 'summarize']);
+    expect(Object.keys(timings)).toEqual(['init', 'load_profile', 'control', 'recognize_intent', 'plan', 'fill_from_profile', 'semantic_check', 'execute', 'verify', 'summarize']);
     expect(timings.execute).toBeGreaterThanOrEqual(100); // the hotel fake answers after 150 ms
     const plan = stageEvents(events, 'plan_done')[0]!.metadata.state!.task_plan as { task_type: string; sub_tasks: { assigned_agent: string }[] };
     expect(plan.task_type).toBe('parallel');

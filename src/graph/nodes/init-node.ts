@@ -21,6 +21,8 @@ export function createInitNode() {
       notices: [],
       confirm_turn: false,
       escalation: null,
+      profile: [],
+      profile_filled: [],
       memory,
     };
   };

@@ -6,6 +6,7 @@ import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { intentStartText } from '../messages.js';
 import { renderSummary } from '../layered-summary.js';
+import { renderProfile } from '../profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createIntentNode(dependencies: { recognizer: IntentRecognizer }) {
@@ -16,6 +17,7 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
     const intent = await dependencies.recognizer.recognize({
       query: state.query,
       history: state.memory.history,
+      profile: renderProfile(state.profile, context.now),
       summary: renderSummary(state.memory.summary, (agentId) => context.snapshot.byId.get(agentId)?.name ?? agentId),
       snapshot: context.snapshot,
       pendingAgents: state.memory.pending.map((task) => task.agent_id).filter((id) => context.snapshot.byId.get(id)?.enabled === true),

@@ -9,8 +9,11 @@ import { memoryAfterBusinessTurn } from '../memory.js';
 import { summarizeStartText } from '../messages.js';
 import { confirmationPromptText, NOTICES } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
+import type { Logger } from '../../logger.js';
+import type { ProfileStore } from '../../store/types.js';
+import { profileEvidence, profileNote } from '../profile-facts.js';
 
-export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
+export function createSummarizeNode(dependencies: { answers: AnswerComposer; profiles?: ProfileStore; logger?: Logger }) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
     const emit = eventWriter(config);
@@ -22,7 +25,9 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
     // A new request on another topic drops what was parked before (seed 000's intent switch), and says so.
     const planAgents = new Set(plan.sub_tasks.map((task) => task.assigned_agent));
     const switchedFrom = state.confirm_turn ? [] : state.memory.pending.filter((task) => !planAgents.has(task.agent_id));
-    const notices = [...state.notices, ...(switchedFrom.length > 0 ? [NOTICES.topicSwitch(switchedFrom, context.snapshot, context.language)] : [])];
+    // A value taken from the user's profile is said first, so the user can correct it.
+    const profileText = profileNote(state.profile_filled, context.language);
+    const notices = [...(profileText ? [profileText] : []), ...state.notices, ...(switchedFrom.length > 0 ? [NOTICES.topicSwitch(switchedFrom, context.snapshot, context.language)] : [])];
     const opening = notices.length > 0 ? `${notices.join('\n')}\n\n` : '';
     // Notices and the confirmation prompt are only in the complete final event (streamed deltas carry the body).
     // Tasks awaiting confirmation are not results: the composer sees the rest, the confirmation prompt closes the answer.
@@ -65,6 +70,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
         plan_id: plan.plan_id,
         task_type: plan.task_type,
         tasks: taskStates,
+        ...(state.profile_filled.length > 0 ? { profile_filled: state.profile_filled.map(({ task_id, key, value }) => ({ task_id, key, value })) } : {}),
         ...(state.verification ? { verification: { sufficient: state.verification.sufficient, retried: state.verification.retried, judged: state.verification.judged } } : {}),
       },
     });
@@ -86,6 +92,21 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer }) {
       carried: state.confirm_turn ? state.memory.pending : [],
       modelSummary: state.intent?.memorySummary,
     });
+    if (dependencies.profiles && state.user_id) {
+      const evidence = profileEvidence({
+        tasks: plan.sub_tasks,
+        outcomes,
+        cardOf: (id) => context.snapshot.byId.get(id),
+        filled: state.profile_filled,
+        language: context.language,
+        sessionId: state.thread_id,
+        turnId: context.turnId,
+        at: context.now.toISOString(),
+      });
+      if (evidence.length > 0) {
+        await dependencies.profiles.record(state.user_id, evidence).catch((error: unknown) => dependencies.logger?.warn({ err: error }, 'profile write failed'));
+      }
+    }
     return {
       final_answer: answer,
       memory,

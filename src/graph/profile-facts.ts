@@ -1,0 +1,105 @@
+/**
+ * The long-term profile layer (CONTRACT §5 v2): which facts a completed turn
+ * teaches, which fact may fill a missing key, and how the answer says so.
+ *
+ * - Learned: enum values of required keys that completed read-only or write
+ *   tasks were given this turn (not the ones the profile itself filled), and
+ *   the language of the query. One piece of evidence per key per turn.
+ * - Used: a fact fills a key only when the user gave none, the fact was seen
+ *   in at least two turns (`hits` ≥ 2: "given repeatedly"), was seen within
+ *   the last 180 days (older evidence has decayed) and is still valid for the
+ *   key; never for an agent with `side_effects` (a write is never made on an
+ *   assumed value without the user seeing it).
+ */
+import type { AgentCard } from '../registry/types.js';
+import type { ProfileEvidence, ProfileFact } from '../store/types.js';
+import type { Language } from './messages.js';
+import type { SubTask, TaskOutcome } from './plan-types.js';
+import { checkKeyValue } from './planning/semantic-check.js';
+
+/** A key filled from the profile this turn. */
+export interface ProfileFill {
+  task_id: string;
+  key: string;
+  value: string | number;
+  /** The key's user-facing description. */
+  description: string;
+}
+
+const MIN_HITS = 2;
+const MAX_AGE_MS = 180 * 24 * 3600 * 1000;
+
+/** The fact usable for `key` now, if any. */
+export function usableFact(facts: readonly ProfileFact[], key: string, now: Date): ProfileFact | undefined {
+  const fact = facts.find((candidate) => candidate.key === key);
+  if (!fact || fact.hits < MIN_HITS) return undefined;
+  const age = now.getTime() - Date.parse(fact.updated_at);
+  return Number.isFinite(age) && age <= MAX_AGE_MS ? fact : undefined;
+}
+
+/** Fills missing keys of read-only tasks from the profile; returns the new tasks and what was filled. */
+export function fillFromProfile(
+  tasks: readonly SubTask[],
+  facts: readonly ProfileFact[],
+  cardOf: (agentId: string) => AgentCard | undefined,
+  invalidKeys: Readonly<Record<string, readonly { key: string }[]>>,
+  now: Date,
+): { tasks: SubTask[]; filled: ProfileFill[] } {
+  const filled: ProfileFill[] = [];
+  const next = tasks.map((task) => {
+    const card = cardOf(task.assigned_agent);
+    if (!card || card.sideEffects === true || facts.length === 0) return task;
+    let inputs = task.inputs;
+    for (const spec of card.requiredKeys) {
+      if (inputs[spec.key] !== undefined && inputs[spec.key] !== null && inputs[spec.key] !== '') continue;
+      if (invalidKeys[task.task_id]?.some((item) => item.key === spec.key)) continue;
+      const fact = usableFact(facts, spec.key, now);
+      if (!fact || checkKeyValue(spec.extract, fact.value) !== null) continue;
+      inputs = { ...inputs, [spec.key]: fact.value };
+      filled.push({ task_id: task.task_id, key: spec.key, value: fact.value, description: spec.description });
+    }
+    return inputs === task.inputs ? task : { ...task, inputs };
+  });
+  return { tasks: next, filled };
+}
+
+/** What a finished business turn teaches about the user. */
+export function profileEvidence(options: {
+  tasks: readonly SubTask[];
+  outcomes: Readonly<Record<string, TaskOutcome>>;
+  cardOf: (agentId: string) => AgentCard | undefined;
+  filled: readonly ProfileFill[];
+  language: Language;
+  sessionId: string;
+  turnId?: string;
+  at: string;
+}): ProfileEvidence[] {
+  const base = { session_id: options.sessionId, ...(options.turnId ? { turn_id: options.turnId } : {}), at: options.at };
+  const byKey = new Map<string, ProfileEvidence>();
+  for (const task of options.tasks) {
+    if (options.outcomes[task.task_id]?.status !== 'completed') continue;
+    const card = options.cardOf(task.assigned_agent);
+    for (const spec of card?.requiredKeys ?? []) {
+      const value = task.inputs[spec.key];
+      if (spec.extract.type !== 'enum' || (typeof value !== 'string' && typeof value !== 'number') || byKey.has(spec.key)) continue;
+      if (options.filled.some((item) => item.task_id === task.task_id && item.key === spec.key)) continue;
+      byKey.set(spec.key, { key: spec.key, value, ...base });
+    }
+  }
+  if (byKey.size === 0) return [];
+  return [...byKey.values(), { key: 'language', value: options.language, ...base }];
+}
+
+/** The sentence that tells the user a value came from their profile ("using your usual city 上海 — say another if not"). */
+export function profileNote(filled: readonly ProfileFill[], language: Language): string {
+  if (filled.length === 0) return '';
+  const unique = [...new Map(filled.map((item) => [`${item.key}=${item.value}`, item])).values()];
+  if (language === 'zh') return `已按您常用的${unique.map((item) => `${item.description} ${item.value}`).join('、')} 为您处理，如需更换请告诉我。`;
+  return `Using your usual ${unique.map((item) => `${item.description} ${item.value}`).join(', ')} — say another if not.`;
+}
+
+/** The profile as prompt text (usable facts only). */
+export function renderProfile(facts: readonly ProfileFact[], now: Date): string {
+  const usable = facts.filter((fact) => usableFact(facts, fact.key, now) === fact);
+  return usable.map((fact) => `${fact.key}=${fact.value}`).join(', ');
+}
