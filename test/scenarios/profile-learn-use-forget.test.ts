@@ -1,0 +1,79 @@
+/**
+ * The long-term profile over real HTTP: a city given in two turns is learned,
+ * a later session of the same user gets it filled when the user leaves it out
+ * (and the answer says so), other users cannot read it, and forgetting the
+ * user removes the profile and every session.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResponseState } from '../../src/graph/response-state.js';
+import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+
+const NOW = new Date(2026, 10, 22, 10, 0, 0);
+
+const completeFinal = (events: readonly ResponseState[]) => events.find((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true)!;
+
+describe('long-term profile', () => {
+  let board: TestSwitchboard;
+  let agents: FakeAgent[];
+  let weather: FakeAgent;
+
+  beforeAll(async () => {
+    weather = await startFakeAgent((body) => {
+      const { city, date } = (body as { inputs: { city: string; date?: string } }).inputs;
+      return sseReply({ result: { status: 'completed', output: { city, forecast: [{ date: date ?? '2026-11-23', condition: '晴', high: 8, low: -2 }] }, message: `${city}天气晴。` } });
+    });
+    agents = [weather, ...(await Promise.all([1, 2, 3].map(() => startFakeAgent(jsonReply({ output: {} })))))];
+    const yaml = sampleRegistry('agents_config.yaml', { 7101: agents[1]!.url, 7102: agents[2]!.url, 7103: agents[3]!.url, 7104: weather.url });
+    board = await startTestSwitchboard({ registryYaml: yaml, now: () => NOW });
+  });
+  afterAll(async () => {
+    await board.close();
+    await Promise.all(agents.map((agent) => agent.close()));
+  });
+
+  const profile = async (path: string, method = 'GET') => {
+    const response = await fetch(`${board.url}${path}`, { method });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  it('learns the usual city, offers it in another session, and forgets everything on request', async () => {
+    // One turn is not "usual" yet.
+    await board.chat('上海明天天气怎么样', { sessionId: 'p-a', userId: 'pu1' });
+    let asked = await board.chat('明天天气怎么样', { sessionId: 'p-b', userId: 'pu1' });
+    expect(completeFinal(asked).metadata.semantic_info?.[0]).toMatchObject({ type: 'miss', keys: ['city'] });
+
+    await board.chat('上海后天天气怎么样', { sessionId: 'p-a', userId: 'pu1' });
+    const read = await profile('/v1/users/pu1/profile?user_id=pu1');
+    expect(read.status).toBe(200);
+    expect(read.body.facts).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ key: 'city', value: '上海', hits: 2, source: expect.objectContaining({ session_id: 'p-a' }) }),
+        expect.objectContaining({ key: 'language', value: 'zh' }),
+      ]),
+    );
+
+    // A new session: the city is filled from the profile and said first.
+    const used = await board.chat('后天天气怎么样', { sessionId: 'p-c', userId: 'pu1' });
+    const final = completeFinal(used);
+    expect(final.content.startsWith('已按您常用的查询城市 上海 为您处理，如需更换请告诉我。')).toBe(true);
+    expect(final.metadata.state?.profile_filled).toEqual([expect.objectContaining({ key: 'city', value: '上海' })]);
+    expect((weather.calls.at(-1)!.body as { inputs: { city: string } }).inputs.city).toBe('上海');
+    // The city the user names wins over the profile.
+    const named = await board.chat('北京后天天气怎么样', { sessionId: 'p-c', userId: 'pu1' });
+    expect(completeFinal(named).metadata.state?.profile_filled).toBeUndefined();
+
+    // Other users: 403; bad input: 400.
+    expect((await profile('/v1/users/pu1/profile?user_id=intruder')).status).toBe(403);
+    expect((await profile('/v1/users/pu1/profile?user_id=intruder', 'DELETE')).status).toBe(403);
+    expect((await profile('/v1/users/pu1/profile')).status).toBe(400);
+    expect((await profile('/v1/users/pu1/profile?user_id=pu1&all=maybe', 'DELETE')).status).toBe(400);
+
+    const forgotten = await profile('/v1/users/pu1/profile?user_id=pu1&all=true', 'DELETE');
+    expect(forgotten).toEqual({ status: 200, body: { user_id: 'pu1', deleted: { profile: true, sessions: 3 } } });
+    expect((await profile('/v1/users/pu1/profile?user_id=pu1')).body.facts).toEqual([]);
+    expect((await fetch(`${board.url}/v1/sessions/p-a/messages?user_id=pu1`)).status).toBe(404);
+    asked = await board.chat('明天天气怎么样', { sessionId: 'p-d', userId: 'pu1' });
+    expect(completeFinal(asked).metadata.semantic_info?.[0]).toMatchObject({ type: 'miss', keys: ['city'] });
+  });
+});
