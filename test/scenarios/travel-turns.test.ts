@@ -125,7 +125,8 @@ describe('travel turns', () => {
 
   it('parks a task missing keys, names them with widgets, and completes it next turn', async () => {
     const before = fleet.hotel.calls.length;
-    const first = await fleet.board.chat('帮我订酒店', { sessionId: 'missing-1' });
+    // A user of its own: earlier tests taught user u1's profile the usual city.
+    const first = await fleet.board.chat('帮我订酒店', { sessionId: 'missing-1', userId: 'u-missing' });
     expect(fleet.hotel.calls.length).toBe(before);
     const final = finalEvent(first);
     expect(final.metadata.semantic_info).toEqual([
@@ -136,7 +137,7 @@ describe('travel turns', () => {
     expect(final.content).toContain('北京');
     expectNoInternalIds(first);
 
-    const second = await fleet.board.chat('北京，明天', { sessionId: 'missing-1' });
+    const second = await fleet.board.chat('北京，明天', { sessionId: 'missing-1', userId: 'u-missing' });
     expect(fleet.hotel.calls.length).toBe(before + 1);
     expect((fleet.hotel.calls.at(-1)!.body as { inputs: unknown }).inputs).toMatchObject({ city: '北京', check_in_date: TOMORROW });
     expect(finalEvent(second).metadata.semantic_info ?? []).toEqual([]);
