@@ -6,10 +6,13 @@
 import { main as reload } from './reload.js';
 import { main as llmCalls } from './llm-calls.js';
 import { main as replicas } from './replicas.js';
+import { main as memoryAndCaches } from './memory-and-caches.js';
 
 const reloadResult = await reload();
 console.log('');
 await llmCalls();
 console.log('');
 const replicasResult = await replicas();
-process.exitCode = reloadResult.pass && replicasResult.pass ? 0 : 1;
+console.log('');
+const memoryResult = await memoryAndCaches();
+process.exitCode = reloadResult.pass && replicasResult.pass && memoryResult.pass ? 0 : 1;
