@@ -19,7 +19,9 @@
  * Where another card's keyword is in the clause, a similarity-only card must
  * also explain the clause better than that card does.
  * Score: keyword → 0.75 + 0.25 × coverage; similarity only → 0.7 × coverage,
- * so a keyword match always outranks a similarity match.
+ * so a keyword match always outranks a similarity match. A card's `clause` is
+ * the single clause that chose it best, even when the whole query scored
+ * higher: its values are read from there (see `clause-values.ts`).
  *
  * The index is built once per snapshot (a WeakMap keyed by the frozen
  * snapshot object), so ranking costs a few map lookups per query term.
@@ -27,7 +29,8 @@
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
 import type { RankedIntent } from './types.js';
 import { createPhraseMatcher, type PhraseHit, type PhraseMatcher } from './phrase-matcher.js';
-import { normalizeText, splitClauses, termsOf, type Term } from './text-terms.js';
+import { splitClauses } from './clause-splitter.js';
+import { normalizeText, termsOf, type Term } from './text-terms.js';
 
 /** A ranked card with the evidence that chose it. */
 export interface AgentMatch extends RankedIntent {
@@ -124,6 +127,8 @@ interface Unit {
   text: string;
   start: number;
   end: number;
+  /** The whole query (as opposed to one of its clauses). */
+  whole: boolean;
 }
 
 interface CardEvidence {
@@ -133,6 +138,8 @@ interface CardEvidence {
   clause: string;
   position: number;
   unitLength: number;
+  /** The best single clause that chose the card, when one did: the card's own part of the query. */
+  ownClause?: { score: number; clause: string; position: number };
 }
 
 /** Creates a ranker with its own per-snapshot index cache. */
@@ -168,8 +175,8 @@ export function createAgentRanker(options: AgentRankerOptions = {}): AgentRanker
         .filter((hit) => !valueHits.some((value) => value.start <= hit.start && hit.end <= value.end && value.end - value.start > hit.end - hit.start));
 
       const clauses = splitClauses(text);
-      const units: Unit[] = [{ text, start: 0, end: text.length }];
-      if (clauses.length > 1) for (const clause of clauses) units.push({ text: clause.text, start: clause.start, end: clause.start + clause.text.length });
+      const units: Unit[] = [{ text, start: 0, end: text.length, whole: true }];
+      if (clauses.length > 1) for (const clause of clauses) units.push({ text: clause.text, start: clause.start, end: clause.start + clause.text.length, whole: false });
 
       const evidence = new Map<number, CardEvidence>();
       for (const unit of units) scoreUnit(index, unit, valueHits, keywordHits, evidence);
@@ -180,8 +187,8 @@ export function createAgentRanker(options: AgentRankerOptions = {}): AgentRanker
           score: round(found.score),
           keywords: [...found.keywords],
           coverage: round(found.coverage),
-          clause: found.clause,
-          position: found.position,
+          clause: found.ownClause?.clause ?? found.clause,
+          position: found.ownClause?.position ?? found.position,
         }))
         .sort((a, b) => b.score - a.score || a.position - b.position);
       return { intents, confidence: confidenceOf(intents), reason: reasonOf(intents) };
@@ -244,10 +251,14 @@ export function createAgentRanker(options: AgentRankerOptions = {}): AgentRanker
       const previous = evidence.get(cardIndex);
       const unitLength = unit.end - unit.start;
       const keywords = new Set([...(previous?.keywords ?? []), ...(keywordEntry?.keywords ?? [])]);
+      const position = keywordEntry?.position ?? unit.start;
+      const ownClause =
+        !unit.whole && (!previous?.ownClause || score > previous.ownClause.score) ? { score, clause: unit.text, position } : previous?.ownClause;
       if (!previous || score > previous.score || (score === previous.score && unitLength < previous.unitLength)) {
-        evidence.set(cardIndex, { score, coverage, keywords, clause: unit.text, position: keywordEntry?.position ?? unit.start, unitLength });
+        evidence.set(cardIndex, { score, coverage, keywords, clause: unit.text, position, unitLength, ...(ownClause ? { ownClause } : {}) });
       } else {
         previous.keywords = keywords;
+        if (ownClause) previous.ownClause = ownClause;
       }
     }
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
 import { snapshotOf, travelCards } from './test-fixtures.js';
-import { detectLanguage, splitClauses } from './text-terms.js';
+import { detectLanguage } from './text-terms.js';
 
 const travel = snapshotOf(travelCards());
 const AGENT_ID = /[a-z]+_agent/;
@@ -65,15 +65,5 @@ describe('composeIntentMessage', () => {
     expect(composeIntentMessage([hotel!, limo!], '订酒店和接机')).toBe('明白了！我将为您处理：酒店服务、机场接送机服务。');
     expect(composeIntentMessage([hotel!], 'book a hotel')).toBe("Got it! I'll take care of: 酒店服务.");
     expect(composeIntentMessage([], '订酒店')).toBe('明白了！正在为您处理。');
-  });
-});
-
-describe('splitClauses', () => {
-  it('splits at punctuation and connectives', () => {
-    expect(splitClauses('帮我订北京的酒店，安排接机，再告诉我天气').map((clause) => clause.text)).toEqual(['帮我订北京的酒店', '安排接机', '告诉我天气']);
-    expect(splitClauses('book a hotel and then a flight').map((clause) => clause.text)).toEqual(['book a hotel', 'a flight']);
-    expect(splitClauses('订酒店然后查天气').map((clause) => clause.text)).toEqual(['订酒店', '查天气']);
-    const text = '订酒店。 查天气';
-    for (const clause of splitClauses(text)) expect(text.slice(clause.start, clause.start + clause.text.length)).toBe(clause.text);
   });
 });

@@ -37,5 +37,7 @@ export {
 export { extractForAgent, extractKeys, extractOne, isCnMobile, isEmailAddress, missingKeys, type KeyOutcome } from './key-extractor.js';
 export { findDates, formatDate, type DateHit } from './date-extractor.js';
 export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './direct-answers.js';
-export { detectLanguage, splitClauses } from './text-terms.js';
+export { detectLanguage } from './text-terms.js';
+export { splitClauses, type Clause } from './clause-splitter.js';
 export { orderByMention } from './mention-order.js';
+export { attributeClauseValues, type AgentClauseValues, type ClauseValuesRequest } from './clause-values.js';

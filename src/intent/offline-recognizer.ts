@@ -42,7 +42,8 @@ import { orderByMention } from './mention-order.js';
 import { isFollowUp, refersToPreviousTurn } from './follow-up.js';
 import { extractOne } from './key-extractor.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
-import { detectLanguage, normalizeText, splitClauses } from './text-terms.js';
+import { splitClauses } from './clause-splitter.js';
+import { detectLanguage, normalizeText } from './text-terms.js';
 
 /** Options of the offline recognizer; every field has a default. */
 export interface OfflineRecognizerOptions {

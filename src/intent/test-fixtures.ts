@@ -61,6 +61,7 @@ export function travelCards(): AgentCard[] {
       description: '酒店查询与预订 / hotel search and booking',
       examples: ['帮我订北京的酒店', '上海有什么好的酒店推荐', 'book a hotel in Shanghai', 'find me a hotel near the airport'],
       keywords: ['酒店', '住宿', '宾馆', '入住', 'hotel', 'accommodation'],
+      sideEffects: true,
       requiredKeys: [
         keySpec('city', '入住城市', { type: 'enum', values: CITIES }, 'city_selector'),
         keySpec('check_in_date', '入住日期', { type: 'date' }, 'date_picker'),
@@ -73,6 +74,7 @@ export function travelCards(): AgentCard[] {
       examples: ['明天早上7点到首都机场接机', '帮我安排浦东机场送机', 'book an airport pickup at 7am'],
       keywords: ['接机', '送机', '接送机', '专车', 'airport transfer', 'pickup', 'limo'],
       dependsOn: ['hotel_agent'],
+      sideEffects: true,
       requiredKeys: [
         keySpec('airport', '机场', { type: 'enum', values: AIRPORTS }, 'airport_selector'),
         keySpec(
@@ -134,6 +136,7 @@ export function ecommerceCards(): AgentCard[] {
       examples: ['我要退款', '这个商品质量有问题想退货', 'I want a refund'],
       keywords: ['退款', '退货', '退钱', 'refund', 'return'],
       dependsOn: ['order_agent'],
+      sideEffects: true,
       requiredKeys: [orderId, keySpec('refund_reason', '退款原因', { type: 'enum', values: ['质量问题', '七天无理由', '发错货', '少件', 'quality issue', 'wrong item'] }, 'reason_picker')],
     }),
     card({

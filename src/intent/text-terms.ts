@@ -116,35 +116,6 @@ function splitOnParticles(pieces: string[], character: string): string[] {
   return pieces;
 }
 
-/** A clause of the query and where it starts in the normalised text. */
-export interface Clause {
-  text: string;
-  start: number;
-}
-
-const CLAUSE_BREAK =
-  /[,，。;；!！?？、\n]+|\.(?!\d)|\s*(?:(?:然后|并且|同时|另外|还有|顺便|以及|还要|此外|再)\s*)+|\s+(?:(?:and|also|then|plus|as well as)\s+)+/giu;
-
-/**
- * Splits a query into clauses at punctuation and connectives (再 然后 并且 and
- * also ...), so each request in "订酒店，再查天气" is scored on its own.
- */
-export function splitClauses(text: string): Clause[] {
-  const clauses: Clause[] = [];
-  let last = 0;
-  const push = (end: number) => {
-    const raw = text.slice(last, end);
-    const trimmed = raw.trim();
-    if (trimmed.length > 0) clauses.push({ text: trimmed, start: last + raw.indexOf(trimmed) });
-  };
-  for (const match of text.matchAll(CLAUSE_BREAK)) {
-    push(match.index);
-    last = match.index + match[0].length;
-  }
-  push(text.length);
-  return clauses;
-}
-
 /**
  * True for words that say nothing about which service is wanted: English stop
  * words, Chinese particles and function bigrams (the lists above).

@@ -49,7 +49,7 @@ export interface AgentCard {
   readonly requiredKeys: readonly SemanticKeySpec[];
   readonly inputSchema?: Readonly<Record<string, unknown>>;
   readonly outputSchema?: Readonly<Record<string, unknown>>;
-  /** A write (booking, refund, payment): dispatched only after the user confirms (CONTRACT §3); never cached, never filled from the user's profile. */
+  /** A write (booking, refund, payment): dispatched only after the user confirms (CONTRACT §3); never cached, never filled from the user's profile nor from another request's clause. */
   readonly sideEffects?: boolean;
   /** Seconds a completed reply for the same inputs is reused (read-only agents only). */
   readonly cacheTtlS?: number;

@@ -15,7 +15,7 @@ import { sampleRegistry, stageEvents, startTestSwitchboard, type TestSwitchboard
 const AGENT_IDS = ['hotel_agent', 'limo_agent', 'flight_agent', 'weather_agent'];
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const TOMORROW = '2026-11-23';
-const MIXED = '帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气';
+const MIXED = '帮我订北京的酒店，明天入住，安排明天早上7点首都机场接机，再告诉我北京明天的天气';
 const PARALLEL = '帮我订北京的酒店，明天入住，再告诉我北京明天的天气';
 const BARE = '帮我订上海的酒店，后天入住，再告诉我上海后天的天气';
 

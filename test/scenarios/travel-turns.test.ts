@@ -98,7 +98,7 @@ describe('travel turns', () => {
   });
 
   it('runs the airport transfer after the hotel in a mixed plan and passes the hotel output upstream', async () => {
-    const events = await fleet.board.chat('帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气', { sessionId: 'mixed-1' });
+    const events = await fleet.board.chat('帮我订北京的酒店，明天入住，安排明天早上7点首都机场接机，再告诉我北京明天的天气', { sessionId: 'mixed-1' });
     const plan = stageEvents(events, 'plan_done')[0]!.metadata.state!.task_plan as {
       task_type: string;
       sub_tasks: { task_id: string; assigned_agent: string; dependencies: string[] }[];
@@ -238,7 +238,7 @@ describe('sub-agent failures', () => {
   it('fails a timed-out task, skips its dependent, and lets the independent one complete', async () => {
     const fleet = await startFleet({ hotel: hangReply() }, (yaml) => yaml.replaceAll('timeout_ms: 10000', 'timeout_ms: 300').replaceAll('retries: 1', 'retries: 0'));
     try {
-      const events = await fleet.board.chat('帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气', { sessionId: 'timeout-1' });
+      const events = await fleet.board.chat('帮我订北京的酒店，明天入住，安排明天早上7点首都机场接机，再告诉我北京明天的天气', { sessionId: 'timeout-1' });
       const failed = stageEvents(events, 'agent_failed').map((event) => [event.agent_id, (event.metadata.state as { code: string }).code]);
       expect(failed).toEqual(expect.arrayContaining([
         ['hotel_agent', 'timeout'],

@@ -22,6 +22,7 @@ export function createPlanNode(dependencies: { planner: Planner }) {
     emit({ stage: 'plan_start', content: planStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     const { plan, invalidKeys } = await dependencies.planner.plan({
       query: state.rewritten_query,
+      turnQuery: state.query,
       intents: state.intent?.intents ?? [],
       intent: state.intent ?? undefined,
       snapshot: context.snapshot,

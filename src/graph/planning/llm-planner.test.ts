@@ -99,8 +99,40 @@ describe('LLM planner', () => {
       ...emptyMemory(),
       history: [{ query: '我想去上海', rewrittenQuery: '我想去上海', answer: '', agents: [] }],
     };
-    const { plan } = await planner.plan(request('帮我订那边的酒店，后天入住，住3晚', [sub('t1', 'hotel_agent', { city: '上海', check_in_date: '2026-11-24', nights: 3 })], { memory }));
+    const readOnly = cards().map((entry) => ({ ...entry, sideEffects: false }));
+    const draft = [sub('t1', 'hotel_agent', { city: '上海', check_in_date: '2026-11-24', nights: 3 })];
+    const { plan } = await planner.plan(request('帮我订那边的酒店，后天入住，住3晚', draft, { memory, snapshotCards: readOnly }));
     expect(plan.sub_tasks[0]!.inputs).toEqual({ city: '上海', check_in_date: '2026-11-24', nights: 3 });
+
+    // A booking (side effects) takes values only from its own words or the answer to its parked question.
+    const booking = await planner.plan(request('帮我订那边的酒店，后天入住，住3晚', draft, { memory }));
+    expect(booking.plan.sub_tasks[0]!.inputs).toEqual({ check_in_date: '2026-11-24', nights: 3 });
+  });
+
+  it('drops a value the query gives only in another clause, as the offline planner does', async () => {
+    const query = '帮我订个酒店，再查一下明天从北京到上海的机票';
+    const draft = [sub('t1', 'hotel_agent', { city: '上海', check_in_date: TOMORROW }), sub('t2', 'flight_agent', { origin: '北京', destination: '上海', date: TOMORROW })];
+    const { plan } = await planner.plan(request(query, draft));
+    const inputsOf = (agent: string) => plan.sub_tasks.find((task) => task.assigned_agent === agent)!.inputs;
+    expect(inputsOf('hotel_agent')).toEqual({});
+    expect(inputsOf('flight_agent')).toEqual({ origin: '北京', destination: '上海', date: TOMORROW });
+    expect(plan.sub_tasks.find((task) => task.assigned_agent === 'hotel_agent')!.description).toBe('DRAFT hotel_agent');
+
+    const weatherFirst = '查一下杭州明天的天气，再订一张12月3日从北京到上海的机票';
+    const leaky = [sub('t1', 'weather_agent', { city: '上海', date: '2026-12-03' }), sub('t2', 'flight_agent', { origin: '北京', destination: '上海', date: '2026-12-03' })];
+    const second = await planner.plan(request(weatherFirst, leaky));
+    const weather = second.plan.sub_tasks.find((task) => task.assigned_agent === 'weather_agent')!;
+    expect(weather.inputs).toEqual({ city: '杭州' });
+  });
+
+  it('lets a parked booking take the values of the answer to its question', async () => {
+    const memory: SessionMemory = {
+      ...emptyMemory(),
+      pending: [{ agent_id: 'hotel_agent', description: '帮我订个酒店', inputs: {}, missing_keys: ['city', 'check_in_date'] }],
+    };
+    const base = request('帮我订个酒店，上海，后天', [sub('t1', 'hotel_agent', { city: '上海', check_in_date: '2026-11-24' })], { memory });
+    const { plan } = await planner.plan({ ...base, turnQuery: '上海，后天' });
+    expect(plan.sub_tasks[0]!.inputs).toEqual({ city: '上海', check_in_date: '2026-11-24' });
   });
 
   it('adds intents the draft forgot and keeps invalid values reported', async () => {

@@ -14,8 +14,15 @@
  *   query, the rewrite, the earlier turns or the slot memory, or (dates) the
  *   offline date reader derives that date from them, or (numbers) the digits
  *   appear. Anything else is dropped: a model must never invent a value.
+ * - and values that keep to their clause, as the offline planner's do (see
+ *   `intent/clause-values.ts`): the offline ranker finds which clause of the
+ *   query asked for each agent; a value found in the query only outside the
+ *   agent's own words (its clause group, an inherited value, its parked
+ *   task) is dropped, and an agent with side effects never takes a value
+ *   that is not in its own words at all (from history or slot memory) unless
+ *   it was parked waiting for the user.
  * Required keys still missing are then filled as the offline planner fills
- * them (extraction from the rewritten query, the parked task, slot memory),
+ * them (extraction from the agent's clause, the parked task, slot memory),
  * so the semantic check parks exactly what is really missing.
  *
  * No usable draft (none, or it fails the schema) → the offline planner.
@@ -25,7 +32,10 @@ import type { ValidateFunction } from 'ajv';
 import { findDates } from '../../intent/date-extractor.js';
 import { extractOne } from '../../intent/key-extractor.js';
 import { resolveAgentId } from '../../intent/llm-recognizer.js';
+import { createAgentRanker, type AgentRanker } from '../../intent/agent-ranker.js';
+import type { AgentClauseValues } from '../../intent/clause-values.js';
 import { DRAFT_PLAN_ENVELOPE_SCHEMA, type DraftPlanEnvelope, type DraftSubTask } from '../../intent/intent-schema.js';
+import type { RankedIntent } from '../../intent/types.js';
 import type { Logger } from '../../logger.js';
 import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';
 import { validateValue } from '../../util/safe-json.js';
@@ -39,6 +49,8 @@ export interface LlmPlannerOptions {
   /** Plans turns without a usable draft (normally the offline planner). */
   fallback: Planner;
   logger: Logger;
+  /** Finds which clause of the query asked for each agent (default: the offline ranker). */
+  ranker?: AgentRanker;
 }
 
 /** What was removed from a draft, for logs and tests. */
@@ -47,6 +59,8 @@ export interface DraftCorrections {
   droppedDependencies: string[];
   droppedKeys: string[];
   droppedValues: string[];
+  /** Values the query holds only outside the agent's own clause. */
+  outOfClauseValues: string[];
 }
 
 type Primitive = string | number | boolean;
@@ -56,6 +70,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
   if (!options?.fallback || typeof options.fallback.plan !== 'function') throw new TypeError('LLM planner: fallback planner is required');
   if (!options.logger) throw new TypeError('LLM planner: logger is required');
   const { fallback, logger } = options;
+  const ranker = options.ranker ?? createAgentRanker();
   const validateDraft: ValidateFunction = new Ajv({ allErrors: true, strict: false }).compile(DRAFT_PLAN_ENVELOPE_SCHEMA);
 
   return {
@@ -68,7 +83,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
         logger.warn({ problem: checked.error }, 'planner: drafted plan fails the schema; offline planner decides');
         return fallback.plan(request);
       }
-      const { result, corrections } = planFromDraft(checked.value, request);
+      const { result, corrections } = planFromDraft(checked.value, request, ranker);
       if (!result) return fallback.plan(request);
       const dropped = Object.entries(corrections).filter(([, list]) => list.length > 0);
       if (dropped.length > 0) logger.info(Object.fromEntries(dropped), 'planner: corrected the drafted plan');
@@ -78,9 +93,13 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
 }
 
 /** Checks a validated draft against the request (see the file header); `result` is undefined when no task is left. */
-export function planFromDraft(envelope: DraftPlanEnvelope, request: PlanRequest): { result?: PlanResult; corrections: DraftCorrections } {
+export function planFromDraft(
+  envelope: DraftPlanEnvelope,
+  request: PlanRequest,
+  ranker: AgentRanker = createAgentRanker(),
+): { result?: PlanResult; corrections: DraftCorrections } {
   const { snapshot } = request;
-  const corrections: DraftCorrections = { droppedAgents: [], droppedDependencies: [], droppedKeys: [], droppedValues: [] };
+  const corrections: DraftCorrections = { droppedAgents: [], droppedDependencies: [], droppedKeys: [], droppedValues: [], outOfClauseValues: [] };
   const draftTasks = envelope.task_plan.sub_tasks;
 
   // Agents: enabled ones, one task each, in draft order; then intents the draft forgot.
@@ -103,8 +122,8 @@ export function planFromDraft(envelope: DraftPlanEnvelope, request: PlanRequest)
   const cards = [...byAgent.keys()].map((agentId) => snapshot.byId.get(agentId)!) as AgentCard[];
   if (cards.length === 0) return { corrections };
 
-  // The offline view of the same agents: extracted keys, slot memory, invalid values.
-  const offline = buildSubTasks(cards, request);
+  // The offline view of the same agents, each read from its own clause: extracted keys, slot memory, invalid values.
+  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request, ranker) });
   const offlineByAgent = new Map(offline.tasks.map((task) => [task.assigned_agent, task]));
   const evidence = conversationEvidence(envelope, request);
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
@@ -124,6 +143,10 @@ export function planFromDraft(envelope: DraftPlanEnvelope, request: PlanRequest)
       const spec = card.requiredKeys.find((candidate) => candidate.key === key);
       if (!isPrimitive(value) || !isGrounded(value, spec, evidence, request.now)) {
         corrections.droppedValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
+        continue;
+      }
+      if (!keepsToClause(value, key, card, offline.attributed.get(card.id)!, request)) {
+        corrections.outOfClauseValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
         continue;
       }
       inputs[key] = value;
@@ -218,5 +241,43 @@ function isGrounded(value: Primitive, spec: SemanticKeySpec | undefined, evidenc
     if (evidence.sources.some((source) => (source.match(/-?\d+(?:\.\d+)?/g) ?? []).some((found) => Number(found) === number))) return true;
     if (spec?.extract.type === 'number') return evidence.sources.some((source) => { const outcome = extractOne(source, spec.extract, now); return outcome !== null && 'value' in outcome && outcome.value === number; });
   }
+  return false;
+}
+
+/** The draft's agents with the clause the offline ranker found for each (none when it did not find the agent). */
+function withClauses(cards: readonly AgentCard[], request: PlanRequest, ranker: AgentRanker): RankedIntent[] {
+  const found = new Map(ranker.rank(request.query, request.snapshot).intents.map((match) => [match.agentId, match.clause]));
+  return cards.map((card) => {
+    const clause = found.get(card.id);
+    return clause ? { agentId: card.id, score: 1, clause } : { agentId: card.id, score: 1 };
+  });
+}
+
+/**
+ * Whether a drafted value keeps to the agent's own words: found there (its
+ * clause group, or the answer to its parked question), inherited by the clause
+ * rule, or part of its parked task. A value the query holds only elsewhere is
+ * another request's. A value not in the query at all (history, slot memory, a
+ * translation) is left to `isGrounded`, except for an agent with side effects
+ * that was not parked waiting for the user.
+ */
+function keepsToClause(value: Primitive, key: string, card: AgentCard, own: AgentClauseValues, request: PlanRequest): boolean {
+  if (typeof value === 'boolean') return true;
+  const pending = request.memory.pending.find((task) => task.agent_id === card.id);
+  if (own.inherited[key] === value || (pending && pending.inputs[key] === value)) return true;
+  const spec = card.requiredKeys.find((candidate) => candidate.key === key);
+  const ownWords = [own.text, pending?.description ?? ''];
+  if (ownWords.some((text) => mentions(text, value, spec, request.now))) return true;
+  const query = [request.query, request.turnQuery ?? ''];
+  if (query.some((text) => mentions(text, value, spec, request.now))) return false;
+  return !card.sideEffects || pending !== undefined;
+}
+
+/** Whether `text` states `value`: as written, or (dates) a date expression the date reader turns into it. */
+function mentions(text: string, value: string | number, spec: SemanticKeySpec | undefined, now: Date): boolean {
+  if (text.length === 0) return false;
+  const written = squash(String(value));
+  if (written.length > 0 && squash(text).includes(written)) return true;
+  if (ISO_DATE.test(String(value)) || spec?.extract.type === 'date') return findDates(text.normalize('NFKC'), now).some((hit) => hit.value === String(value));
   return false;
 }

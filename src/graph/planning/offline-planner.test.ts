@@ -66,13 +66,23 @@ describe('createOfflinePlanner', () => {
   });
 
   it('fills a parked task from slot memory, but lets the query win', async () => {
-    const pending = [{ agent_id: 'hotel_agent', description: '', inputs: {}, missing_keys: ['city', 'check_in_date'] }];
+    const pending = [{ agent_id: 'weather_agent', description: '', inputs: {}, missing_keys: ['city'] }];
     const memory = { known_values: { city: '上海', check_in_date: '2026-12-01' }, pending };
-    const filled = await planner.plan(request('帮我订明天的酒店', ['hotel_agent'], { memory }));
-    expect(filled.plan.sub_tasks[0]!.inputs).toEqual({ city: '上海', check_in_date: TOMORROW });
+    const filled = await planner.plan(request('明天天气怎么样', ['weather_agent'], { memory }));
+    expect(filled.plan.sub_tasks[0]!.inputs).toEqual({ city: '上海' });
 
-    const overridden = await planner.plan(request('帮我订北京的酒店', ['hotel_agent'], { memory }));
-    expect(overridden.plan.sub_tasks[0]!.inputs).toEqual({ city: '北京', check_in_date: '2026-12-01' });
+    const overridden = await planner.plan(request('北京的天气', ['weather_agent'], { memory }));
+    expect(overridden.plan.sub_tasks[0]!.inputs).toEqual({ city: '北京' });
+  });
+
+  it('never fills a parked task with side effects from slot memory: only its own inputs and the answer count', async () => {
+    const pending = [{ agent_id: 'hotel_agent', description: '', inputs: { check_in_date: '2026-12-01' }, missing_keys: ['city'] }];
+    const memory = { known_values: { city: '上海', check_in_date: '2026-12-05' }, pending };
+    const filled = await planner.plan(request('帮我订酒店', ['hotel_agent'], { memory }));
+    expect(filled.plan.sub_tasks[0]!.inputs).toEqual({ check_in_date: '2026-12-01' });
+
+    const answered = await planner.plan(request('帮我订酒店，北京', ['hotel_agent'], { memory }));
+    expect(answered.plan.sub_tasks[0]!.inputs).toEqual({ city: '北京', check_in_date: '2026-12-01' });
   });
 
   it('never fills a fresh request (no parked task) from slot memory', async () => {
@@ -125,7 +135,7 @@ describe('createOfflinePlanner', () => {
 
 describe('buildSubTasks', () => {
   it('describes each task by the whole query when no clause is known', () => {
-    const { tasks } = buildSubTasks([hotel], { query: '帮我订北京的酒店', memory: emptyMemory(), now: NOW, planId: 'p1' });
+    const { tasks } = buildSubTasks([hotel], { query: '帮我订北京的酒店', intents: [], memory: emptyMemory(), now: NOW, planId: 'p1' });
     expect(tasks).toEqual([
       {
         task_id: 'p1_task_1',
@@ -139,14 +149,17 @@ describe('buildSubTasks', () => {
   });
 
   it('describes each task by the clause that asked for it', () => {
-    const clauses = new Map([['hotel_agent', '帮我订北京的酒店'], ['weather_agent', '再告诉我北京明天的天气']]);
-    const { tasks } = buildSubTasks([hotel, weather], { query: '帮我订北京的酒店，再告诉我北京明天的天气', memory: emptyMemory(), now: NOW, planId: 'p1' }, clauses);
-    expect(tasks.map((task) => task.description)).toEqual(['帮我订北京的酒店', '再告诉我北京明天的天气']);
+    const intents = [
+      { agentId: 'hotel_agent', score: 1, clause: '帮我订北京的酒店' },
+      { agentId: 'weather_agent', score: 1, clause: '告诉我北京明天的天气' },
+    ];
+    const { tasks } = buildSubTasks([hotel, weather], { query: '帮我订北京的酒店，再告诉我北京明天的天气', intents, memory: emptyMemory(), now: NOW, planId: 'p1' });
+    expect(tasks.map((task) => task.description)).toEqual(['帮我订北京的酒店', '告诉我北京明天的天气']);
   });
 
   it('does not share input objects with memory', () => {
     const memory = { ...emptyMemory(), pending: [{ agent_id: 'hotel_agent', description: '', inputs: { city: '北京' }, missing_keys: ['check_in_date'] }] };
-    const { tasks } = buildSubTasks([hotel], { query: '明天', memory, now: NOW, planId: 'p1' });
+    const { tasks } = buildSubTasks([hotel], { query: '明天', intents: [], memory, now: NOW, planId: 'p1' });
     expect(tasks[0]!.inputs).not.toBe(memory.pending[0]!.inputs);
     expect(memory.pending[0]!.inputs).toEqual({ city: '北京' });
   });

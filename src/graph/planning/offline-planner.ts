@@ -1,10 +1,11 @@
 /**
  * The offline planner: one sub-task per matched agent, dependencies from the
  * cards' `depends_on` when both agents are in the plan, inputs from the
- * semantic keys extracted from the (rewritten) query, completed by slot memory
- * (values known from earlier turns and the inputs of parked tasks).
+ * semantic keys extracted from each agent's own clause of the (rewritten)
+ * query, completed by slot memory (values known from earlier turns and the
+ * inputs of parked tasks). The sub-task's message is that clause.
  */
-import { extractForAgent, extractOne, orderByMention } from '../../intent/index.js';
+import { attributeClauseValues, extractOne, orderByMention, type AgentClauseValues } from '../../intent/index.js';
 import type { ExtractSpec } from '../../registry/types.js';
 import type { AgentCard } from '../../registry/types.js';
 import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';
@@ -15,35 +16,51 @@ import type { Planner, PlanRequest, PlanResult } from './types.js';
 /** Builds the sub-tasks of `cards` (already filtered to enabled agents of the snapshot). */
 export function buildSubTasks(
   cards: readonly AgentCard[],
-  request: Pick<PlanRequest, 'query' | 'memory' | 'now' | 'planId'>,
-  /** agent id → the part of the query that asked for it (the sub-task's text). */
-  clauses: ReadonlyMap<string, string> = new Map(),
-): { tasks: SubTask[]; invalidKeys: Record<string, InvalidKey[]> } {
+  request: Pick<PlanRequest, 'query' | 'turnQuery' | 'intents' | 'memory' | 'now' | 'planId'>,
+): { tasks: SubTask[]; invalidKeys: Record<string, InvalidKey[]>; attributed: Map<string, AgentClauseValues> } {
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
   const invalidKeys: Record<string, InvalidKey[]> = {};
+  // Each agent reads its keys from its own clause of the query (see intent/clause-values.ts).
+  const attributed = attributeClauseValues({
+    text: request.query,
+    turnText: request.turnQuery,
+    intents: request.intents,
+    cards,
+    pendingAgents: request.memory.pending.map((task) => task.agent_id),
+    now: request.now,
+  });
   const tasks = cards.map((card): SubTask => {
     const taskId = taskIdOf.get(card.id)!;
-    const extraction = extractForAgent(request.query, card, request.now);
+    const own = attributed.get(card.id)!;
     const pending = request.memory.pending.find((task) => task.agent_id === card.id);
-    const inputs = fillFromMemory(card, extraction.values, extraction.invalid, pending, request.memory.known_values);
-    for (const [key, value] of Object.entries(extractOptionalInputs(request.query, card, request.now))) inputs[key] ??= value;
-    if (extraction.invalid.length > 0) invalidKeys[taskId] = extraction.invalid.map((item) => ({ ...item }));
+    const inputs = fillFromMemory(card, own.extraction.values, own.extraction.invalid, pending, request.memory.known_values);
+    for (const [key, value] of Object.entries(extractOptionalInputs(own.text, card, request.now))) inputs[key] ??= value;
+    if (own.extraction.invalid.length > 0) invalidKeys[taskId] = own.extraction.invalid.map((item) => ({ ...item }));
     return {
       task_id: taskId,
-      description: clauses.get(card.id) ?? request.query,
+      description: describeTask(own, pending, request.query),
       assigned_agent: card.id,
       inputs,
       dependencies: card.dependsOn.filter((id) => taskIdOf.has(id)).map((id) => taskIdOf.get(id)!),
       status: 'pending',
     };
   });
-  return { tasks: topologicalOrder(tasks), invalidKeys };
+  return { tasks: topologicalOrder(tasks), invalidKeys, attributed };
+}
+
+/** The sub-task's message: its own clause; a parked request's earlier words plus this turn's answer; else the whole query. */
+function describeTask(own: AgentClauseValues, pending: PendingTask | undefined, query: string): string {
+  if (own.scope === 'clause') return own.text;
+  if (own.scope === 'answer' && pending?.description.trim()) return [pending.description.trim(), own.text].filter((part) => part.length > 0).join('，');
+  return query;
 }
 
 /**
  * Current extraction wins; then the parked task's inputs; then slot memory.
  * Slot memory only completes a task that was parked waiting for the user, so a
- * fresh request is never silently filled with values from an older one.
+ * fresh request is never silently filled with values from an older one; and
+ * never a task with side effects, whose values come only from the user's own
+ * words for it (its clause, its parked inputs, the answer to its question).
  * Invalid keys stay unfilled.
  */
 function fillFromMemory(
@@ -54,13 +71,14 @@ function fillFromMemory(
   known: Record<string, string | number>,
 ): Record<string, unknown> {
   const inputs: Record<string, unknown> = { ...(pending?.inputs ?? {}) };
+  const fromMemory = pending !== undefined && !card.sideEffects;
   for (const spec of card.requiredKeys) {
     if (invalid.some((item) => item.key === spec.key)) {
       delete inputs[spec.key];
       continue;
     }
     if (extracted[spec.key] !== undefined) inputs[spec.key] = extracted[spec.key];
-    else if (pending && inputs[spec.key] === undefined && known[spec.key] !== undefined) inputs[spec.key] = known[spec.key];
+    else if (fromMemory && inputs[spec.key] === undefined && known[spec.key] !== undefined) inputs[spec.key] = known[spec.key];
   }
   return inputs;
 }
@@ -108,8 +126,7 @@ export function createOfflinePlanner(): Planner {
         .map((intent) => request.snapshot.byId.get(intent.agentId))
         .filter((card): card is AgentCard => card !== undefined && card.enabled);
       const unique = [...new Map(cards.map((card) => [card.id, card])).values()];
-      const clauses = new Map(request.intents.flatMap((intent) => (intent.clause ? [[intent.agentId, intent.clause] as const] : [])));
-      const { tasks, invalidKeys } = buildSubTasks(unique, request, clauses);
+      const { tasks, invalidKeys } = buildSubTasks(unique, request);
       const names = unique.map((card) => card.name).join('、');
       return {
         plan: assemblePlan(request.planId, tasks, `matched capabilities: ${names}`, ''),

@@ -11,6 +11,8 @@ import type { SessionMemory } from '../state.js';
 export interface PlanRequest {
   /** The rewritten query. */
   query: string;
+  /** What the user typed this turn (the rewritten query may start with earlier turns' words). */
+  turnQuery?: string;
   intents: readonly RankedIntent[];
   /** The whole intent result (an LLM recognizer may have drafted the plan in the same call). */
   intent?: IntentResult;

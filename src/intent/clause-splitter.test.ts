@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { separatorBetween, splitClauses } from './clause-splitter.js';
+
+const texts = (text: string) => splitClauses(text).map((clause) => clause.text);
+
+describe('splitClauses', () => {
+  it('splits at punctuation and connectives', () => {
+    expect(texts('帮我订北京的酒店，安排接机，再告诉我天气')).toEqual(['帮我订北京的酒店', '安排接机', '告诉我天气']);
+    expect(texts('book a hotel and then a flight')).toEqual(['book a hotel', 'a flight']);
+    expect(texts('订酒店然后查天气')).toEqual(['订酒店', '查天气']);
+    expect(texts('Book a hotel. Then check the weather.')).toEqual(['Book a hotel', 'check the weather']);
+    const text = '订酒店。 查天气';
+    for (const clause of splitClauses(text)) expect(text.slice(clause.start, clause.start + clause.text.length)).toBe(clause.text);
+  });
+
+  it('splits at 和 before a second request verb, not between two nouns', () => {
+    expect(texts('订北京的酒店和查上海的天气')).toEqual(['订北京的酒店', '查上海的天气']);
+    expect(texts('北京的酒店和天气')).toEqual(['北京的酒店和天气']);
+  });
+
+  it.each([
+    ['an email address', '开发票发到 zhang.san@example.com，谢谢', ['开发票发到 zhang.san@example.com', '谢谢']],
+    ['an email at the end of a sentence', 'send it to zhang.san@example.com. Thanks', ['send it to zhang.san@example.com', 'Thanks']],
+    ['a URL with a query string', '看看 https://shop.example.com/item?id=3&x=1, 有货吗', ['看看 https://shop.example.com/item?id=3&x=1', '有货吗']],
+    ['a decimal', '体重2.5公斤的包裹，到哪了', ['体重2.5公斤的包裹', '到哪了']],
+    ['a price with thousands separators', '退款1,299.00元，再查物流', ['退款1,299.00元', '查物流']],
+    ['a clock time', '明天10:30接机，再订酒店', ['明天10:30接机', '订酒店']],
+    ['a dotted name', 'is example.com down? check v1.2.3 too', ['is example.com down', 'check v1.2.3 too']],
+  ])('never cuts %s', (_, text, expected) => {
+    expect(texts(text)).toEqual(expected);
+  });
+
+  it('reports the separator the user wrote between two clauses', () => {
+    const text = 'hotels and weather in Beijing';
+    const [left, right] = splitClauses(text);
+    expect(separatorBetween(text, left!, right!)).toBe(' and ');
+  });
+});
