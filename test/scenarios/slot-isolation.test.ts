@@ -36,7 +36,9 @@ async function startBoard(file: string, replies: Record<string, { port: number; 
     agents[agentId] = await startFakeAgent(reply);
     urls[port] = agents[agentId]!.url;
   }
-  const board = await startTestSwitchboard({ registryYaml: sampleRegistry(file, urls), now: () => NOW });
+  // Every turn must reach the fakes: no reply or answer caching.
+  const yaml = sampleRegistry(file, urls).replace(/^\s*cache_ttl_s:.*\n/gm, '').replace(/^supervisor:\n/m, 'supervisor:\n  answer_cache_ttl_s: 0\n');
+  const board = await startTestSwitchboard({ registryYaml: yaml, now: () => NOW });
   return { board, agents };
 }
 
