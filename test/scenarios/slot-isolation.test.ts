@@ -2,8 +2,9 @@
  * Slot values stay in their own clause, over real HTTP: both sample registries
  * pointed at fake sub-agents, the offline path, and for every turn the inputs
  * each fake agent actually received (or the keys the user is asked for when a
- * request is parked). A booking or refund (`side_effects: true`) never takes a
- * value the user gave for another request.
+ * request is parked, or the inputs a booking is held with for confirmation). A
+ * booking or refund (`side_effects: true`, kept on here) never takes a value
+ * the user gave for another request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResponseState } from '../../src/graph/response-state.js';
@@ -15,10 +16,14 @@ const TOMORROW = '2026-11-23';
 const DAY_AFTER = '2026-11-24';
 
 /**
- * Per agent: the inputs it must receive (and text its message must hold), or
- * the keys the user must be asked for (then it is not called).
+ * Per agent: the inputs it must receive (and text its message must hold), the
+ * keys the user must be asked for, or the inputs it is held with until the user
+ * confirms (in the last two it is not called).
  */
-type Expectation = Record<string, { inputs: Record<string, unknown>; message?: string } | { miss: string[] } | 'not_called'>;
+type Expectation = Record<
+  string,
+  { inputs: Record<string, unknown>; message?: string } | { miss: string[] } | { confirm: Record<string, unknown> } | 'not_called'
+>;
 
 interface Board {
   board: TestSwitchboard;
@@ -37,7 +42,7 @@ async function startBoard(file: string, replies: Record<string, { port: number; 
     urls[port] = agents[agentId]!.url;
   }
   // Every turn must reach the fakes: no reply or answer caching.
-  const yaml = sampleRegistry(file, urls).replace(/^\s*cache_ttl_s:.*\n/gm, '').replace(/^supervisor:\n/m, 'supervisor:\n  answer_cache_ttl_s: 0\n');
+  const yaml = sampleRegistry(file, urls, { keepSideEffects: true }).replace(/^\s*cache_ttl_s:.*\n/gm, '').replace(/^supervisor:\n/m, 'supervisor:\n  answer_cache_ttl_s: 0\n');
   const board = await startTestSwitchboard({ registryYaml: yaml, now: () => NOW });
   return { board, agents };
 }
@@ -73,11 +78,15 @@ async function expectTurn(target: Board, query: string, expected: Expectation, s
   const before = new Map(Object.entries(target.agents).map(([agentId, agent]) => [agentId, agent.calls.length]));
   const events = await target.board.chat(query, { sessionId });
   const asked = finalEvent(events).metadata.semantic_info ?? [];
+  const held = finalEvent(events).metadata.confirmation ?? [];
   for (const [agentId, expectation] of Object.entries(expected)) {
     const calls = target.agents[agentId]!.calls.slice(before.get(agentId));
     const bodies = calls.map((call) => call.body as { inputs: Record<string, unknown>; message: string });
     if (expectation === 'not_called') {
       expect(bodies, `${agentId} for "${query}"`).toEqual([]);
+    } else if ('confirm' in expectation) {
+      expect(bodies, `${agentId} for "${query}"`).toEqual([]);
+      expect(held.find((entry) => entry.sub_agent_id === agentId)?.inputs, `${agentId} held for confirmation after "${query}"`).toEqual(expectation.confirm);
     } else if ('miss' in expectation) {
       expect(bodies, `${agentId} for "${query}"`).toEqual([]);
       expect(asked.find((entry) => entry.sub_agent_id === agentId && entry.type === 'miss')?.keys, `${agentId} asks for, after "${query}"`).toEqual(expectation.miss);
@@ -100,21 +109,22 @@ describe('travel registry', () => {
     ['安排明天早上7点首都机场接机，再帮我订上海的酒店', { hotel_agent: { miss: ['check_in_date'] }, limo_agent: 'not_called' }],
     ['weather in Hangzhou tomorrow and a flight from Beijing to Shanghai on December 3', { weather_agent: { inputs: { city: 'Hangzhou', date: TOMORROW } }, flight_agent: { inputs: { origin: 'Beijing', destination: 'Shanghai', date: '2026-12-03' } } }],
     ['北京的酒店和天气', { weather_agent: { inputs: { city: '北京' } }, hotel_agent: { miss: ['check_in_date'] } }],
-    ['hotel and weather in Beijing tomorrow', { hotel_agent: { inputs: { city: 'Beijing', check_in_date: TOMORROW } }, weather_agent: { inputs: { city: 'Beijing', date: TOMORROW } } }],
-    ['订北京明天的酒店，再查一下天气', { hotel_agent: { inputs: { city: '北京', check_in_date: TOMORROW } }, weather_agent: { inputs: { city: '北京' } } }],
+    ['hotel and weather in Beijing tomorrow', { hotel_agent: { confirm: { city: 'Beijing', check_in_date: TOMORROW } }, weather_agent: { inputs: { city: 'Beijing', date: TOMORROW } } }],
+    ['订北京明天的酒店，再查一下天气', { hotel_agent: { confirm: { city: '北京', check_in_date: TOMORROW } }, weather_agent: { inputs: { city: '北京' } } }],
   ])('%s', async (query, expected) => {
     await expectTurn(travel, query, expected);
   });
 
   it('completes the parked booking from the bare answer of the next turn, and sends it only its own words', async () => {
     await expectTurn(travel, '帮我订个酒店，再查一下明天从北京到上海的机票', { hotel_agent: { miss: ['city', 'check_in_date'] } }, 'slots-answer');
-    await expectTurn(travel, '上海，后天', { hotel_agent: { inputs: { city: '上海', check_in_date: DAY_AFTER }, message: '帮我订个酒店，上海，后天' }, flight_agent: 'not_called' }, 'slots-answer');
+    await expectTurn(travel, '上海，后天', { hotel_agent: { confirm: { city: '上海', check_in_date: DAY_AFTER } }, flight_agent: 'not_called' }, 'slots-answer');
+    await expectTurn(travel, '确认', { hotel_agent: { inputs: { city: '上海', check_in_date: DAY_AFTER }, message: '帮我订个酒店，上海，后天' }, flight_agent: 'not_called' }, 'slots-answer');
   });
 
   it('gives a parked booking the answer of this turn, not the city of a new request beside it', async () => {
     await expectTurn(travel, '帮我订个酒店', { hotel_agent: { miss: ['city', 'check_in_date'] } }, 'slots-beside');
     await expectTurn(travel, '明天，再查一下上海的天气', { weather_agent: { inputs: { city: '上海', date: TOMORROW } }, hotel_agent: { miss: ['city'] } }, 'slots-beside');
-    await expectTurn(travel, '北京', { hotel_agent: { inputs: { city: '北京', check_in_date: TOMORROW } } }, 'slots-beside');
+    await expectTurn(travel, '北京', { hotel_agent: { confirm: { city: '北京', check_in_date: TOMORROW } } }, 'slots-beside');
   });
 });
 
@@ -123,7 +133,7 @@ describe('e-commerce registry', () => {
     ['查一下订单 A1001 的状态，还有物流到哪了', { order_agent: { inputs: { order_id: 'A1001' } }, logistics_agent: { inputs: { order_id: 'A1001' } } }],
     ['查一下订单 A1001 的状态，再帮我退款', { order_agent: { inputs: { order_id: 'A1001' } }, refund_agent: { miss: ['order_id', 'refund_reason'] } }],
     ['check order A1001, and I want a refund', { order_agent: { inputs: { order_id: 'A1001' } }, refund_agent: { miss: ['order_id', 'refund_reason'] } }],
-    ['订单 1234567890123 我要退款，质量问题，还有包裹到哪了', { refund_agent: { inputs: { order_id: '1234567890123', refund_reason: '质量问题' } }, logistics_agent: { inputs: { order_id: '1234567890123' } } }],
+    ['订单 1234567890123 我要退款，质量问题，还有包裹到哪了', { refund_agent: { confirm: { order_id: '1234567890123', refund_reason: '质量问题' } }, logistics_agent: { inputs: { order_id: '1234567890123' } } }],
     [
       '订单 2024051812345678 开发票发到 zhang.san@example.com',
       { invoice_agent: { inputs: { order_id: '2024051812345678', email: 'zhang.san@example.com' }, message: '发到 zhang.san@example.com' } },
@@ -134,5 +144,11 @@ describe('e-commerce registry', () => {
     ],
   ])('%s', async (query, expected) => {
     await expectTurn(shop, query, expected);
+  });
+
+  it('never gives a refund an order id named only for another request; the answers complete it', async () => {
+    await expectTurn(shop, '订单号 1234567890123 的包裹到哪了？我还要退款', { logistics_agent: { inputs: { order_id: '1234567890123' } }, refund_agent: { miss: ['order_id', 'refund_reason'] } }, 'slots-refund');
+    await expectTurn(shop, '质量问题', { refund_agent: { miss: ['order_id'] } }, 'slots-refund');
+    await expectTurn(shop, '1234567890123', { refund_agent: { confirm: { order_id: '1234567890123', refund_reason: '质量问题' } } }, 'slots-refund');
   });
 });
