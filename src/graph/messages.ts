@@ -2,6 +2,7 @@
  * User-facing texts of the supervisor in Chinese and English. No agent id or
  * intent code ever goes into them: agents are named by their card `name`.
  */
+import { cardName } from '../registry/localized-text.js';
 import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
 
 export type Language = 'zh' | 'en';
@@ -31,13 +32,13 @@ export function summarizeStartText(language: Language, completed: number): strin
   return TEXTS.summarizeStart[language](completed);
 }
 export function agentStartText(language: Language, card: AgentCard): string {
-  return TEXTS.agentStart[language](card.name);
+  return TEXTS.agentStart[language](cardName(card, language));
 }
 export function agentDoneText(language: Language, card: AgentCard): string {
-  return TEXTS.agentDone[language](card.name);
+  return TEXTS.agentDone[language](cardName(card, language));
 }
 export function agentFailedText(language: Language, card: AgentCard, why: string): string {
-  return TEXTS.agentFailed[language](card.name, why);
+  return TEXTS.agentFailed[language](cardName(card, language), why);
 }
 
 const FAILURE_REASONS: Record<string, { zh: string; en: string }> = {

@@ -20,13 +20,15 @@ export type Stage =
   | 'verify_done'
   | 'done';
 
-/** Keys still needed by one parked sub-task; the three arrays are index-aligned. */
+/** Keys still needed by one parked sub-task; the four arrays are index-aligned. */
 export interface SemanticInfo {
   type: 'miss' | 'invalid';
   sub_agent_id: string;
   keys: string[];
   key_descriptions: string[];
   fe_widgets_suggestion: string[];
+  /** Allowed values per key (an enum key's values), `[]` for free input. */
+  key_options: string[][];
 }
 
 export interface ResponseState {

@@ -4,6 +4,7 @@
  * Used by the execute node for the plan and by the verify node to re-send a
  * sub-task with a revised message.
  */
+import { keyOptions } from './planning/semantic-check.js';
 import { agentSecrets, redactSecretsDeep } from '../agents/agent-secrets.js';
 import type { AgentClient } from '../agents/types.js';
 import { NoSuchAgentError } from '../errors.js';
@@ -142,6 +143,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
           keys,
           key_descriptions: keys.map((key, index) => specs[index]?.description ?? key),
           fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
+          key_options: specs.map(keyOptions),
         };
         if (keys.length > 0) extraInfo.push(info);
         emit({

@@ -26,6 +26,7 @@
  * The index is built once per snapshot (a WeakMap keyed by the frozen
  * snapshot object), so ranking costs a few map lookups per query term.
  */
+import { allNames } from '../registry/localized-text.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
 import type { RankedIntent } from './types.js';
 import { createPhraseMatcher, type PhraseHit, type PhraseMatcher } from './phrase-matcher.js';
@@ -104,10 +105,10 @@ function buildIndex(snapshot: RegistrySnapshot): SnapshotIndex {
       }
     };
     addField(card.keywords, FIELD_BOOSTS.keywords);
-    addField([card.name], FIELD_BOOSTS.name);
+    addField(allNames(card), FIELD_BOOSTS.name);
     addField(card.examples, FIELD_BOOSTS.examples);
     addField(card.requiredKeys.map((spec) => spec.description), FIELD_BOOSTS.keyDescriptions);
-    addField([card.description], FIELD_BOOSTS.description);
+    addField([card.description, ...Object.values(card.descriptions ?? {})], FIELD_BOOSTS.description);
     for (const [term, weight] of weights) {
       const list = postings.get(term) ?? [];
       list.push({ card: cardIndex, weight });

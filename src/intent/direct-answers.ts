@@ -3,6 +3,7 @@
  * shown at `intent_done`. Everything is built from card names and
  * descriptions in the query's language; agent ids never appear.
  */
+import { cardDescription, cardName } from '../registry/localized-text.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
 import type { SimpleIntentKind } from './types.js';
 import { detectLanguage } from './text-terms.js';
@@ -10,7 +11,7 @@ import { detectLanguage } from './text-terms.js';
 /** Kinds of direct answer: the simple intents plus a hand-over to a human. */
 export type DirectAnswerKind = SimpleIntentKind | 'escalate';
 
-type CardText = Pick<AgentCard, 'name' | 'description'>;
+type CardText = Pick<AgentCard, 'name' | 'description' | 'names' | 'descriptions'>;
 
 const FAREWELL = /再见|拜拜|回头见|下次见|\bbye\b|goodbye|good bye|see you|see ya/i;
 
@@ -56,24 +57,27 @@ export function composeDirectAnswer(kind: DirectAnswerKind, snapshot: Pick<Regis
  * The `intent_done` line from the matched cards' names, e.g.
  * "明白了！我将为您处理：酒店服务、机场接送机服务。"
  */
-export function composeIntentMessage(cards: readonly Pick<AgentCard, 'name'>[], query: string): string {
+export function composeIntentMessage(cards: readonly Pick<AgentCard, 'name' | 'names'>[], query: string): string {
   const language = detectLanguage(typeof query === 'string' ? query : '');
   if (cards.length === 0) return language === 'zh' ? '明白了！正在为您处理。' : "Got it! I'm on it.";
   return language === 'zh'
-    ? `明白了！我将为您处理：${cards.map((entry) => entry.name).join('、')}。`
-    : `Got it! I'll take care of: ${cards.map((entry) => entry.name).join(', ')}.`;
+    ? `明白了！我将为您处理：${cards.map((entry) => cardName(entry, language)).join('、')}。`
+    : `Got it! I'll take care of: ${cards.map((entry) => cardName(entry, language)).join(', ')}.`;
 }
 
 function capabilityList(cards: readonly CardText[], language: 'zh' | 'en'): string {
   if (cards.length === 0) return language === 'zh' ? '目前暂时没有可用的服务，请稍后再试。' : 'No services are available right now. Please try again later.';
-  const lines = cards.map((entry) => `- ${entry.name}${entry.description ? (language === 'zh' ? `：${entry.description}` : `: ${entry.description}`) : ''}`);
+  const lines = cards.map((entry) => {
+    const description = cardDescription(entry, language);
+    return `- ${cardName(entry, language)}${description ? (language === 'zh' ? `：${description}` : `: ${description}`) : ''}`;
+  });
   return language === 'zh'
     ? `我可以为您提供以下服务：\n${lines.join('\n')}\n请告诉我您需要什么。`
     : `Here is what I can help with:\n${lines.join('\n')}\nJust tell me what you need.`;
 }
 
 function joinNames(cards: readonly CardText[], language: 'zh' | 'en'): string {
-  const names = cards.map((entry) => entry.name);
+  const names = cards.map((entry) => cardName(entry, language));
   if (names.length === 0) return language === 'zh' ? '多种服务' : 'several services';
   return language === 'zh' ? names.join('、') : names.join(', ');
 }

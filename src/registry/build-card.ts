@@ -3,6 +3,7 @@
  * semantic keys with widgets resolved (key → legacy list → `widgets`
  * dictionary → ""), normalised extract specs and compiled schemas.
  */
+import { readLocalized } from './localized-text.js';
 import { buildEndpoint } from './build-endpoint.js';
 import { normaliseExtract } from './extract-spec.js';
 import { mergeFindings, type Checked, type Findings } from './findings.js';
@@ -54,8 +55,7 @@ export function buildCard(agent: RawAgent, index: number, context: CardContext):
   if (findings.issues.length > 0 || endpoint.value === undefined) return { value: undefined, ...findings };
   const card: AgentCard = {
     id: agent.id,
-    name: agent.name,
-    description: agent.description,
+    ...localizedFields(agent),
     enabled: agent.enabled ?? true,
     examples: agent.examples ?? [],
     keywords: agent.keywords ?? [],
@@ -136,4 +136,16 @@ function buildKeys(
     requiredKeys.push({ key: rawKey.key, description: rawKey.description, widget, extract: normalised.spec });
   });
   return { value: issues.length > 0 ? undefined : requiredKeys, issues, warnings };
+}
+
+/** `name` / `description` as default texts, plus the per-language maps when the file gives them. */
+function localizedFields(agent: RawAgent): Pick<AgentCard, 'name' | 'description' | 'names' | 'descriptions'> {
+  const name = readLocalized(agent.name);
+  const description = readLocalized(agent.description);
+  return {
+    name: name.text,
+    description: description.text,
+    ...(Object.keys(name.byLanguage).length > 0 ? { names: name.byLanguage } : {}),
+    ...(Object.keys(description.byLanguage).length > 0 ? { descriptions: description.byLanguage } : {}),
+  };
 }

@@ -13,6 +13,8 @@ export function toPublicCard(card: AgentCard): PublicAgentCard {
     id: card.id,
     name: card.name,
     description: card.description,
+    ...(card.names ? { names: { ...card.names } } : {}),
+    ...(card.descriptions ? { descriptions: { ...card.descriptions } } : {}),
     enabled: card.enabled,
     examples: [...card.examples],
     keywords: [...card.keywords],

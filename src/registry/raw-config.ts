@@ -3,6 +3,7 @@
  * Parts under a schema issue may still have any shape, so readers that walk
  * the whole file guard with `isRecord` / `dependencyList`.
  */
+import type { LocalizedField } from './localized-text.js';
 import type { RawExtract } from './extract-spec.js';
 import type { AgentProtocol } from './types.js';
 
@@ -18,8 +19,8 @@ export interface RawKey {
 /** One raw `agents` entry. */
 export interface RawAgent {
   id: string;
-  name: string;
-  description: string;
+  name: LocalizedField;
+  description: LocalizedField;
   enabled?: boolean;
   examples?: string[];
   keywords?: string[];

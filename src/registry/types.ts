@@ -41,6 +41,10 @@ export interface AgentCard {
   readonly id: string;
   readonly name: string;
   readonly description: string;
+  /** Name per language when the registry gives a map (`{ zh, en }`); `name` is then its default text. */
+  readonly names?: Readonly<Record<string, string>>;
+  /** Description per language, as `names`. */
+  readonly descriptions?: Readonly<Record<string, string>>;
   readonly enabled: boolean;
   readonly examples: readonly string[];
   readonly keywords: readonly string[];
@@ -169,8 +173,11 @@ export interface RegistryDiff {
 /** A public view of a card: no endpoint headers, nothing secret. */
 export interface PublicAgentCard {
   id: string;
+  /** Default text; `names` / `descriptions` hold the per-language texts when the registry gives them. */
   name: string;
   description: string;
+  names?: Record<string, string>;
+  descriptions?: Record<string, string>;
   enabled: boolean;
   examples: string[];
   keywords: string[];

@@ -170,6 +170,7 @@ describe('semantic keys', () => {
         keys: ['department', 'visit_date', 'phone'],
         key_descriptions: ['就诊科室', '就诊日期', '联系电话'],
         fe_widgets_suggestion: ['department_picker', '', 'phone_input'],
+        key_options: [['内科', '外科', '儿科', 'internal medicine', 'pediatrics'], [], []],
       },
     ];
     expect(stage(first, 'plan_done')[0]!.metadata.semantic_info).toEqual(expected);
@@ -187,11 +188,11 @@ describe('semantic keys', () => {
   it('a present but invalid value is reported as invalid, not miss', async () => {
     const events = await turn(server.url, { query: '缴费，发票发到 pay@@bad', user_id: 'u-invalid', session_id: nextSession() }, ids);
     expect(finalOf(events).metadata.semantic_info).toEqual([
-      { type: 'invalid', sub_agent_id: 'billing_agent', keys: ['email'], key_descriptions: ['发票邮箱'], fe_widgets_suggestion: [''] },
+      { type: 'invalid', sub_agent_id: 'billing_agent', keys: ['email'], key_descriptions: ['发票邮箱'], fe_widgets_suggestion: [''], key_options: [[]] },
     ]);
     const dateEvents = await turn(server.url, { query: '帮我挂2026-02-30内科的号，电话13800138000', user_id: 'u-invalid', session_id: nextSession() }, ids);
     expect(finalOf(dateEvents).metadata.semantic_info).toEqual([
-      { type: 'invalid', sub_agent_id: 'appointment_agent', keys: ['visit_date'], key_descriptions: ['就诊日期'], fe_widgets_suggestion: [''] },
+      { type: 'invalid', sub_agent_id: 'appointment_agent', keys: ['visit_date'], key_descriptions: ['就诊日期'], fe_widgets_suggestion: [''], key_options: [[]] },
     ]);
   });
 });
@@ -306,7 +307,7 @@ describe('agent replies', () => {
     script.appointment = () => jsonReply({ status: 'input_required', output: {}, message: '请补充联系电话。', missingKeys: ['phone'] });
     const events = await turn(server.url, { query: BOOK, user_id: 'u-input', session_id: nextSession() }, ids);
     expect(finalOf(events).metadata.semantic_info).toEqual([
-      { type: 'miss', sub_agent_id: 'appointment_agent', keys: ['phone'], key_descriptions: ['联系电话'], fe_widgets_suggestion: ['phone_input'] },
+      { type: 'miss', sub_agent_id: 'appointment_agent', keys: ['phone'], key_descriptions: ['联系电话'], fe_widgets_suggestion: ['phone_input'], key_options: [[]] },
     ]);
   });
 

@@ -233,7 +233,8 @@ describe('LLM mode turns', () => {
     expect(fleet.agents.hotel.calls.length).toBe(hotelBefore);
     const info = completeFinal(first).metadata.semantic_info;
     expect(info).toEqual([
-      { type: 'miss', sub_agent_id: 'hotel_agent', keys: ['city', 'check_in_date'], key_descriptions: ['入住城市', '入住日期'], fe_widgets_suggestion: ['city_selector', 'date_picker'] },
+      { type: 'miss', sub_agent_id: 'hotel_agent', keys: ['city', 'check_in_date'], key_descriptions: ['入住城市', '入住日期'], fe_widgets_suggestion: ['city_selector', 'date_picker'],
+        key_options: [expect.arrayContaining(['北京', '上海']), []] },
     ]);
     const offline = await fleet.offline.chat('帮我订酒店', { sessionId: 'offline-missing-1' });
     expect(completeFinal(offline).metadata.semantic_info).toEqual(info);

@@ -38,7 +38,7 @@ it('parks the refund, runs the rest, then completes only the refund from a bare 
   const first = await board.chat('订单 1234567890123 我要退款，还有包裹到哪了', { sessionId: 'refund-1' });
   const info = finalEvent(first).metadata.semantic_info ?? [];
   expect(info).toEqual([
-    { type: 'miss', sub_agent_id: 'refund_agent', keys: ['refund_reason'], key_descriptions: [expect.any(String)], fe_widgets_suggestion: ['reason_picker'] },
+    { type: 'miss', sub_agent_id: 'refund_agent', keys: ['refund_reason'], key_descriptions: [expect.any(String)], fe_widgets_suggestion: ['reason_picker'], key_options: [expect.arrayContaining(['质量问题'])] },
   ]);
   expect(agents.logistics.calls).toHaveLength(1);
   expect((agents.logistics.calls[0]!.body as { inputs: unknown }).inputs).toEqual({ order_id: '1234567890123' });

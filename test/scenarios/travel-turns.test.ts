@@ -130,7 +130,8 @@ describe('travel turns', () => {
     expect(fleet.hotel.calls.length).toBe(before);
     const final = finalEvent(first);
     expect(final.metadata.semantic_info).toEqual([
-      { type: 'miss', sub_agent_id: 'hotel_agent', keys: ['city', 'check_in_date'], key_descriptions: ['入住城市', '入住日期'], fe_widgets_suggestion: ['city_selector', 'date_picker'] },
+      { type: 'miss', sub_agent_id: 'hotel_agent', keys: ['city', 'check_in_date'], key_descriptions: ['入住城市', '入住日期'], fe_widgets_suggestion: ['city_selector', 'date_picker'],
+        key_options: [expect.arrayContaining(['北京', '上海']), []] },
     ]);
     expect(stageEvents(first, 'plan_done')[0]!.metadata.semantic_info).toHaveLength(1);
     expect(final.content).toContain('入住城市');

@@ -40,7 +40,7 @@ const SUMMARY_INPUT: SummaryInput = {
     p_1: { task_id: 'p_1', agent_id: 'weather_agent', status: 'completed', message: '北京明天晴。', output: { city: '北京' } },
     p_3: { task_id: 'p_3', agent_id: 'flight_agent', status: 'failed', reason: 'timeout' },
   },
-  semanticInfo: [{ type: 'miss', sub_agent_id: 'hotel_agent', keys: ['city'], key_descriptions: ['入住城市'], fe_widgets_suggestion: ['city_selector'] }],
+  semanticInfo: [{ type: 'miss', sub_agent_id: 'hotel_agent', keys: ['city'], key_descriptions: ['入住城市'], fe_widgets_suggestion: ['city_selector'], key_options: [['北京', '上海']] }],
   snapshot,
   now: NOW,
   history: [],

@@ -14,6 +14,7 @@
  * call fails (even after some deltas were shown) the offline template answer
  * is returned as the turn's complete answer.
  */
+import { cardDescription, cardName } from '../../registry/localized-text.js';
 import { chooseTier } from '../../llm/model-router.js';
 import { buildDirectMessages, buildSummaryMessages, type CompletedFact, type NeededFact, type NotDoneFact } from './answer-prompt.js';
 import { createIdScrubber } from '../../llm/prompts/id-scrubber.js';
@@ -89,7 +90,7 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
         query: input.query,
         language: input.language,
         kind: input.kind,
-        services: input.snapshot.enabledAgents.slice(0, 20).map((card) => ({ name: card.name, description: card.description })),
+        services: input.snapshot.enabledAgents.slice(0, 20).map((card) => ({ name: cardName(card, input.language), description: cardDescription(card, input.language) })),
         history: input.history.slice(-2).map((turn) => ({ query: turn.query, answer: turn.answer })),
       });
       return (await streamed(tier, messages, context, onDelta)) ?? fallback.direct(input, context);
@@ -107,7 +108,10 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
 export function summaryFacts(input: SummaryInput, maxOutputChars = 800) {
   const { snapshot, plan, outcomes, language } = input;
   const zh = language === 'zh';
-  const nameOf = (agentId: string) => snapshot.byId.get(agentId)?.name ?? (zh ? '相关服务' : 'a service');
+  const nameOf = (agentId: string) => {
+    const card = snapshot.byId.get(agentId);
+    return card ? cardName(card, language) : zh ? '相关服务' : 'a service';
+  };
   const completed: CompletedFact[] = [];
   const notDone: NotDoneFact[] = [];
   for (const task of plan.sub_tasks) {
@@ -135,7 +139,7 @@ export function summaryFacts(input: SummaryInput, maxOutputChars = 800) {
     if (!card) continue;
     neededAgents.add(card.id);
     needed.push({
-      service: card.name,
+      service: cardName(card, language),
       type: info.type,
       items: info.keys.map((key, index) => {
         const spec = card.requiredKeys.find((candidate) => candidate.key === key);

@@ -54,6 +54,7 @@ const hotelMiss: SemanticInfo = {
   keys: ['city', 'check_in_date'],
   key_descriptions: ['入住城市', '入住日期'],
   fe_widgets_suggestion: ['city_selector', 'date_picker'],
+  key_options: [['北京', '上海'], []],
 };
 
 describe('composeSummary', () => {
@@ -147,7 +148,7 @@ describe('composeSummary', () => {
     const text = summary({
       tasks: [subTask('t1', 'flight_agent')],
       outcomes: [outcome('t1', 'flight_agent', 'input_required', { message: '请问您要经济舱还是商务舱？', missing_keys: ['cabin_class'] })],
-      semanticInfo: [{ type: 'miss', sub_agent_id: 'flight_agent', keys: ['cabin_class'], key_descriptions: ['cabin_class'], fe_widgets_suggestion: [''] }],
+      semanticInfo: [{ type: 'miss', sub_agent_id: 'flight_agent', keys: ['cabin_class'], key_descriptions: ['cabin_class'], fe_widgets_suggestion: [''], key_options: [[]] }],
     });
     expect(text).toBe('以下任务暂未执行：\n- 机票服务：请问您要经济舱还是商务舱？');
   });

@@ -2,6 +2,7 @@
  * Template answers (no LLM): each completed task's result, the tasks that did
  * not run and why, and the information still needed with example values.
  */
+import { cardName } from '../../registry/localized-text.js';
 import { composeDirectAnswer } from '../../intent/index.js';
 import type { AgentCard } from '../../registry/types.js';
 import { failureReasonText, keyExamples, type Language } from '../messages.js';
@@ -54,7 +55,10 @@ function neededKeysText(info: SemanticInfo, card: AgentCard, now: Date, language
 export function composeSummary(input: SummaryInput): string {
   const { language, snapshot, outcomes, plan } = input;
   const zh = language === 'zh';
-  const nameOf = (agentId: string) => snapshot.byId.get(agentId)?.name ?? (zh ? '相关服务' : 'a service');
+  const nameOf = (agentId: string) => {
+    const card = snapshot.byId.get(agentId);
+    return card ? cardName(card, language) : zh ? '相关服务' : 'a service';
+  };
   const sections: string[] = [];
 
   const completed = plan.sub_tasks.filter((task) => outcomes[task.task_id]?.status === 'completed');
@@ -92,13 +96,13 @@ export function composeSummary(input: SummaryInput): string {
     const undeclared = info.keys.some((key) => !card.requiredKeys.some((spec) => spec.key === key));
     const question = questionOf.get(card.id);
     if (undeclared && question) {
-      notRun.push(zh ? `- ${card.name}：${question}` : `- ${card.name}: ${question}`);
+      notRun.push(zh ? `- ${cardName(card, language)}：${question}` : `- ${cardName(card, language)}: ${question}`);
       needed.add(card.id);
       continue;
     }
     const keys = neededKeysText(info, card, input.now, language);
     const verb = info.type === 'invalid' ? (zh ? '请重新提供有效的' : 'please give a valid') : zh ? '需要您补充' : 'needs';
-    notRun.push(zh ? `- ${card.name}：${verb}${keys}` : `- ${card.name}: ${verb} ${keys}`);
+    notRun.push(zh ? `- ${cardName(card, language)}：${verb}${keys}` : `- ${cardName(card, language)}: ${verb} ${keys}`);
     needed.add(card.id);
   }
   for (const task of plan.sub_tasks) {

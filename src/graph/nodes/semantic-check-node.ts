@@ -3,6 +3,7 @@
  * (see planning/semantic-check.ts for why), then emits plan_done with the
  * plan and the `semantic_info` of parked tasks.
  */
+import { cardName } from '../../registry/localized-text.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import type { Language } from '../messages.js';
@@ -14,7 +15,10 @@ import type { SupervisorState, SupervisorUpdate } from '../state.js';
 /** A user-facing sentence describing the plan's order of work. */
 export function describePlan(plan: TaskPlan, snapshot: RegistrySnapshot, language: Language): string {
   const zh = language === 'zh';
-  const nameOf = (agentId: string) => snapshot.byId.get(agentId)?.name ?? (zh ? '相关服务' : 'a service');
+  const nameOf = (agentId: string) => {
+    const card = snapshot.byId.get(agentId);
+    return card ? cardName(card, language) : zh ? '相关服务' : 'a service';
+  };
   const runnable = plan.sub_tasks.filter((task) => task.status === 'pending');
   const parked = plan.sub_tasks.filter((task) => task.status === 'parked');
   const byTaskId = new Map(plan.sub_tasks.map((task) => [task.task_id, task]));

@@ -122,8 +122,16 @@ describe('checkPlanSemantics', () => {
         keys: ['check_in_date', 'guests'],
         key_descriptions: ['入住日期', '入住人数'],
         fe_widgets_suggestion: ['date_picker', ''],
+        key_options: [[], []],
       },
-      { type: 'invalid', sub_agent_id: 'hotel_agent', keys: ['city'], key_descriptions: ['入住城市'], fe_widgets_suggestion: ['city_selector'] },
+      {
+        type: 'invalid',
+        sub_agent_id: 'hotel_agent',
+        keys: ['city'],
+        key_descriptions: ['入住城市'],
+        fe_widgets_suggestion: ['city_selector'],
+        key_options: [['北京', '上海', 'Beijing']],
+      },
     ]);
     const [hotelTask, weatherTask] = result.plan.sub_tasks;
     expect(hotelTask!.status).toBe('parked');
@@ -164,7 +172,7 @@ describe('checkPlanSemantics', () => {
     const plan = planOf([subTask('t1', 'hotel_agent', { city: '北京', guests: 2 })]);
     const result = checkPlanSemantics(plan, invalidKeys, snapshotOf([hotel]));
     expect(result.semanticInfo).toEqual([
-      { type: 'invalid', sub_agent_id: 'hotel_agent', keys: ['check_in_date'], key_descriptions: ['入住日期'], fe_widgets_suggestion: ['date_picker'] },
+      { type: 'invalid', sub_agent_id: 'hotel_agent', keys: ['check_in_date'], key_descriptions: ['入住日期'], fe_widgets_suggestion: ['date_picker'], key_options: [[]] },
     ]);
     expect(result.plan.sub_tasks[0]!.status).toBe('parked');
   });
@@ -177,7 +185,7 @@ describe('checkPlanSemantics', () => {
     const plan = planOf([subTask('t1', 'hotel_agent', { ...validHotelInputs, guests: 6 })]);
     const result = checkPlanSemantics(plan, {}, snapshotOf([strictHotel]));
     expect(result.semanticInfo).toEqual([
-      { type: 'invalid', sub_agent_id: 'hotel_agent', keys: ['guests'], key_descriptions: ['入住人数'], fe_widgets_suggestion: [''] },
+      { type: 'invalid', sub_agent_id: 'hotel_agent', keys: ['guests'], key_descriptions: ['入住人数'], fe_widgets_suggestion: [''], key_options: [[]] },
     ]);
     const task = result.plan.sub_tasks[0]!;
     expect(task.status).toBe('parked');

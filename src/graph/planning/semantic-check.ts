@@ -52,6 +52,11 @@ export function checkKeyValue(extract: ExtractSpec, value: unknown): string | nu
   }
 }
 
+/** The allowed values of an enum key (what a picker shows), `[]` for free input. */
+export function keyOptions(spec: SemanticKeySpec | undefined): string[] {
+  return spec?.extract.type === 'enum' ? [...spec.extract.values] : [];
+}
+
 function infoEntry(type: SemanticInfo['type'], card: AgentCard, specs: SemanticKeySpec[]): SemanticInfo {
   return {
     type,
@@ -59,6 +64,7 @@ function infoEntry(type: SemanticInfo['type'], card: AgentCard, specs: SemanticK
     keys: specs.map((spec) => spec.key),
     key_descriptions: specs.map((spec) => spec.description),
     fe_widgets_suggestion: specs.map((spec) => spec.widget),
+    key_options: specs.map(keyOptions),
   };
 }
 

@@ -1,0 +1,53 @@
+/**
+ * What a front end needs to render a slot request, in the user's language:
+ * `semantic_info` carries index-aligned `key_options` (an enum key's values,
+ * `[]` for free input), and an English turn names agents by their English
+ * registry texts while a Chinese turn keeps the Chinese ones.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startDemoAgents, type DemoAgents } from '../../demo/agents.js';
+import { finalEvent, sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+
+let demo: DemoAgents;
+let board: TestSwitchboard;
+
+beforeAll(async () => {
+  demo = await startDemoAgents({ ports: { hotel: 0, limo: 0, flight: 0, weather: 0 }, hotelToken: 'demo-token' });
+  board = await startTestSwitchboard({
+    registryYaml: sampleRegistry('agents_config.yaml', { 7101: demo.urls.hotel, 7102: demo.urls.limo, 7103: demo.urls.flight, 7104: demo.urls.weather }),
+  });
+});
+afterAll(async () => {
+  await board?.close();
+  await demo?.close();
+});
+
+it('semantic_info carries the enum values of each key, index-aligned, [] for free input', async () => {
+  const events = await board.chat('帮我订酒店', { sessionId: 'options-1' });
+  const [info] = finalEvent(events).metadata.semantic_info ?? [];
+  expect(info?.keys).toEqual(['city', 'check_in_date']);
+  expect(info?.key_options).toHaveLength(2);
+  expect(info?.key_options[0]).toEqual(expect.arrayContaining(['北京', '上海', 'Beijing']));
+  expect(info?.key_options[1]).toEqual([]);
+  expect(info?.fe_widgets_suggestion).toEqual(['city_selector', 'date_picker']);
+});
+
+it('an English turn uses the English name; a Chinese turn the Chinese one', async () => {
+  const english = await board.chat('book a hotel in Shanghai for tomorrow', { sessionId: 'lang-en' });
+  const englishText = english.map((event) => event.content).join('\n');
+  expect(englishText).toContain('Hotel booking');
+  expect(englishText).not.toContain('酒店服务');
+
+  const chinese = await board.chat('帮我订上海的酒店，明天入住', { sessionId: 'lang-zh' });
+  const chineseText = chinese.map((event) => event.content).join('\n');
+  expect(chineseText).toContain('酒店服务');
+  expect(chineseText).not.toContain('Hotel booking');
+});
+
+it('/v1/agents shows the default texts and the per-language maps', async () => {
+  const body = (await (await fetch(`${board.url}/v1/agents`)).json()) as { agents: { id: string; name: string; names?: Record<string, string>; descriptions?: Record<string, string> }[] };
+  const hotel = body.agents.find((agent) => agent.id === 'hotel_agent');
+  expect(hotel?.name).toBe('酒店服务');
+  expect(hotel?.names).toEqual({ zh: '酒店服务', en: 'Hotel booking' });
+  expect(hotel?.descriptions?.en).toMatch(/^Hotel search/);
+});
