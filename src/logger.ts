@@ -4,6 +4,7 @@
  */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { PiiMasker } from './privacy/pii-masker.js';
+import type { TraceContext } from './trace-context.js';
 
 export type { Logger };
 
@@ -19,12 +20,15 @@ export interface CreateLoggerOptions {
   masker?: PiiMasker;
   /** Where lines go (tests); default stdout. */
   destination?: DestinationStream;
+  /** With it, every line written while a request is handled carries its `traceId`. */
+  traceContext?: TraceContext;
 }
 
 /** Creates the process logger; level from `LOG_LEVEL` (default `info`, `silent` under test). */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const level = options.level ?? process.env.LOG_LEVEL ?? (process.env.VITEST ? 'silent' : 'info');
   const masker = options.masker;
+  const traceContext = options.traceContext;
   const settings = {
     name: options.name ?? 'switchboard',
     level,
@@ -36,6 +40,14 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
             logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...values: unknown[]) => void) {
               method.apply(this, args.map((arg) => (typeof arg === 'string' ? masker.mask(arg) : arg)));
             },
+          },
+        }
+      : {}),
+    ...(traceContext
+      ? {
+          mixin() {
+            const traceId = traceContext.current();
+            return traceId ? { traceId } : {};
           },
         }
       : {}),

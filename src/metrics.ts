@@ -18,7 +18,11 @@ export interface Metrics {
   readonly registry: PrometheusRegistry;
   /** HTTP requests answered, by matched route pattern, method and status code. */
   readonly httpRequests: Counter<'route' | 'method' | 'status'>;
-  /** Finished turns by outcome (e.g. `completed`, `input_required`, `failed`, `aborted`). */
+  /**
+   * Finished turns by outcome: `completed`, `partial` (some sub-tasks failed),
+   * `failed` (every sub-task failed), `input_required`, `escalated`, `aborted`,
+   * `cancelled`, `error`.
+   */
   readonly turns: Counter<'outcome'>;
   /** Wall time of a whole turn, in seconds. */
   readonly turnDuration: Histogram<string>;
@@ -26,10 +30,18 @@ export interface Metrics {
   readonly agentCalls: Counter<'agent' | 'outcome'>;
   /** Wall time of one remote sub-agent call including retries, in seconds. */
   readonly agentCallDuration: Histogram<'agent'>;
-  /** Model calls by purpose (`intent`, `plan`, `summarize`...), model tier and outcome. */
-  readonly llmCalls: Counter<'purpose' | 'tier' | 'outcome'>;
-  /** Model tokens by kind (`prompt`, `completion`). */
-  readonly llmTokens: Counter<'kind'>;
+  /** Model calls by purpose (`intent`, `plan`, `summarize`...), model name, tier and outcome. */
+  readonly llmCalls: Counter<'purpose' | 'model' | 'tier' | 'outcome'>;
+  /** Model tokens by model name and kind (`prompt`, `completion`). */
+  readonly llmTokens: Counter<'model' | 'kind'>;
+  /** Wall time of each graph stage (node) of a turn, in seconds. */
+  readonly stageDuration: Histogram<'stage'>;
+  /** Answers served from a cache, by cache (`response`: a sub-agent reply; `answer`: a whole answer). */
+  readonly cacheHits: Counter<'cache'>;
+  /** 1 for the live registry version (content hash), by version. */
+  readonly registryVersion: Gauge<'version'>;
+  /** Passive health per agent from recent calls: 1 ok, 0 failing, -1 not called yet. */
+  readonly agentHealth: Gauge<'agent'>;
   /** Registry reload attempts by outcome (`applied`, `rejected`, `unchanged`). */
   readonly registryReloads: Counter<'outcome'>;
   /** Times the offline matcher decided instead of the model, by reason. */
@@ -42,6 +54,14 @@ export interface Metrics {
    * `budget_turn_ms`, `events_per_turn`, `agent_stream_bytes`).
    */
   readonly guardStops: Counter<'guard'>;
+  /** Names where `registryVersion` and `agentHealth` read their values at each scrape. */
+  observeLive(source: () => LiveState): void;
+}
+
+/** What the scrape-time gauges show: the live registry version and each agent's health. */
+export interface LiveState {
+  version: string;
+  agents: readonly { id: string; status: 'unknown' | 'ok' | 'failing' }[];
 }
 
 export interface CreateMetricsOptions {
@@ -56,6 +76,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   const registry = new PrometheusRegistry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  let live: (() => LiveState) | undefined;
 
   return {
     registry,
@@ -92,15 +113,50 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     }),
     llmCalls: new Counter({
       name: 'switchboard_llm_calls_total',
-      help: 'Model calls by purpose, model tier and outcome.',
-      labelNames: ['purpose', 'tier', 'outcome'],
+      help: 'Model calls by purpose, model, tier and outcome.',
+      labelNames: ['purpose', 'model', 'tier', 'outcome'],
       registers,
     }),
     llmTokens: new Counter({
       name: 'switchboard_llm_tokens_total',
-      help: 'Model tokens used, by kind.',
-      labelNames: ['kind'],
+      help: 'Model tokens used, by model and kind.',
+      labelNames: ['model', 'kind'],
       registers,
+    }),
+    stageDuration: new Histogram({
+      name: 'switchboard_stage_duration_seconds',
+      help: 'Wall time of each stage (graph node) of a turn in seconds.',
+      labelNames: ['stage'],
+      buckets: [0.001, 0.005, 0.01, 0.05, ...SECONDS_BUCKETS],
+      registers,
+    }),
+    cacheHits: new Counter({
+      name: 'switchboard_cache_hits_total',
+      help: 'Answers served from a cache, by cache.',
+      labelNames: ['cache'],
+      registers,
+    }),
+    registryVersion: new Gauge({
+      name: 'switchboard_registry_version_info',
+      help: 'The live registry version (content hash) as a label; value 1.',
+      labelNames: ['version'],
+      registers,
+      collect() {
+        if (!live) return;
+        this.reset();
+        this.set({ version: live().version }, 1);
+      },
+    }),
+    agentHealth: new Gauge({
+      name: 'switchboard_agent_health',
+      help: 'Passive health per agent from recent calls: 1 ok, 0 failing, -1 not called yet.',
+      labelNames: ['agent'],
+      registers,
+      collect() {
+        if (!live) return;
+        this.reset();
+        for (const agent of live().agents) this.set({ agent: agent.id }, agent.status === 'ok' ? 1 : agent.status === 'failing' ? 0 : -1);
+      },
     }),
     registryReloads: new Counter({
       name: 'switchboard_registry_reloads_total',
@@ -125,5 +181,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       labelNames: ['guard'],
       registers,
     }),
+    observeLive(source) {
+      live = source;
+    },
   };
 }

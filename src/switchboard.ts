@@ -24,6 +24,8 @@ import { summariseUsage } from './llm/index.js';
 import type { LlmGateway } from './llm/types.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { recordTurnMetrics } from './turn-metrics.js';
+import type { TraceContext } from './trace-context.js';
 import { createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry, RegistrySnapshot } from './registry/types.js';
 import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
@@ -55,6 +57,8 @@ export interface SwitchboardOptions {
   llm?: LlmGateway;
   apiKeys?: readonly string[];
   chatPage?: string;
+  /** The trace context the logger reads (see createLogger); requests run inside it. */
+  traceContext?: TraceContext;
   heartbeatMs?: number;
   /** A request body must arrive completely within this long (default 30000 ms). */
   bodyTimeoutMs?: number;
@@ -142,6 +146,10 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const agentClient = createAgentClient({ logger });
   const ticketWebhook = createTicketWebhook({ logger, ...options.ticketWebhook });
   const health = createAgentHealthTracker();
+  metrics.observeLive(() => {
+    const snapshot = registry.current();
+    return { version: snapshot.version, agents: snapshot.agents.map((card) => ({ id: card.id, status: health.of(card.id).status })) };
+  });
   // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
   const cacheStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
   const graph = buildSupervisorGraph({
@@ -173,10 +181,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     pruneCheckpoints: (threadId) => storage.pruneCheckpoints(threadId),
     now: options.now,
     summariseUsage: (usage) => ({ ...summariseUsage(usage) }),
-    onTurnEnd: (outcome, durationMs) => {
-      metrics.turns.inc({ outcome });
-      metrics.turnDuration.observe(durationMs / 1000);
-    },
+    onTurnEnd: (outcome, durationMs, events) => recordTurnMetrics(metrics, outcome, durationMs, events),
   });
   const streams = createStreamTracker();
   const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });
@@ -195,6 +200,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     metrics,
     apiKeys: options.apiKeys,
     chatPage: options.chatPage,
+    traceContext: options.traceContext,
     heartbeatMs: options.heartbeatMs,
     bodyTimeoutMs: options.bodyTimeoutMs,
   });

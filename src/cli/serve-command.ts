@@ -15,6 +15,7 @@ import { startServer, type RunningServer } from '../http/index.js';
 import { createLlmGatewayFromEnv } from '../llm/index.js';
 import { createLogger } from '../logger.js';
 import { createPiiMasking } from '../privacy/index.js';
+import { createTraceContext } from '../trace-context.js';
 import { createSwitchboard, type Switchboard } from '../switchboard.js';
 import type { CliIo } from './cli-io.js';
 
@@ -67,7 +68,8 @@ export interface StartedSwitchboard {
 /** Builds and starts everything for `settings`; used by `serve` and `demo`. */
 export async function startSwitchboard(settings: ServeSettings, io: CliIo): Promise<StartedSwitchboard> {
   const masking = createPiiMasking();
-  const logger = createLogger({ masker: masking });
+  const traceContext = createTraceContext();
+  const logger = createLogger({ masker: masking, traceContext });
   const llm = createLlmGatewayFromEnv(io.env, logger);
   const apiKeys = (io.env.SWITCHBOARD_API_KEYS ?? '')
     .split(',')
@@ -85,6 +87,7 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
     llm: llm.enabled ? llm : undefined,
     apiKeys,
     chatPage: await readFile(CHAT_PAGE, 'utf8').catch(() => undefined),
+    traceContext,
   });
   let server: RunningServer;
   try {

@@ -56,7 +56,8 @@ export interface TurnRunnerOptions {
   now?: () => Date;
   /** Per-turn usage summary added to the final and done events. */
   summariseUsage?: (usage: LlmUsage) => Record<string, unknown>;
-  onTurnEnd?: (outcome: TurnOutcome, durationMs: number) => void;
+  /** Called once per finished turn with its lifecycle outcome and every event it sent (metrics). */
+  onTurnEnd?: (outcome: TurnOutcome, durationMs: number, events: readonly ResponseState[]) => void;
 }
 
 /** Masks the values of keys the agent declares as phone or e-mail (`138****5678`, `z***@example.com`). */
@@ -348,7 +349,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       { traceId: request.traceId, session: request.sessionId, turnId: request.turnId, outcome, durationMs, timingsMs: context.timings, ...usageState() },
       'turn finished',
     );
-    options.onTurnEnd?.(outcome, durationMs);
+    options.onTurnEnd?.(outcome, durationMs, events);
     return { sessionId: request.sessionId, finalAnswer, events };
   }
 

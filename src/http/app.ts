@@ -9,6 +9,7 @@ import { UserError } from '../errors.js';
 import type { TurnRunner } from '../graph/turn-types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import type { TraceContext } from '../trace-context.js';
 import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js';
 import type { TranscriptReader } from '../store/types.js';
 import { createAgentsHandler } from './agents-route.js';
@@ -54,6 +55,8 @@ export interface AppOptions {
   maxQueryChars?: number;
   /** Extra readiness condition for `/readyz` (besides a loaded registry). Default always ready. */
   isReady?: () => boolean;
+  /** Carries each request's trace id into its log lines (the logger's mixin reads it). */
+  traceContext?: TraceContext;
   /** HTML served at `GET /`; absent means `GET /` is a 404. */
   chatPage?: string;
   /** Longest accepted URL, in characters. Default 8192. */
@@ -104,7 +107,7 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  app.use(createTraceIdMiddleware());
+  app.use(createTraceIdMiddleware(options.traceContext));
   app.use(createRequestMetricsMiddleware(options.metrics));
   app.use(createUrlLengthLimit(options.maxUrlChars ?? 8192));
   app.use(

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
+import type { TraceContext } from '../trace-context.js';
 
 const TRACE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 
@@ -17,13 +18,18 @@ export function pickTraceId(headerValues: readonly (string | string[] | undefine
   return randomUUID();
 }
 
-/** Middleware: stores the trace id in `response.locals.traceId` and echoes it. */
-export function createTraceIdMiddleware(): RequestHandler {
+/**
+ * Middleware: stores the trace id in `response.locals.traceId`, echoes it, and
+ * runs the rest of the request inside the trace context (so log lines of the
+ * turn carry it).
+ */
+export function createTraceIdMiddleware(traceContext?: TraceContext): RequestHandler {
   return (request, response, next) => {
     const traceId = pickTraceId([request.headers['x-trace-id'], request.headers['x-request-id']]);
     response.locals.traceId = traceId;
     response.setHeader('x-trace-id', traceId);
-    next();
+    if (traceContext) traceContext.run(traceId, next);
+    else next();
   };
 }
 

@@ -38,8 +38,8 @@ import { abortableSleep } from '../util/abortable-sleep.js';
 
 /** Counters the gateway increments (structurally the `llmCalls` / `llmTokens` of `Metrics`). */
 export interface LlmMetricsSink {
-  llmCalls: { inc(labels: { purpose: string; tier: string; outcome: string }, value?: number): void };
-  llmTokens: { inc(labels: { kind: string }, value?: number): void };
+  llmCalls: { inc(labels: { purpose: string; model: string; tier: string; outcome: string }, value?: number): void };
+  llmTokens: { inc(labels: { model: string; kind: string }, value?: number): void };
 }
 
 export interface LlmGatewayOptions {
@@ -202,10 +202,10 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
         ...fields,
       };
       call?.usage?.calls.push(entry);
-      options.metrics?.llmCalls.inc({ purpose: entry.purpose, tier, outcome: entry.ok ? 'ok' : (reason ?? 'failed') });
+      options.metrics?.llmCalls.inc({ purpose: entry.purpose, model, tier, outcome: entry.ok ? 'ok' : (reason ?? 'failed') });
       if (entry.ok) {
-        options.metrics?.llmTokens.inc({ kind: 'prompt' }, entry.promptTokens);
-        options.metrics?.llmTokens.inc({ kind: 'completion' }, entry.completionTokens);
+        options.metrics?.llmTokens.inc({ model, kind: 'prompt' }, entry.promptTokens);
+        options.metrics?.llmTokens.inc({ model, kind: 'completion' }, entry.completionTokens);
       }
       if (entry.ok) logger.info(entry, 'llm call');
       else logger.warn(entry, 'llm call failed');

@@ -9,7 +9,8 @@ import { createParser } from 'eventsource-parser';
 import type { ResponseState } from '../../src/graph/response-state.js';
 import { startServer, type RunningServer } from '../../src/http/index.js';
 import type { LlmGateway } from '../../src/llm/types.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
+import type { TraceContext } from '../../src/trace-context.js';
 import { createSwitchboard, type Switchboard, type SwitchboardOptions } from '../../src/switchboard.js';
 
 export interface TestSwitchboard {
@@ -57,6 +58,10 @@ export async function startTestSwitchboard(options: {
   /** HTML served at `GET /`. */
   chatPage?: string;
   ticketWebhook?: SwitchboardOptions['ticketWebhook'];
+  /** Default: silent. */
+  logger?: Logger;
+  /** The trace context the given logger reads. */
+  traceContext?: TraceContext;
 }): Promise<TestSwitchboard> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-scenario-'));
   const configPath = join(dir, 'agents_config.yaml');
@@ -64,7 +69,7 @@ export async function startTestSwitchboard(options: {
   const switchboard = await createSwitchboard({
     configPath,
     databaseUrl: `sqlite:${join(dir, 'switchboard.db')}`,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     env: options.env ?? {},
     llm: options.llm,
     now: options.now,
@@ -72,6 +77,7 @@ export async function startTestSwitchboard(options: {
     bodyTimeoutMs: options.bodyTimeoutMs,
     chatPage: options.chatPage,
     ticketWebhook: options.ticketWebhook,
+    traceContext: options.traceContext,
     watch: true,
   });
   const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });

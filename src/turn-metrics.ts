@@ -1,0 +1,51 @@
+/**
+ * What a finished turn adds to `/metrics`, read from the events it sent (the
+ * same facts the client saw): its outcome — where a turn that ran to its end
+ * but got nothing done is `failed`, half done `partial`, waiting on the user
+ * `input_required` — its stage timings, and its cache hits.
+ */
+import type { ResponseState } from './graph/response-state.js';
+import type { TurnOutcome } from './store/types.js';
+import type { Metrics } from './metrics.js';
+
+/** The `outcome` label of a finished turn. */
+export function turnOutcomeLabel(lifecycle: TurnOutcome, events: readonly ResponseState[]): string {
+  if (lifecycle !== 'completed') return lifecycle;
+  const stages = events.map((event) => event.metadata.stage);
+  if (stages.includes('escalate')) return 'escalated';
+  const completed = events.filter((event) => event.metadata.stage === 'agent_done' && event.metadata.state?.status !== 'input_required').length;
+  const failed = events.filter((event) => event.metadata.stage === 'agent_failed').length;
+  const final = [...events].reverse().find((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true);
+  const waiting =
+    (final?.metadata.semantic_info ?? []).length > 0 ||
+    pendingConfirmations(final) > 0 ||
+    events.some((event) => event.metadata.stage === 'agent_done' && event.metadata.state?.status === 'input_required');
+  if (failed > 0 && completed === 0 && !waiting) return 'failed';
+  if (failed > 0) return 'partial';
+  if (waiting) return 'input_required';
+  return 'completed';
+}
+
+/** Records one finished turn. */
+export function recordTurnMetrics(metrics: Metrics, lifecycle: TurnOutcome, durationMs: number, events: readonly ResponseState[]): void {
+  metrics.turns.inc({ outcome: turnOutcomeLabel(lifecycle, events) });
+  metrics.turnDuration.observe(durationMs / 1000);
+  const done = events.find((event) => event.metadata.stage === 'done');
+  const timings = done?.metadata.state?.timings_ms;
+  if (timings && typeof timings === 'object') {
+    for (const [stage, ms] of Object.entries(timings as Record<string, unknown>)) {
+      if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) metrics.stageDuration.observe({ stage }, ms / 1000);
+    }
+  }
+  for (const event of events) {
+    if (event.metadata.state?.cached !== true) continue;
+    if (event.metadata.stage === 'agent_done') metrics.cacheHits.inc({ cache: 'response' });
+    else if (event.metadata.stage === 'final') metrics.cacheHits.inc({ cache: 'answer' });
+  }
+}
+
+/** Side-effect tasks a final event asks the user to confirm (`metadata.confirmation`). */
+function pendingConfirmations(event: ResponseState | undefined): number {
+  const list = (event?.metadata as { confirmation?: unknown } | undefined)?.confirmation;
+  return Array.isArray(list) ? list.length : 0;
+}
