@@ -1,0 +1,133 @@
+/**
+ * The chat page in a real headless Chromium (Debian's chromium driven by
+ * playwright-core): a multi-intent turn renders thinking steps, agent rows and
+ * one final answer; a missing-slot turn is completed by using the widgets; at
+ * 375 px the page has no horizontal scroll.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemoAgents, type DemoAgents } from '../../demo/agents.js';
+import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Where the 375 px screenshot is written (kept for a look by a person). */
+export const SCREENSHOT = join(tmpdir(), 'switchboard-chat-375.png');
+
+let demo: DemoAgents;
+let board: TestSwitchboard;
+let context: BrowserContext;
+let profile: string;
+
+beforeAll(async () => {
+  demo = await startDemoAgents({ ports: { hotel: 0, limo: 0, flight: 0, weather: 0 }, hotelToken: 'demo-token' });
+  board = await startTestSwitchboard({
+    registryYaml: sampleRegistry('agents_config.yaml', { 7101: demo.urls.hotel, 7102: demo.urls.limo, 7103: demo.urls.flight, 7104: demo.urls.weather }),
+    chatPage: readFileSync(new URL('../../public/chat.html', import.meta.url), 'utf8'),
+  });
+  profile = mkdtempSync(join(tmpdir(), 'sb-chromium-'));
+  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, locale: 'zh-CN' });
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+  await board?.close();
+  await demo?.close();
+});
+
+async function openPage(width = 1000): Promise<Page> {
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height: 800 });
+  await page.goto(`${board.url}/`);
+  await page.evaluate(() => window.localStorage.clear());
+  await page.reload();
+  return page;
+}
+
+async function ask(page: Page, query: string): Promise<void> {
+  await page.fill('#query', query);
+  await page.click('#send');
+}
+
+describe('chat page', () => {
+  it('renders a multi-intent turn: thinking steps, one row per agent, one final answer with each result once', async () => {
+    const page = await openPage();
+    await ask(page, '帮我订北京的酒店，明天入住，再告诉我北京明天的天气');
+    const final = page.locator('.turn .final[data-streaming="false"]');
+    await final.waitFor({ timeout: 30_000 });
+    const answer = await final.textContent();
+    expect(answer).toContain('酒店服务');
+    expect(answer).toContain('天气查询');
+    expect(await page.locator('.turn .step').count()).toBeGreaterThan(2);
+    expect(await page.locator('.turn .agent').count()).toBe(2);
+    expect(await page.locator('.agent[data-status="done"]').count()).toBe(2);
+    // Distinct styles: a thinking step and the final answer do not look alike.
+    const [stepBackground, finalBackground] = await Promise.all([
+      page.locator('.step').first().evaluate((node) => getComputedStyle(node).backgroundColor),
+      final.evaluate((node) => getComputedStyle(node).backgroundColor),
+    ]);
+    expect(stepBackground).not.toBe(finalBackground);
+    // The hotel agent's result text reaches the page once (in the final answer), not again in its row.
+    const body = (await page.locator('#log').textContent()) ?? '';
+    const bookingIds = body.match(/HTL[-_A-Z0-9]+/g) ?? [];
+    expect(bookingIds.length).toBeGreaterThan(0);
+    expect(new Set(bookingIds).size).toBe(bookingIds.length);
+    await page.close();
+  }, 60_000);
+
+  it('completes a missing-slot turn through the widgets: a city picker from key_options and a date picker', async () => {
+    const page = await openPage();
+    await ask(page, '帮我订酒店');
+    const form = page.locator('.needs form');
+    await form.waitFor({ timeout: 30_000 });
+    const city = form.locator('select[name="city"]');
+    expect(await city.getAttribute('data-widget')).toBe('city_selector');
+    const options = await city.locator('option').allTextContents();
+    expect(options).toEqual(expect.arrayContaining(['北京', '上海', '广州']));
+    const date = form.locator('input[name="check_in_date"]');
+    expect(await date.getAttribute('type')).toBe('date');
+    // Submitting empty fields is refused on the page.
+    await form.locator('button[type="submit"]').click();
+    expect(await page.locator('.turn').count()).toBe(1);
+    await city.selectOption('上海');
+    await date.fill('2026-12-01');
+    await form.locator('button[type="submit"]').click();
+    const second = page.locator('.turn').nth(1).locator('.final[data-streaming="false"]');
+    await second.waitFor({ timeout: 30_000 });
+    expect(await second.textContent()).toMatch(/上海.*2026-12-01|2026-12-01.*上海/s);
+    expect(await page.locator('.turn').nth(1).locator('.agent[data-agent="hotel_agent"][data-status="done"]').count()).toBe(1);
+    await page.close();
+  }, 60_000);
+
+  it('fits a 375 px screen without horizontal scroll', async () => {
+    const page = await openPage(375);
+    await ask(page, '帮我订酒店');
+    await page.locator('.needs form').waitFor({ timeout: 30_000 });
+    const layout = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      clientWidth: document.documentElement.clientWidth,
+      widest: Math.max(...[...document.querySelectorAll('main *')].map((node) => node.getBoundingClientRect().right)),
+    }));
+    expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+    expect(layout.widest).toBeLessThanOrEqual(375);
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    await page.close();
+  }, 60_000);
+
+  it('shows an error banner with a retry button when the server refuses the request', async () => {
+    const page = await openPage();
+    await page.route('**/v1/chat', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'NOT_READY', message: 'draining' } }) }));
+    await ask(page, '你好');
+    await page.locator('#banner.shown').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#banner-text').textContent()).toContain('draining');
+    await page.unroute('**/v1/chat');
+    await page.click('#retry');
+    await page.locator('.turn').nth(1).locator('.final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#banner.shown').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+});
