@@ -110,7 +110,7 @@ describe('chat page', () => {
     const layout = await page.evaluate(() => ({
       scrollWidth: document.documentElement.scrollWidth,
       clientWidth: document.documentElement.clientWidth,
-      widest: Math.max(...[...document.querySelectorAll('main *')].map((node) => node.getBoundingClientRect().right)),
+      widest: Math.max(...Array.from(document.querySelectorAll('main *'), (node) => node.getBoundingClientRect().right)),
     }));
     expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
     expect(layout.widest).toBeLessThanOrEqual(375);
