@@ -10,8 +10,8 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv } from 'ajv';
 import type { Express } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoAgents, type DemoAgents } from '../../demo/agents.js';
-import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../../test/support/switchboard-harness.js';
+import { startDemoSwitchboard, type DemoSwitchboard } from '../../test/support/demo-switchboard.js';
+import type { TestSwitchboard } from '../../test/support/switchboard-harness.js';
 import { API_ROUTES, toOpenApiPath } from './api-routes.js';
 import { chatRequestSchema } from './chat-request.js';
 import { readProjectSchema } from './openapi-document.js';
@@ -52,20 +52,13 @@ function strictVariant(schema: unknown): unknown {
   return copy;
 }
 
-let demo: DemoAgents;
+let running: DemoSwitchboard;
 let switchboard: TestSwitchboard;
 beforeAll(async () => {
-  demo = await startDemoAgents({ ports: { hotel: 0, limo: 0, flight: 0, weather: 0 }, hotelToken: 'demo-token' });
-  const urls = { 7101: demo.urls.hotel, 7102: demo.urls.limo, 7103: demo.urls.flight, 7104: demo.urls.weather };
-  switchboard = await startTestSwitchboard({
-    registryYaml: sampleRegistry(new URL('../../agents_config.yaml', import.meta.url).pathname, urls),
-    chatPage: '<!doctype html><title>chat</title>',
-  });
+  running = await startDemoSwitchboard({ chatPage: '<!doctype html><title>chat</title>' });
+  switchboard = running.board;
 });
-afterAll(async () => {
-  await switchboard?.close();
-  await demo?.close();
-});
+afterAll(() => running?.close());
 
 describe('GET /openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {

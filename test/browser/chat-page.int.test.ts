@@ -9,25 +9,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemoAgents, type DemoAgents } from '../../demo/agents.js';
-import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
+import type { TestSwitchboard } from '../support/switchboard-harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Where the 375 px screenshot is written (kept for a look by a person). */
 export const SCREENSHOT = join(tmpdir(), 'switchboard-chat-375.png');
 
-let demo: DemoAgents;
+let running: DemoSwitchboard;
 let board: TestSwitchboard;
 let context: BrowserContext;
 let profile: string;
 
 beforeAll(async () => {
-  demo = await startDemoAgents({ ports: { hotel: 0, limo: 0, flight: 0, weather: 0 }, hotelToken: 'demo-token' });
-  board = await startTestSwitchboard({
-    registryYaml: sampleRegistry('agents_config.yaml', { 7101: demo.urls.hotel, 7102: demo.urls.limo, 7103: demo.urls.flight, 7104: demo.urls.weather }),
-    chatPage: readFileSync(new URL('../../public/chat.html', import.meta.url), 'utf8'),
-  });
+  running = await startDemoSwitchboard({ chatPage: readFileSync(new URL('../../public/chat.html', import.meta.url), 'utf8') });
+  board = running.board;
   profile = mkdtempSync(join(tmpdir(), 'sb-chromium-'));
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, locale: 'zh-CN' });
 }, 60_000);
@@ -35,8 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
-  await board?.close();
-  await demo?.close();
+  await running?.close();
 });
 
 async function openPage(width = 1000): Promise<Page> {

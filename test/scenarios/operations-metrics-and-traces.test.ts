@@ -8,18 +8,17 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startDemoAgents, type DemoAgents } from '../../demo/agents.js';
 import { createTraceContext } from '../../src/trace-context.js';
 import { startFakeAgent, statusReply, type FakeAgent } from '../support/fake-agent.js';
-import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
+import type { TestSwitchboard } from '../support/switchboard-harness.js';
 
-let demo: DemoAgents;
+let running: DemoSwitchboard;
 let brokenWeather: FakeAgent;
 let board: TestSwitchboard;
 const lines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  demo = await startDemoAgents({ ports: { hotel: 0, limo: 0, flight: 0, weather: 0 }, hotelToken: 'demo-token' });
   brokenWeather = await startFakeAgent(statusReply(503, 'down'));
   const traceContext = createTraceContext();
   const sink = new Writable({
@@ -29,15 +28,12 @@ beforeAll(async () => {
     },
   });
   const logger = pino({ level: 'debug', mixin: () => (traceContext.current() ? { traceId: traceContext.current() } : {}) }, sink);
-  board = await startTestSwitchboard({
-    registryYaml: sampleRegistry('agents_config.yaml', { 7101: demo.urls.hotel, 7102: demo.urls.limo, 7103: demo.urls.flight, 7104: brokenWeather.url }),
-    logger,
-    traceContext,
-  });
+  running = await startDemoSwitchboard({ logger, traceContext, replace: { weather: brokenWeather.url } });
+  board = running.board;
 });
 afterAll(async () => {
-  await board?.close();
-  await Promise.all([demo?.close(), brokenWeather?.close()]);
+  await running?.close();
+  await brokenWeather?.close();
 });
 
 async function turn(query: string, sessionId: string, traceId?: string) {

@@ -5,22 +5,17 @@
  * registry texts while a Chinese turn keeps the Chinese ones.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startDemoAgents, type DemoAgents } from '../../demo/agents.js';
-import { finalEvent, sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
+import { finalEvent, type TestSwitchboard } from '../support/switchboard-harness.js';
 
-let demo: DemoAgents;
+let running: DemoSwitchboard;
 let board: TestSwitchboard;
 
 beforeAll(async () => {
-  demo = await startDemoAgents({ ports: { hotel: 0, limo: 0, flight: 0, weather: 0 }, hotelToken: 'demo-token' });
-  board = await startTestSwitchboard({
-    registryYaml: sampleRegistry('agents_config.yaml', { 7101: demo.urls.hotel, 7102: demo.urls.limo, 7103: demo.urls.flight, 7104: demo.urls.weather }),
-  });
+  running = await startDemoSwitchboard();
+  board = running.board;
 });
-afterAll(async () => {
-  await board?.close();
-  await demo?.close();
-});
+afterAll(() => running?.close());
 
 it('semantic_info carries the enum values of each key, index-aligned, [] for free input', async () => {
   const events = await board.chat('帮我订酒店', { sessionId: 'options-1' });
