@@ -114,6 +114,24 @@ describe('chat page', () => {
     await page.close();
   }, 60_000);
 
+  it('resumes a turn after a reload from the last event id it saw', async () => {
+    const page = await openPage();
+    await ask(page, '帮我订北京的酒店，明天入住');
+    await page.locator('.turn .final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    const { sessionId, userId } = await page.evaluate(() => ({ sessionId: localStorage.getItem('sb_session'), userId: localStorage.getItem('sb_user') }));
+    // Pretend the page was reloaded after the third event of that turn.
+    const response = await fetch(`${board.url}/v1/sessions/${sessionId}/stream?user_id=${userId}`);
+    const firstId = /^id: (\S+):\d+$/m.exec(await response.text())?.[1];
+    expect(firstId).toBeTruthy();
+    await page.evaluate((saved) => localStorage.setItem('sb_turn', JSON.stringify(saved)), { sessionId, lastEventId: `${firstId}:3` });
+    await page.reload();
+    const resumed = page.locator('.turn .final[data-streaming="false"]');
+    await resumed.waitFor({ timeout: 30_000 });
+    expect(await resumed.textContent()).toContain('酒店服务');
+    expect(await page.evaluate(() => localStorage.getItem('sb_turn'))).toBeNull();
+    await page.close();
+  }, 60_000);
+
   it('shows an error banner with a retry button when the server refuses the request', async () => {
     const page = await openPage();
     await page.route('**/v1/chat', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'NOT_READY', message: 'draining' } }) }));
