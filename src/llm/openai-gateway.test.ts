@@ -107,10 +107,10 @@ describe('createLlmGateway: plain calls', () => {
     await gateway.complete(call({ purpose: 'plan' }));
     await rejection(gateway.complete(call({ purpose: 'plan' })));
     expect(counted).toEqual([
-      { name: 'calls', labels: { purpose: 'plan', tier: 'main', outcome: 'ok' }, value: 1 },
-      { name: 'tokens', labels: { kind: 'prompt' }, value: 7 },
-      { name: 'tokens', labels: { kind: 'completion' }, value: 2 },
-      { name: 'calls', labels: { purpose: 'plan', tier: 'main', outcome: 'rejected' }, value: 1 },
+      { name: 'calls', labels: { purpose: 'plan', model: 'fake-main', tier: 'main', outcome: 'ok' }, value: 1 },
+      { name: 'tokens', labels: { model: 'fake-main', kind: 'prompt' }, value: 7 },
+      { name: 'tokens', labels: { model: 'fake-main', kind: 'completion' }, value: 2 },
+      { name: 'calls', labels: { purpose: 'plan', model: 'fake-main', tier: 'main', outcome: 'rejected' }, value: 1 },
     ]);
     fake.assertComplete();
   });
