@@ -33,6 +33,12 @@ describe('example ranker on the travel sample registry', () => {
     expect(new Set(agentsOf('帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气'))).toEqual(new Set(['hotel_agent', 'limo_agent', 'weather_agent']));
   });
 
+  it('keeps both requests a conjunction joins inside one clause, whichever is more likely', () => {
+    expect(new Set(agentsOf('北京的酒店和天气'))).toEqual(new Set(['hotel_agent', 'weather_agent']));
+    expect(new Set(agentsOf('上海的天气和酒店'))).toEqual(new Set(['hotel_agent', 'weather_agent']));
+    expect(new Set(agentsOf('hotel and weather in Beijing tomorrow'))).toEqual(new Set(['hotel_agent', 'weather_agent']));
+  });
+
   it('keeps out what no card covers', () => {
     expect(agentsOf('给我讲个笑话吧')).toEqual([]);
     expect(agentsOf('tell me a joke')).toEqual([]);

@@ -193,19 +193,21 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       const similarityOnly: { cardIndex: number; similarity: number; unit: Unit }[] = [];
       for (const unit of clauses) {
         const scores = scoreUnit(unit);
-        const keywordCards = new Map<number, { keywords: Set<string>; position: number }>();
+        const keywordCards = new Map<number, { keywords: Set<string>; position: number; spans: { start: number; end: number }[] }>();
         for (const hit of keywordHits) {
           if (hit.start < unit.start || hit.end > unit.end) continue;
           for (const cardIndex of hit.payloads) {
-            const entry = keywordCards.get(cardIndex) ?? { keywords: new Set<string>(), position: hit.start };
+            const entry = keywordCards.get(cardIndex) ?? { keywords: new Set<string>(), position: hit.start, spans: [] };
             entry.keywords.add(hit.phrase);
+            entry.spans.push({ start: hit.start, end: hit.end });
             keywordCards.set(cardIndex, entry);
           }
         }
         if (keywordCards.size > 0) {
           const best = Math.max(...[...keywordCards.keys()].map((cardIndex) => scores.posterior[cardIndex]!));
+          const coordinated = coordinatedCards(text, keywordCards);
           for (const [cardIndex, entry] of keywordCards) {
-            if (keywordCards.size > 1 && scores.posterior[cardIndex]! < keywordShare * best) continue;
+            if (keywordCards.size > 1 && !coordinated.has(cardIndex) && scores.posterior[cardIndex]! < keywordShare * best) continue;
             const similarity = scores.nearest[cardIndex]!;
             choose(cardIndex, { score: round(0.75 + 0.25 * similarity), keywords: [...entry.keywords], coverage: round(similarity), clause: unit.text, position: entry.position });
           }
@@ -231,6 +233,29 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       return { intents, confidence: confidenceOf(intents), reason: reasonOf(intents) };
     },
   };
+}
+
+/** Words that join two requests named by their nouns: "北京的酒店和天气", "hotel and weather in Beijing". */
+const COORDINATOR = /^\s*(?:和|与|及|跟|以及|还有|、|,|，|\/|&|and|plus)\s*$/i;
+
+/**
+ * Cards whose keyword stands right beside another card's keyword with only a
+ * coordinating word between them: the user named both requests, so neither is
+ * dropped for being less likely than the other.
+ */
+function coordinatedCards(text: string, keywordCards: ReadonlyMap<number, { spans: readonly { start: number; end: number }[] }>): Set<number> {
+  const spans = [...keywordCards].flatMap(([cardIndex, entry]) => entry.spans.map((span) => ({ cardIndex, ...span }))).sort((a, b) => a.start - b.start);
+  const joined = new Set<number>();
+  for (let index = 1; index < spans.length; index += 1) {
+    const left = spans[index - 1]!;
+    const right = spans[index]!;
+    if (left.cardIndex === right.cardIndex || right.start < left.end) continue;
+    if (COORDINATOR.test(text.slice(left.end, right.start))) {
+      joined.add(left.cardIndex);
+      joined.add(right.cardIndex);
+    }
+  }
+  return joined;
 }
 
 /**

@@ -109,6 +109,7 @@ describe('travel registry', () => {
     ['安排明天早上7点首都机场接机，再帮我订上海的酒店', { hotel_agent: { miss: ['check_in_date'] }, limo_agent: 'not_called' }],
     ['weather in Hangzhou tomorrow and a flight from Beijing to Shanghai on December 3', { weather_agent: { inputs: { city: 'Hangzhou', date: TOMORROW } }, flight_agent: { inputs: { origin: 'Beijing', destination: 'Shanghai', date: '2026-12-03' } } }],
     ['帮我订北京的酒店和查天气', { hotel_agent: { miss: ['check_in_date'] }, weather_agent: { inputs: { city: '北京' } } }],
+    ['北京的酒店和天气', { hotel_agent: { miss: ['check_in_date'] }, weather_agent: { inputs: { city: '北京' } } }],
     ['hotel and weather in Beijing tomorrow', { hotel_agent: { confirm: { city: 'Beijing', check_in_date: TOMORROW } }, weather_agent: { inputs: { city: 'Beijing', date: TOMORROW } } }],
     ['订北京明天的酒店，再查一下天气', { hotel_agent: { confirm: { city: '北京', check_in_date: TOMORROW } }, weather_agent: { inputs: { city: '北京' } } }],
   ])('%s', async (query, expected) => {
