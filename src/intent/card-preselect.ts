@@ -21,7 +21,7 @@ export interface CardPreselectOptions {
   /**
    * Most cards shown before pre-selection starts (and kept by it, before the closure). Default 40: the
    * smallest K whose recall reached 99.5 % on 150-agent synthetic registries (two seeds: recall@12
-   * 98.1 %, @24 99.4 %, @32 99.5 %, @40 99.75 % / 99.6 %); see docs/decisions/0005-offline-routing-model.md.
+   * 98.1 %, @24 99.4 %, @32 99.5 %, @40 99.75 % / 99.6 %); see docs/decisions/0006-offline-routing-model.md.
    */
   limit?: number;
   /** Ranker giving the candidates (default: a new example ranker; share the recogniser's to train once). */
