@@ -198,6 +198,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     publicCard: (card) => ({ ...toPublicCard(card), health: health.of(card.id) }),
     logger,
     metrics,
+    createRateLimiter: storage.createRateLimiter,
     apiKeys: options.apiKeys,
     chatPage: options.chatPage,
     traceContext: options.traceContext,

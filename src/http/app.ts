@@ -4,6 +4,7 @@
  * trace id → request metrics → open probes → page → `/v1` (auth first) →
  * 404 → the one error handler.
  */
+import { createMemoryRateLimiter, type RateLimiterFactory } from '../store/index.js';
 import express, { Router, type Express, type RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import type { TurnRunner } from '../graph/turn-types.js';
@@ -43,6 +44,8 @@ export interface AppOptions {
   publicCard: (card: AgentCard) => PublicAgentCard;
   logger: Logger;
   metrics: Metrics;
+  /** Rate-limit counters from the storage backend (default in-process). */
+  createRateLimiter?: RateLimiterFactory;
   /** Open chat streams; `startServer` is given the same tracker so shutdown can end them. */
   streams: StreamTracker;
   /** When non-empty every `/v1/*` call needs `authorization: Bearer <key>`. */
@@ -137,7 +140,7 @@ export function createApp(options: AppOptions): Express {
       requireJsonBody(),
       createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true }),
-      createRateLimit(options.registry, options.metrics),
+      createRateLimit(options.registry, options.metrics, options.createRateLimiter ?? createMemoryRateLimiter),
       createChatHandler({
         turns: options.turns,
         logger: options.logger,

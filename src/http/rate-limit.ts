@@ -2,22 +2,24 @@
  * Per-user rate limit on `/v1/chat` (CONTRACT §3 v2, seed 001): from
  * `supervisor.rate_limit`, counted per API key when keys are on, else per
  * `user_id`; over it `429 RATE_LIMITED` with `retry-after` seconds. Counting
- * is `rate-limiter-flexible`'s in-process store; a new limiter is made when
+ * is `rate-limiter-flexible`'s, in the store the storage backend gives
+ * (shared across replicas with Redis, in-process otherwise); a new limiter is made when
  * the registry's limits change, so a reload takes effect at once.
  */
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { UserError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { RateLimitSettings, Registry } from '../registry/types.js';
+import type { RateLimiterFactory } from '../store/index.js';
 
 /** Checks the limit for one caller (runs after the body is parsed). */
-export function createRateLimit(registry: Registry, metrics: Metrics): RequestHandler {
-  let limiter: { settings: RateLimitSettings; store: RateLimiterMemory } | undefined;
-  const limiterFor = (settings: RateLimitSettings): RateLimiterMemory => {
+export function createRateLimit(registry: Registry, metrics: Metrics, createLimiter: RateLimiterFactory): RequestHandler {
+  let limiter: { settings: RateLimitSettings; store: RateLimiterAbstract } | undefined;
+  const limiterFor = (settings: RateLimitSettings): RateLimiterAbstract => {
     if (!limiter || limiter.settings.perUserPerMinute !== settings.perUserPerMinute || limiter.settings.burst !== settings.burst) {
-      limiter = { settings, store: new RateLimiterMemory({ points: settings.perUserPerMinute + settings.burst, duration: 60, keyPrefix: 'chat' }) };
+      limiter = { settings, store: createLimiter({ points: settings.perUserPerMinute + settings.burst, durationSeconds: 60, keyPrefix: `chat:${settings.perUserPerMinute}:${settings.burst}` }) };
     }
     return limiter.store;
   };

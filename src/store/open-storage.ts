@@ -54,6 +54,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
       leases: redis.leases,
       signals: redis.signals,
       kv: redis.kv,
+      createRateLimiter: redis.createRateLimiter,
       async close() {
         await redis.close();
         await postgres.close();

@@ -11,6 +11,7 @@
  * - times that decide expiry (leases, key TTLs) come from the backend's own
  *   clock where it has one, so replicas with skewed clocks agree.
  */
+import type { RateLimiterFactory } from './rate-limiter.js';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 
 /** One row of the append-only transcript. */
@@ -260,5 +261,7 @@ export interface Storage {
    * number of sessions deleted.
    */
   forgetUser(userId: string): Promise<{ sessions: number }>;
+  /** Rate-limit counters, shared as far as this backend reaches (across replicas with Redis). */
+  readonly createRateLimiter: RateLimiterFactory;
   close(): Promise<void>;
 }

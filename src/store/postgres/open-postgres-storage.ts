@@ -3,6 +3,7 @@
  * only) and the official LangGraph Postgres checkpointer on the same pool.
  * The schema is created or upgraded at open (see migrate-postgres.ts).
  */
+import { createMemoryRateLimiter } from '../rate-limiter.js';
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
 import type { Storage } from '../types.js';
@@ -71,6 +72,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   let closing: Promise<void> | undefined;
   return {
     kind: 'postgres',
+    createRateLimiter: createMemoryRateLimiter,
     transcript: createPostgresTranscript(pool),
     events: createPostgresEvents(pool),
     tasks: createPostgresTasks(pool),

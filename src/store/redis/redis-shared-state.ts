@@ -10,6 +10,7 @@
  * contract allows it). Nothing durable lives here; the transcript and memory
  * stay in Postgres.
  */
+import { createRedisRateLimiterFactory, type RateLimiterFactory } from '../rate-limiter.js';
 import { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
 import { safeJsonParse } from '../../util/safe-json.js';
@@ -29,6 +30,7 @@ export interface RedisSharedState {
   leases: LeaseStore;
   kv: KeyValueStore;
   signals: SignalBus;
+  createRateLimiter: RateLimiterFactory;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function openRedisSharedState(options: { url: string; prefix?: stri
   const ttl = (ttlMs: number) => Math.max(1, Math.round(ttlMs));
 
   return {
+    createRateLimiter: createRedisRateLimiterFactory(command, prefix),
     leases: {
       async acquire(key, holder, ttlMs) {
         return (await command.eval(ACQUIRE, 1, leaseKey(key), holder, ttl(ttlMs))) === 1;

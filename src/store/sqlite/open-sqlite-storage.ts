@@ -4,6 +4,7 @@
  * in this process; leases and key-value entries live in the file, so two
  * processes on one file still never run two turns of a session at once.
  */
+import { createMemoryRateLimiter } from '../rate-limiter.js';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -29,6 +30,7 @@ export function openSqliteStorage(path: string): Storage {
   let closed = false;
   return {
     kind: 'sqlite',
+    createRateLimiter: createMemoryRateLimiter,
     transcript: createSqliteTranscript(db),
     events: createSqliteEvents(db),
     tasks: createSqliteTasks(db),
