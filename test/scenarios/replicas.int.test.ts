@@ -5,7 +5,9 @@
  * killed with SIGKILL mid-turn (the session's next turn succeeds on the other
  * within 30 s, the cut turn is recorded as interrupted, its dispatched task
  * stays on record), and a SIGTERM drain (readyz 503, a short turn finishes,
- * a long one is cancelled with a done that says why, the process exits 0).
+ * a long one is cancelled with a done that says why, the process exits 0);
+ * cancel and interrupt reach a turn running on the other replica, and an
+ * enqueued turn on one replica waits for the turn running on the other.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
@@ -102,6 +104,58 @@ describe.skipIf(!hasPostgres)('replicas on one Postgres', () => {
     expect(outcomeOf(await running)).toBe('completed');
     expect(hotel.calls).toHaveLength(calls + 1);
   }, 60000);
+
+  /** One turn over SSE with extra body fields (read to its end). */
+  const turnWith = async (url: string, sessionId: string, fields: Record<string, unknown>): Promise<ResponseState[]> => {
+    const response = await fetch(`${url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: '帮我订北京明天的酒店', user_id: 'u1', session_id: sessionId, ...fields }),
+    });
+    expect(response.status, `${sessionId}: ${response.status}`).toBe(200);
+    const text = await response.text();
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as ResponseState);
+  };
+
+  it('cancels and interrupts a turn running on the other replica; enqueue waits for it there', async () => {
+    // Cancel from B: A's sub-agent request is aborted and A's stream ends cancelled.
+    hotelBehaviour.set('x-cancel', 'hang');
+    let calls = hotel.calls.length;
+    let aborts = hotel.abortedCount;
+    const cancelled = turnWith(a.url, 'x-cancel', {});
+    await hotel.waitForCalls(calls + 1, 20000);
+    const cancelledAt = Date.now();
+    expect((await fetch(`${b.url}/v1/sessions/x-cancel/cancel?user_id=u1`, { method: 'POST' })).status).toBe(202);
+    await hotel.waitForAborts(aborts + 1, 5000);
+    const cancelMs = Date.now() - cancelledAt;
+    expect(outcomeOf(await cancelled)).toBe('cancelled');
+    expect(cancelMs).toBeLessThan(5000);
+
+    // Interrupt from B: A's turn is cancelled, then B's turn runs.
+    hotelBehaviour.set('x-interrupt', 'hang');
+    calls = hotel.calls.length;
+    aborts = hotel.abortedCount;
+    const interrupted = turnWith(a.url, 'x-interrupt', {});
+    await hotel.waitForCalls(calls + 1, 20000);
+    const taking = turnWith(b.url, 'x-interrupt', { query: '你好', multitask_strategy: 'interrupt' });
+    await hotel.waitForAborts(aborts + 1, 10000);
+    expect(outcomeOf(await interrupted)).toBe('cancelled');
+    expect(outcomeOf(await taking)).toBe('completed');
+
+    // Enqueue on B: starts once A's turn has ended, and both are in the transcript in that order.
+    hotelBehaviour.set('x-enqueue', 1500);
+    calls = hotel.calls.length;
+    const running = turnWith(a.url, 'x-enqueue', {});
+    await hotel.waitForCalls(calls + 1, 20000);
+    const waiting = turnWith(b.url, 'x-enqueue', { query: '你好', multitask_strategy: 'enqueue' });
+    expect(outcomeOf(await running)).toBe('completed');
+    expect(outcomeOf(await waiting)).toBe('completed');
+    const rows = await transcript(b.url, 'x-enqueue');
+    expect(rows.filter((row) => row.role === 'user').map((row) => row.content)).toEqual(['帮我订北京明天的酒店', '你好']);
+  }, 90000);
 
   it('survives kill -9 mid-turn: the next turn succeeds on the other replica within 30 s, the cut turn is recorded', async () => {
     hotelBehaviour.set('crash', 'hang');
