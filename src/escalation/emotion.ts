@@ -8,7 +8,7 @@
  * human. Words are matched leftmost-longest, so "太差劲" is one strong word,
  * not an intensifier plus a word.
  */
-import { createPhraseMatcher, type PhraseMatcher } from '../intent/phrase-matcher.js';
+import { createPhraseMatcher, type PhraseMatcher } from '../text/phrase-matcher.js';
 import type { EscalationSettings } from '../registry/types.js';
 
 /** Built-in strong negative-emotion words (Chinese and English). */

@@ -11,7 +11,7 @@
  * then finds it still marked running and records it as interrupted.
  */
 import { randomUUID } from 'node:crypto';
-import { detectLanguage } from '../intent/index.js';
+import { detectLanguage } from '../text/index.js';
 import type { Logger } from '../logger.js';
 import { agentSecrets } from '../agents/agent-secrets.js';
 import { redactSecrets } from '../agents/failure-reason.js';

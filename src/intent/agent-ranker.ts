@@ -29,9 +29,9 @@
 import { allNames } from '../registry/localized-text.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
 import type { RankedIntent } from './types.js';
-import { createPhraseMatcher, type PhraseHit, type PhraseMatcher } from './phrase-matcher.js';
+import { createPhraseMatcher, type PhraseHit, type PhraseMatcher } from '../text/phrase-matcher.js';
 import { splitClauses } from './clause-splitter.js';
-import { normalizeText, termsOf, type Term } from './text-terms.js';
+import { normalizeText, termsOf, type Term } from '../text/text-terms.js';
 
 /** A ranked card with the evidence that chose it. */
 export interface AgentMatch extends RankedIntent {

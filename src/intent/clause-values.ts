@@ -25,8 +25,8 @@
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
 import { separatorBetween, splitClauses, type Clause } from './clause-splitter.js';
-import { extractKeys, extractOne } from './key-extractor.js';
-import { termsOf } from './text-terms.js';
+import { extractKeys, extractOne } from '../text/key-extractor.js';
+import { termsOf } from '../text/text-terms.js';
 import type { ExtractionResult, RankedIntent } from './types.js';
 
 /** What `attributeClauseValues` needs. */

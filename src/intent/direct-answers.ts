@@ -6,7 +6,7 @@
 import { cardDescription, cardName } from '../registry/localized-text.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
 import type { SimpleIntentKind } from './types.js';
-import { detectLanguage } from './text-terms.js';
+import { detectLanguage } from '../text/text-terms.js';
 
 /** Kinds of direct answer: the simple intents plus a hand-over to a human. */
 export type DirectAnswerKind = SimpleIntentKind | 'escalate';

@@ -5,7 +5,7 @@
  * service but takes its place from the previous turn, so its values are read
  * with the previous request in view.
  */
-import { normalizeText } from './text-terms.js';
+import { normalizeText } from '../text/text-terms.js';
 
 const HAN = /\p{Script=Han}/gu;
 const ZH_LEAD = /^(?:那|那么|那就|还有|换成|改成|换到|改到|如果|要是|再)/u;

@@ -4,11 +4,9 @@
  * user-facing texts of direct answers.
  */
 export type {
-  ExtractionResult,
   IntentInput,
   IntentRecognizer,
   IntentResult,
-  KeyExtractor,
   MemoryTurn,
   RankedIntent,
   SimpleIntentKind,
@@ -34,10 +32,6 @@ export {
   type SimpleIntentLexicon,
   type SimpleIntentMatch,
 } from './simple-intents.js';
-export { extractForAgent, extractKeys, extractOne, isCnMobile, isEmailAddress, missingKeys, type KeyOutcome } from './key-extractor.js';
-export { findDates, formatDate, type DateHit } from './date-extractor.js';
 export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './direct-answers.js';
-export { detectLanguage } from './text-terms.js';
 export { splitClauses, type Clause } from './clause-splitter.js';
-export { orderByMention } from './mention-order.js';
 export { attributeClauseValues, type AgentClauseValues, type ClauseValuesRequest } from './clause-values.js';

@@ -23,7 +23,7 @@ import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { chooseTier } from '../llm/model-router.js';
 import { LlmCallError } from '../llm/llm-error.js';
-import { createIdScrubber } from '../llm/prompts/id-scrubber.js';
+import { createIdScrubber } from '../text/id-scrubber.js';
 import { buildIntentMessages, localDate, retryMessages } from './intent-prompt.js';
 import { INTENT_REPLY_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type IntentReply } from './intent-schema.js';
 import type { ChatMessage, LlmGateway } from '../llm/types.js';
@@ -35,7 +35,7 @@ import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
 import type { IntentCache } from './intent-cache.js';
 import { intentCacheKey } from './intent-cache.js';
 import { createSnapshotClassifiers, type SimpleIntentLexicon } from './simple-intents.js';
-import { detectLanguage, normalizeText } from './text-terms.js';
+import { detectLanguage, normalizeText } from '../text/text-terms.js';
 import type { IntentInput, IntentRecognizer, IntentResult, RankedIntent } from './types.js';
 
 /** The counter the recognizer increments when the offline path decides (structurally `Metrics.intentFallbacks`). */

@@ -38,12 +38,12 @@ import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedInt
 import { createAgentRanker, type AgentRanker, type AgentRankerOptions } from './agent-ranker.js';
 import { createExampleRanker } from './example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
-import { orderByMention } from './mention-order.js';
+import { orderByMention } from '../text/mention-order.js';
 import { isFollowUp, refersToPreviousTurn } from './follow-up.js';
-import { extractOne } from './key-extractor.js';
+import { extractOne } from '../text/key-extractor.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
 import { splitClauses } from './clause-splitter.js';
-import { detectLanguage, normalizeText } from './text-terms.js';
+import { detectLanguage, normalizeText } from '../text/text-terms.js';
 
 /** Options of the offline recognizer; every field has a default. */
 export interface OfflineRecognizerOptions {

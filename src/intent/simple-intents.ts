@@ -10,8 +10,8 @@
  * Chinese characters and one Latin word remain, so "你好，帮我订酒店" stays a
  * business request.
  */
-import { createPhraseMatcher, type PhraseMatcher } from './phrase-matcher.js';
-import { isHan, normalizeText } from './text-terms.js';
+import { createPhraseMatcher, type PhraseMatcher } from '../text/phrase-matcher.js';
+import { isHan, normalizeText } from '../text/text-terms.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 
 /** The configurable word lists. */

@@ -2,7 +2,7 @@
  * The interface both intent paths implement: the offline matcher and the LLM.
  * The supervisor graph only sees `IntentRecognizer`.
  */
-import type { RegistrySnapshot, SemanticKeySpec } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
 
 export type SimpleIntentKind =
@@ -69,12 +69,4 @@ export interface IntentRecognizer {
   recognize(input: IntentInput): Promise<IntentResult>;
 }
 
-/** Result of extracting one agent's semantic keys from text. */
-export interface ExtractionResult {
-  /** key -> normalised value (dates as YYYY-MM-DD, numbers as number). */
-  values: Record<string, string | number>;
-  /** Keys whose value was present but failed extraction/validation. */
-  invalid: { key: string; raw: string; reason: string }[];
-}
-
-export type KeyExtractor = (text: string, specs: readonly SemanticKeySpec[], today: Date) => ExtractionResult;
+export type { ExtractionResult, KeyExtractor } from '../text/key-extractor.js';

@@ -28,4 +28,3 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 export { chooseTier, SHORT_QUERY_LIMITS, type TierChoice, type TierInput, type TurnKind } from './model-router.js';
 export { createLlmUsage, summariseUsage, type PurposeUsage, type UsageSummary } from './usage-summary.js';
 export { countCjkCharacters, estimateTokens } from './token-estimate.js';
-export { createIdScrubber, type IdScrubber } from './prompts/id-scrubber.js';

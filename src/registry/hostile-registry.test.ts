@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../logger.js';
-import { extractOne } from '../intent/key-extractor.js';
+import { extractOne } from '../text/key-extractor.js';
 import { formatIssue, loadRegistryFile, loadRegistryText } from './load-registry.js';
 import { createRegistry, type WatchedRegistry } from './watch-registry.js';
 import { MAX_REGISTRY_BYTES } from './yaml-source.js';

@@ -29,8 +29,8 @@
  */
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
-import { findDates } from '../../intent/date-extractor.js';
-import { extractOne } from '../../intent/key-extractor.js';
+import { findDates } from '../../text/date-extractor.js';
+import { extractOne } from '../../text/key-extractor.js';
 import { resolveAgentId } from '../../intent/llm-recognizer.js';
 import { createAgentRanker, type AgentRanker } from '../../intent/agent-ranker.js';
 import type { AgentClauseValues } from '../../intent/clause-values.js';

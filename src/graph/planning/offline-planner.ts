@@ -5,7 +5,8 @@
  * query, completed by slot memory (values known from earlier turns and the
  * inputs of parked tasks). The sub-task's message is that clause.
  */
-import { attributeClauseValues, extractOne, orderByMention, type AgentClauseValues } from '../../intent/index.js';
+import { attributeClauseValues, type AgentClauseValues } from '../../intent/index.js';
+import { extractOne, orderByMention } from '../../text/index.js';
 import type { ExtractSpec } from '../../registry/types.js';
 import type { AgentCard } from '../../registry/types.js';
 import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';

@@ -4,7 +4,7 @@
  * so a task missing keys is parked and the user is asked for exactly those keys
  * (with their descriptions and widget ids) while every other task still runs.
  */
-import { isCnMobile, isEmailAddress } from '../../intent/index.js';
+import { isCnMobile, isEmailAddress } from '../../text/index.js';
 import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../../registry/types.js';
 import type { SemanticInfo } from '../response-state.js';
 import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';

@@ -29,10 +29,19 @@
  */
 import type { AgentCard, ExtractSpec, SemanticKeySpec } from '../registry/types.js';
 import type { SafePattern } from '../util/safe-pattern.js';
-import type { ExtractionResult, KeyExtractor } from './types.js';
 import { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
 import { findDates } from './date-extractor.js';
 import { createPhraseMatcher } from './phrase-matcher.js';
+
+/** Result of extracting one agent's semantic keys from text. */
+export interface ExtractionResult {
+  /** key -> normalised value (dates as YYYY-MM-DD, numbers as number). */
+  values: Record<string, string | number>;
+  /** Keys whose value was present but failed extraction/validation. */
+  invalid: { key: string; raw: string; reason: string }[];
+}
+
+export type KeyExtractor = (text: string, specs: readonly SemanticKeySpec[], today: Date) => ExtractionResult;
 
 /**
  * What one spec yields from a text: a value (with the text it came from), an

@@ -3,9 +3,9 @@
  * clause appears earlier in the text come first; intents without a known
  * clause keep their rank order after them.
  */
-import type { RankedIntent } from './types.js';
 
-export function orderByMention<T extends Pick<RankedIntent, 'clause'>>(intents: readonly T[], text: string): T[] {
+/** Orders items by where their `clause` first appears in `text`; unknown clauses keep their order after the rest. */
+export function orderByMention<T extends { clause?: string }>(intents: readonly T[], text: string): T[] {
   const mentionedAt = (intent: T) => {
     const index = intent.clause ? text.indexOf(intent.clause) : -1;
     return index < 0 ? Number.MAX_SAFE_INTEGER : index;

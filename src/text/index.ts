@@ -1,0 +1,23 @@
+/**
+ * Generic text and value tools shared by every layer that reads user text:
+ * normalisation and terms, phrase matching, Chinese numerals, dates, semantic
+ * key extraction, mention order and the id scrubber for user-facing text.
+ * Nothing here knows about recognisers, plans or the graph.
+ */
+export { detectLanguage, isFunctionTerm, isHan, normalizeText, stemWord, termsOf, type Term } from './text-terms.js';
+export { createPhraseMatcher, lowerAscii, type PhraseHit, type PhraseMatcher } from './phrase-matcher.js';
+export { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
+export { findDates, formatDate, type DateHit } from './date-extractor.js';
+export {
+  extractForAgent,
+  extractKeys,
+  extractOne,
+  isCnMobile,
+  isEmailAddress,
+  missingKeys,
+  type ExtractionResult,
+  type KeyExtractor,
+  type KeyOutcome,
+} from './key-extractor.js';
+export { orderByMention } from './mention-order.js';
+export { createIdScrubber, type IdScrubber } from './id-scrubber.js';
