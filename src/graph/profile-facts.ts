@@ -13,7 +13,7 @@
  */
 import type { AgentCard } from '../registry/types.js';
 import type { ProfileEvidence, ProfileFact } from '../store/types.js';
-import type { Language } from './messages.js';
+import type { Language } from '../i18n/index.js';
 import type { SubTask, TaskOutcome } from './plan-types.js';
 import { checkKeyValue } from './planning/semantic-check.js';
 

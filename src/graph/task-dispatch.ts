@@ -8,9 +8,10 @@ import { keyOptions } from './planning/semantic-check.js';
 import { agentSecrets, redactSecretsDeep } from '../agents/agent-secrets.js';
 import type { AgentClient } from '../agents/types.js';
 import { NoSuchAgentError } from '../errors.js';
+import { agentDoneText, agentFailedText, agentStartText, failureReasonText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
+import { cardName } from '../registry/localized-text.js';
 import type { NodeEvent, TurnContext } from './context.js';
-import { agentDoneText, agentFailedText, agentStartText, failureReasonText } from './messages.js';
 import type { SubTask, TaskOutcome } from './plan-types.js';
 import type { SemanticInfo } from './response-state.js';
 import type { ResponseCache } from './response-cache.js';
@@ -63,7 +64,8 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         );
         return { task_id: task.task_id, agent_id: task.assigned_agent, status: 'failed', reason: 'agent_failed', detail: 'the agent is no longer in the registry' };
       }
-      emit({ stage: 'agent_start', content: agentStartText(language, card), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
+      const name = cardName(card, language);
+      emit({ stage: 'agent_start', content: agentStartText(language, name), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
       // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
       const message = options.message ?? (task.description.trim() || state.rewritten_query);
       const requestTaskId = options.requestTaskId ?? task.task_id;
@@ -72,7 +74,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       if (cached) {
         emit({
           stage: 'agent_done',
-          content: cached.message?.trim() || agentDoneText(language, card),
+          content: cached.message?.trim() || agentDoneText(language, name),
           agent_id: card.id,
           is_thinking: true,
           state: { task_id: task.task_id, status: 'completed', output: cached.output ?? {}, cached: true },
@@ -86,7 +88,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         dependencies.logger.error({ traceId: context.traceId, task: task.task_id, err: error }, 'recording a sub-task failed; not sending it');
         emit({
           stage: 'agent_failed',
-          content: agentFailedText(language, card, failureReasonText(language, 'agent_failed')),
+          content: agentFailedText(language, name, failureReasonText(language, 'agent_failed')),
           agent_id: card.id,
           is_thinking: true,
           state: { task_id: task.task_id, code: 'not_recorded' },
@@ -125,7 +127,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       if (!outcome.ok) {
         emit({
           stage: 'agent_failed',
-          content: agentFailedText(language, card, failureReasonText(language, outcome.code)),
+          content: agentFailedText(language, name, failureReasonText(language, outcome.code)),
           agent_id: card.id,
           is_thinking: true,
           state: { task_id: task.task_id, code: outcome.code, reason: outcome.reason, attempts: outcome.attempts },
@@ -148,7 +150,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         if (keys.length > 0) extraInfo.push(info);
         emit({
           stage: 'agent_done',
-          content: reply.message?.trim() || agentDoneText(language, card),
+          content: reply.message?.trim() || agentDoneText(language, name),
           agent_id: card.id,
           is_thinking: true,
           semantic_info: keys.length > 0 ? [info] : undefined,
@@ -158,7 +160,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       }
       emit({
         stage: 'agent_done',
-        content: reply.message?.trim() || agentDoneText(language, card),
+        content: reply.message?.trim() || agentDoneText(language, name),
         agent_id: card.id,
         is_thinking: true,
         state: { task_id: task.task_id, status: 'completed', output: reply.output ?? {} },

@@ -21,8 +21,8 @@ import { createIdScrubber } from '../../text/id-scrubber.js';
 import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
-import { failureReasonText, keyExamples } from '../messages.js';
-import { missingReasonText } from '../verify/verify-texts.js';
+import { failureReasonText, missingReasonText } from '../../i18n/index.js';
+import { keyExamples } from './key-examples.js';
 import type { AnswerComposer, DirectAnswerInput, SummaryInput } from './types.js';
 
 /** Dependencies and limits of the LLM answer composer. */

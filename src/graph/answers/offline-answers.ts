@@ -5,11 +5,11 @@
 import { cardName } from '../../registry/localized-text.js';
 import { composeDirectAnswer } from '../../intent/index.js';
 import type { AgentCard } from '../../registry/types.js';
-import { failureReasonText, keyExamples, type Language } from '../messages.js';
+import { failureReasonText, type Language, missingReasonText } from '../../i18n/index.js';
 import type { TaskOutcome } from '../plan-types.js';
 import type { SemanticInfo } from '../response-state.js';
 import type { AnswerComposer, SummaryInput } from './types.js';
-import { missingReasonText } from '../verify/verify-texts.js';
+import { keyExamples } from './key-examples.js';
 
 const MAX_ITEMS = 5;
 

@@ -8,7 +8,7 @@
  * asks for confirmation once they are given.
  */
 import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
-import type { Language } from '../messages.js';
+import type { Language } from '../../i18n/index.js';
 import type { ConfirmationRequest, SubTask, TaskPlan } from '../plan-types.js';
 import type { PendingTask } from '../state.js';
 import { classifyTaskType, topologicalOrder } from '../planning/dag.js';

@@ -1,93 +1,17 @@
 /**
- * The one-sentence notices a turn gives about parked tasks it dropped or did
- * not run: expired, replaced by a new topic, cancelled, rejected, no longer
- * available, or a confirmation that matched nothing. They open the answer so
- * the user is never left thinking an old request will still be carried out.
+ * What the user knows a parked task by, for the notices about tasks a turn
+ * dropped or runs (the sentences themselves live in `i18n/notice-texts.ts`).
  */
+import { type Language, unknownServiceText } from '../../i18n/index.js';
+import { cardName } from '../../registry/localized-text.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
-import type { Language } from '../messages.js';
 import type { PendingTask } from '../state.js';
 
-/** What the user knows a parked task by: its confirmation summary, else the service name. */
-function label(task: PendingTask, snapshot: RegistrySnapshot, language: Language): string {
-  if (task.confirmation) return task.confirmation.summary;
-  return snapshot.byId.get(task.agent_id)?.name ?? (language === 'zh' ? '相关服务' : 'a service');
-}
-
-function list(tasks: readonly PendingTask[], snapshot: RegistrySnapshot, language: Language): string {
-  const labels = [...new Set(tasks.map((task) => label(task, snapshot, language)))];
-  return language === 'zh' ? labels.map((text) => `「${text}」`).join('、') : labels.join('; ');
-}
-
-function duration(seconds: number, language: Language): string {
-  if (seconds % 60 === 0) {
-    const minutes = seconds / 60;
-    return language === 'zh' ? `${minutes}分钟` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
-  }
-  return language === 'zh' ? `${seconds}秒` : `${seconds} seconds`;
-}
-
-type Texts = (tasks: readonly PendingTask[], snapshot: RegistrySnapshot, language: Language, ttlSeconds?: number) => string;
-
-const make =
-  (zh: (items: string, ttl: string) => string, en: (items: string, ttl: string) => string): Texts =>
-  (tasks, snapshot, language, ttlSeconds = 0) => {
-    const items = list(tasks, snapshot, language);
-    const ttl = duration(ttlSeconds, language);
-    return language === 'zh' ? zh(items, ttl) : en(items, ttl);
-  };
-
-/** One sentence per kind of drop. */
-export const NOTICES = {
-  expired: make(
-    (items, ttl) => `您之前未完成的${items}已超过${ttl}未处理，已自动取消，没有执行。`,
-    (items, ttl) => `Your earlier unfinished request (${items}) waited more than ${ttl} and has been cancelled; nothing was done.`,
-  ),
-  topicSwitch: make(
-    (items) => `您之前未完成的${items}已取消，不再继续。`,
-    (items) => `Your earlier unfinished request (${items}) has been dropped.`,
-  ),
-  cancelled: make(
-    (items) => `好的，已为您取消未完成的${items}，没有执行。`,
-    (items) => `OK, I have cancelled your unfinished request (${items}); nothing was done.`,
-  ),
-  rejected: make(
-    (items) => `好的，已取消${items}，没有执行。`,
-    (items) => `OK, cancelled (${items}); nothing was done.`,
-  ),
-  unavailable: make(
-    (items) => `抱歉，${items}所需的服务目前已停用或下线，该操作没有执行，已为您取消。`,
-    (items) => `Sorry, the service needed for (${items}) is no longer available, so it was not done and has been cancelled.`,
-  ),
-} satisfies Record<string, Texts>;
-
-/** Nothing was parked when the user said a cancel word. */
-export function nothingToCancelText(language: Language): string {
-  return language === 'zh' ? '好的。当前没有等待处理的请求。' : 'OK. There is nothing waiting to be cancelled.';
-}
-
-/** A confirmation named tasks that are not awaiting confirmation (already handled, never parked, or forged). */
-export function unknownConfirmationText(language: Language): string {
-  return language === 'zh'
-    ? '没有找到与这次确认对应的待确认操作（可能已处理或已失效），因此没有执行任何操作。'
-    : 'I found no action awaiting confirmation that matches this reply (it may have been handled already or expired), so nothing was done.';
-}
-
-/** A yes with nothing to confirm right after the confirmation expired. */
-export function askAgainText(language: Language): string {
-  return language === 'zh' ? '如需办理，请重新告诉我您的需求。' : 'If you still want it, please ask again.';
-}
-
-/** The plan_done text of a confirmation turn. */
-export function runningConfirmedText(tasks: readonly PendingTask[], snapshot: RegistrySnapshot, language: Language): string {
-  const items = list(tasks, snapshot, language);
-  return language === 'zh' ? `好的，已收到您的确认，正在为您办理${items}。` : `Thanks for confirming. Working on it now: ${items}.`;
-}
-
-/** How the user confirms: the closing line of an answer that holds tasks for confirmation. */
-export function confirmationPromptText(summaries: readonly string[], language: Language): string {
-  if (language === 'zh') {
-    return `以下操作需要您确认后才会执行：\n${summaries.map((summary) => `- ${summary}`).join('\n')}\n回复“确认”执行，或回复“取消”放弃。`;
-  }
-  return `These actions run only after you confirm them:\n${summaries.map((summary) => `- ${summary}`).join('\n')}\nReply "confirm" to go ahead, or "cancel" to drop them.`;
+/** Each task's confirmation summary, else its service name in `language`. */
+export function parkedTaskLabels(tasks: readonly PendingTask[], snapshot: RegistrySnapshot, language: Language): string[] {
+  return tasks.map((task) => {
+    if (task.confirmation) return task.confirmation.summary;
+    const card = snapshot.byId.get(task.agent_id);
+    return card ? cardName(card, language) : unknownServiceText(language);
+  });
 }

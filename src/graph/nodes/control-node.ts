@@ -14,7 +14,8 @@
 import type { EmotionScorer } from '../../escalation/emotion.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { planFromConfirmed } from '../control/confirmation.js';
-import { askAgainText, NOTICES, nothingToCancelText, runningConfirmedText, unknownConfirmationText } from '../control/notices.js';
+import { askAgainText, confirmedPlanStartText, noticeText, nothingToCancelText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
+import { parkedTaskLabels } from '../control/notices.js';
 import { classifyReplyWord } from '../control/reply-words.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { rememberTurn } from '../memory.js';
@@ -53,7 +54,7 @@ export function createControlNode(dependencies: ControlDependencies) {
       if (language) context.language = language;
     }
     const { language } = context;
-    const notices = expired.length > 0 ? [NOTICES.expired(expired, snapshot, language, ttlSeconds)] : [];
+    const notices = expired.length > 0 ? [noticeText('expired', parkedTaskLabels(expired, snapshot, language), language, ttlSeconds)] : [];
     const memory: SessionMemory = { ...state.memory, pending: live };
     const path = [...state.execution_path, 'control'];
 
@@ -80,7 +81,7 @@ export function createControlNode(dependencies: ControlDependencies) {
       confirmIds = [...new Set(state.confirm)].filter((id) => !rejectIds.includes(id));
     } else if (word === 'cancel') {
       if (live.length === 0) return reply([...notices, ...(notices.length ? [] : [nothingToCancelText(language)])], []);
-      return reply([...notices, NOTICES.cancelled(live, snapshot, language)], []);
+      return reply([...notices, noticeText('cancelled', parkedTaskLabels(live, snapshot, language), language)], []);
     } else if (word && awaiting.length > 0) {
       (word === 'yes' ? confirmIds : rejectIds).push(...awaiting.map((task) => task.task_id!));
     } else if (word === 'yes' && expired.some((task) => task.confirmation)) {
@@ -110,14 +111,14 @@ export function createControlNode(dependencies: ControlDependencies) {
     const touched = new Set([...runnable, ...confirmed, ...rejected]);
     const remaining = live.filter((task) => !touched.has(task));
 
-    if (rejected.length > 0) notices.push(NOTICES.rejected(rejected, snapshot, language));
-    if (unavailable.length > 0) notices.push(NOTICES.unavailable(unavailable, snapshot, language));
+    if (rejected.length > 0) notices.push(noticeText('rejected', parkedTaskLabels(rejected, snapshot, language), language));
+    if (unavailable.length > 0) notices.push(noticeText('unavailable', parkedTaskLabels(unavailable, snapshot, language), language));
     if (unmatched.length > 0) notices.push(unknownConfirmationText(language));
     if (runnable.length === 0) return reply(notices, remaining);
 
-    const message = runningConfirmedText(runnable, snapshot, language);
+    const message = runningConfirmedText(parkedTaskLabels(runnable, snapshot, language), language);
     const plan = planFromConfirmed(runnable, snapshot, newPlanId(context.now), message);
-    emit({ stage: 'plan_start', content: language === 'zh' ? '正在准备执行您确认的操作...' : 'Preparing the confirmed actions...', agent_id: 'supervisor', is_thinking: true });
+    emit({ stage: 'plan_start', content: confirmedPlanStartText(language), agent_id: 'supervisor', is_thinking: true });
     emit({ stage: 'plan_done', content: message, agent_id: 'supervisor', is_thinking: true, state: { task_plan: plan, confirmed: runnable.map((task) => task.task_id) } });
     return {
       memory: { ...memory, pending: remaining },

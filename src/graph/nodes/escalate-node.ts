@@ -12,7 +12,7 @@ import type { TicketWebhook } from '../../escalation/ticket-webhook.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { maskEscalationCard } from '../../privacy/index.js';
 import { appendTurn } from '../memory.js';
-import type { Language } from '../messages.js';
+import type { Language } from '../../i18n/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export interface EscalateDependencies {

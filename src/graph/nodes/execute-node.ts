@@ -4,7 +4,8 @@
  * agent_failed as they happen. Dependents receive upstream outputs.
  */
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import { agentFailedText, failureReasonText } from '../messages.js';
+import { agentFailedText, failureReasonText } from '../../i18n/index.js';
+import { cardName } from '../../registry/localized-text.js';
 import { runTaskGraph } from '../planning/scheduler.js';
 import type { SemanticInfo } from '../response-state.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
@@ -34,7 +35,7 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
         if (!card) return;
         emit({
           stage: 'agent_failed',
-          content: agentFailedText(language, card, failureReasonText(language, 'dependency')),
+          content: agentFailedText(language, cardName(card, language), failureReasonText(language, 'dependency')),
           agent_id: card.id,
           is_thinking: true,
           state: { task_id: task.task_id, code: 'dependency' },

@@ -4,7 +4,7 @@
  */
 import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import { intentStartText } from '../messages.js';
+import { intentStartText } from '../../i18n/index.js';
 import { renderSummary } from '../layered-summary.js';
 import { renderProfile } from '../profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';

@@ -6,7 +6,7 @@
 import { cardName } from '../../registry/localized-text.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import type { Language } from '../messages.js';
+import type { Language } from '../../i18n/index.js';
 import type { TaskPlan } from '../plan-types.js';
 import { holdSideEffects } from '../control/confirmation.js';
 import { checkPlanSemantics } from '../planning/semantic-check.js';

@@ -6,8 +6,8 @@
 import type { AnswerComposer } from '../answers/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { memoryAfterBusinessTurn } from '../memory.js';
-import { summarizeStartText } from '../messages.js';
-import { confirmationPromptText, NOTICES } from '../control/notices.js';
+import { confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
+import { parkedTaskLabels } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/types.js';
@@ -27,7 +27,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
     const switchedFrom = state.confirm_turn ? [] : state.memory.pending.filter((task) => !planAgents.has(task.agent_id));
     // A value taken from the user's profile is said first, so the user can correct it.
     const profileText = profileNote(state.profile_filled, context.language);
-    const notices = [...(profileText ? [profileText] : []), ...state.notices, ...(switchedFrom.length > 0 ? [NOTICES.topicSwitch(switchedFrom, context.snapshot, context.language)] : [])];
+    const notices = [...(profileText ? [profileText] : []), ...state.notices, ...(switchedFrom.length > 0 ? [noticeText('topicSwitch', parkedTaskLabels(switchedFrom, context.snapshot, context.language), context.language)] : [])];
     const opening = notices.length > 0 ? `${notices.join('\n')}\n\n` : '';
     // Notices and the confirmation prompt are only in the complete final event (streamed deltas carry the body).
     // Tasks awaiting confirmation are not results: the composer sees the rest, the confirmation prompt closes the answer.

@@ -18,7 +18,7 @@ import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import { createTaskDispatch, type DispatchDependencies } from '../task-dispatch.js';
 import { ruleCheck, type InsufficientTask } from '../verify/rule-check.js';
 import type { Verification, Verifier, VerifyTaskView } from '../verify/types.js';
-import { verifyDoneText, verifyStartText } from '../verify/verify-texts.js';
+import { verifyDoneText, verifyStartText } from '../../i18n/index.js';
 
 const MAX_OUTPUT_CHARS = 800;
 const RETRYABLE_STATUSES = new Set(['completed', 'failed']);

@@ -4,7 +4,7 @@
  * decides alone); the LLM one makes one model call.
  */
 import type { TurnContext } from '../context.js';
-import type { Language } from '../messages.js';
+import type { Language } from '../../i18n/index.js';
 import type { InsufficientTask } from './rule-check.js';
 
 /** One sub-task as the judge sees it. */

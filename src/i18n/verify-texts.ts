@@ -1,13 +1,15 @@
 /**
- * User-facing texts of the verify step (event content and the note the
- * answer carries when results are still insufficient).
+ * User-facing texts of the verify step: its event contents and the reason a
+ * task's result does not answer, for the answer's "not done" list.
  */
-import type { Language } from '../messages.js';
+import type { Language } from './language.js';
 
+/** verify_start. */
 export function verifyStartText(language: Language): string {
   return language === 'zh' ? '正在核对结果是否回答了您的问题...' : 'Checking that the results answer your request...';
 }
 
+/** verify_done, after `retried` sub-tasks were sent again. */
 export function verifyDoneText(language: Language, sufficient: boolean, retried: number): string {
   if (sufficient) return language === 'zh' ? (retried > 0 ? '已重新查询，结果已核对。' : '结果已核对。') : retried > 0 ? 'Asked again; results checked.' : 'Results checked.';
   return language === 'zh' ? '部分结果未能回答您的问题。' : 'Some results do not answer your request.';

@@ -1,0 +1,20 @@
+/**
+ * The languages the product speaks to end users. A turn answers in the
+ * language of the user's query (CONTRACT §3 v2 "Languages").
+ */
+
+/** A language the product writes user-facing text in. */
+export type Language = 'zh' | 'en';
+
+/** One user-facing text in every language, built from the same arguments. */
+export type Bilingual<Args extends unknown[] = []> = { readonly [L in Language]: (...args: Args) => string };
+
+/** A list of names as one phrase: 「酒店服务」、「天气服务」 / Hotel booking, Weather. */
+export function joinNames(names: readonly string[], language: Language): string {
+  return language === 'zh' ? names.join('、') : names.join(', ');
+}
+
+/** What a service is called when its card is gone (disabled or removed since). */
+export function unknownServiceText(language: Language): string {
+  return language === 'zh' ? '相关服务' : 'a service';
+}
