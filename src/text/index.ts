@@ -21,3 +21,4 @@ export {
 } from './key-extractor.js';
 export { orderByMention } from './mention-order.js';
 export { createIdScrubber, type IdScrubber } from './id-scrubber.js';
+export { DATA_BLOCK_RULES, dataBlock, neutraliseMarkers } from './data-block.js';

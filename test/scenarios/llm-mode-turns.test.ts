@@ -154,7 +154,7 @@ describe('LLM mode turns', () => {
     expect(fleet.fake.requests.length - before).toBe(3);
     expect(llmCalls(events)).toBe(3);
     const [intentCall, verifyCall, answerCall] = fleet.fake.requests.slice(before);
-    expect(verifyCall!.messages[1]!.content).toContain('<<<RESULT');
+    expect(verifyCall!.messages[1]!.content).toContain('<<<DATA:result>>>');
     expect(intentCall!.stream).toBe(false);
     expect(intentCall!.response_format?.type).toBe('json_schema');
     expect(intentCall!.model).toBe('fake-main'); // long query → main model

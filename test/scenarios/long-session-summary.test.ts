@@ -70,7 +70,7 @@ describe('layered summary over a long session (LLM mode)', () => {
     }
     expect(fake.requests).toHaveLength(60);
     const last = intentPrompts[29]!;
-    expect(last).toContain('Summary of earlier conversation:\n24 earlier turn(s).');
+    expect(last).toContain('Summary of earlier conversation:\n<<<DATA:summary>>>\n24 earlier turn(s).');
     expect(last).toContain('S29: 用户连续查询各城市天气。');
     expect(last).toMatch(/Services asked for: 天气查询 ×24/);
     expect(last).toContain('[5] user: 第29次');

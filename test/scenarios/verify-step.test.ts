@@ -82,7 +82,7 @@ describe('verify step (LLM mode)', () => {
     const events = await board.chat(PARALLEL, { sessionId: 'v-ok' });
     expect(calls(events)).toBe(3);
     const verifyPrompt = fake.requests.at(-2)!.messages[1]!.content;
-    expect(verifyPrompt).toMatch(/<<<RESULT\n[^]*北京饭店[^]*\nRESULT>>>/);
+    expect(verifyPrompt).toMatch(/<<<DATA:result>>>\n[^]*北京饭店[^]*\n<<<END:result>>>/);
     expect(stageEvents(events, 'verify_done')[0]!.metadata.state).toMatchObject({ sufficient: true, judged: true });
     const stages = events.map((event) => event.metadata.stage);
     expect(stages.indexOf('verify_done')).toBeLessThan(stages.indexOf('summarize_start'));
