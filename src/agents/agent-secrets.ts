@@ -5,7 +5,7 @@
  * header values before they are sent.
  */
 import type { RegistrySnapshot } from '../registry/types.js';
-import { redactSecrets } from './failure-reason.js';
+import { createTextScrubber, secretTerms } from '../text/id-scrubber.js';
 
 /** Header values of every agent in the snapshot except `exceptAgentId` (short values are not secrets). */
 export function agentSecrets(snapshot: RegistrySnapshot, exceptAgentId?: string): string[] {
@@ -20,11 +20,12 @@ export function agentSecrets(snapshot: RegistrySnapshot, exceptAgentId?: string)
 /** A deep copy of `value` with every secret redacted from its strings (keys included). */
 export function redactSecretsDeep<T>(value: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return value;
+  const { scrub } = createTextScrubber({ terms: secretTerms(secrets) });
   const visit = (item: unknown): unknown => {
-    if (typeof item === 'string') return redactSecrets(item, secrets);
+    if (typeof item === 'string') return scrub(item);
     if (Array.isArray(item)) return item.map(visit);
     if (item !== null && typeof item === 'object') {
-      return Object.fromEntries(Object.entries(item).map(([key, child]) => [redactSecrets(key, secrets), visit(child)]));
+      return Object.fromEntries(Object.entries(item).map(([key, child]) => [scrub(key), visit(child)]));
     }
     return item;
   };

@@ -5,6 +5,7 @@
  * any of these (an internal host, a token echoed back). The full text stays in
  * the logs only.
  */
+import { createTextScrubber, secretTerms } from '../text/id-scrubber.js';
 
 const REPLACEMENT = 'the agent';
 
@@ -19,17 +20,9 @@ const ADDRESS_PATTERNS: readonly RegExp[] = [
   /\blocalhost\b/gi,
 ];
 
-/** Words of a header value long enough to be a secret on their own. */
-function secretsOf(value: string): string[] {
-  return [value, ...value.split(/[\s,;]+/).filter((word) => word.length >= 6)].filter((secret) => secret.length >= 4);
-}
-
 /** Replaces every header value (and each long word of one) found in `text` with `[redacted]`. */
 export function redactSecrets(text: string, headerValues: Iterable<string>): string {
-  const secrets = [...headerValues].flatMap(secretsOf).sort((left, right) => right.length - left.length);
-  let result = text;
-  for (const secret of secrets) result = result.split(secret).join('[redacted]');
-  return result;
+  return createTextScrubber({ terms: secretTerms(headerValues) }).scrub(text);
 }
 
 /** Replaces addresses (URLs, IPs, host:port) in `text` with a neutral word. */

@@ -10,32 +10,7 @@ import { createOfflineAnswers } from './answers/offline-answers.js';
 import { buildSupervisorGraph } from './build-graph.js';
 import { createOfflinePlanner } from './planning/offline-planner.js';
 import type { ResponseState } from './response-state.js';
-import { createContentGuard, createTurnRunner } from './turn-runner.js';
-
-describe('createContentGuard', () => {
-  const snapshot = snapshotOf([
-    card({ id: 'hotel', name: '酒店服务', description: 'hotels' }),
-    card({ id: 'hotel-vip', name: '贵宾酒店服务', description: 'vip hotels' }),
-    card({ id: 'weather_agent', name: '天气查询', description: 'weather', enabled: false }),
-    card({ id: 'a.b', name: '点号服务', description: 'dotted id' }),
-  ]);
-  const guard = createContentGuard(snapshot);
-
-  it.each([
-    ['an id next to Chinese text', '已由hotel处理完毕', '已由酒店服务处理完毕'],
-    ['the longer of two overlapping ids', 'see hotel-vip and hotel', 'see 贵宾酒店服务 and 酒店服务'],
-    ['every occurrence', 'weather_agent, weather_agent', '天气查询, 天气查询'],
-    ['an id with a regex metacharacter, literally', 'a.b but not axb', '点号服务 but not axb'],
-    ['nothing inside a longer word', 'hotels, myhotel, hotel_2, weather_agents', 'hotels, myhotel, hotel_2, weather_agents'],
-    ['nothing in text without ids', '北京明天晴。', '北京明天晴。'],
-  ])('replaces %s', (_label, input, expected) => {
-    expect(guard(input)).toBe(expected);
-  });
-
-  it('returns text unchanged for an empty registry', () => {
-    expect(createContentGuard(snapshotOf([]))('hotel')).toBe('hotel');
-  });
-});
+import { createTurnRunner } from './turn-runner.js';
 
 describe('createTurnRunner content guard', () => {
   let agent: FakeAgent | undefined;

@@ -13,8 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import { detectLanguage } from '../text/index.js';
 import type { Logger } from '../logger.js';
-import { agentSecrets } from '../agents/agent-secrets.js';
-import { redactSecrets } from '../agents/failure-reason.js';
+import { createContentGuard } from '../guard/content-guard.js';
+import type { TextScrubber } from '../text/index.js';
 import type { AgentCard, Registry, RegistrySnapshot } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
 import { UserError } from '../errors.js';
@@ -93,46 +93,6 @@ function stopReasonOf(signal: AbortSignal): TurnStopReason {
 
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-/**
- * Keeps internals out of user-facing text (an agent's own message, an LLM
- * answer): any agent id is replaced with the agent's name (ids match as whole
- * tokens, longest first, so `hotel-vip` is not read as `hotel`), every
- * endpoint URL or `host:port` of the registry with a neutral word, and every
- * header value of any agent with `[redacted]`.
- */
-export function createContentGuard(snapshot: RegistrySnapshot): (text: string) => string {
-  const ids = [...snapshot.byId.keys()].sort((a, b) => b.length - a.length);
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const idPattern = ids.length > 0 ? new RegExp(`(?<![A-Za-z0-9_])(?:${ids.map(escape).join('|')})(?![A-Za-z0-9_])`, 'g') : null;
-  const secrets = agentSecrets(snapshot);
-  const addresses = endpointAddresses(snapshot);
-  if (!idPattern && secrets.length === 0 && addresses.length === 0) return (text) => text;
-  return (text) => {
-    let result = idPattern ? text.replace(idPattern, (id) => snapshot.byId.get(id)?.name ?? '') : text;
-    if (secrets.length > 0) result = redactSecrets(result, secrets);
-    for (const address of addresses) if (result.includes(address)) result = result.split(address).join('[internal address]');
-    return result;
-  };
-}
-
-/** Endpoint URLs of the registry and their `host:port` / host parts, longest first. */
-function endpointAddresses(snapshot: RegistrySnapshot): string[] {
-  const found = new Set<string>();
-  for (const card of snapshot.agents) {
-    found.add(card.endpoint.url);
-    try {
-      const url = new URL(card.endpoint.url);
-      found.add(`${url.origin}${url.pathname}`);
-      found.add(url.host);
-      // A bare host name is only an address when it is not an ordinary word.
-      if (url.hostname.includes('.') || url.hostname.includes(':')) found.add(url.hostname);
-    } catch {
-      // An unparseable url was refused at load; nothing more to add.
-    }
-  }
-  return [...found].filter((address) => address.length >= 4).sort((a, b) => b.length - a.length);
-}
-
 /** The user's side of a turn in the transcript; a body-only confirmation is recorded by its task ids. */
 function userMessageText(request: TurnRequest): string {
   if (request.query.trim() !== '') return request.query;
@@ -182,8 +142,8 @@ interface ActiveTurn {
 export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const { storage, logger } = options;
   // One content guard per snapshot, built on first use and dropped with the snapshot.
-  const guards = new WeakMap<RegistrySnapshot, (text: string) => string>();
-  const contentGuard = (snapshot: RegistrySnapshot): (text: string) => string => {
+  const guards = new WeakMap<RegistrySnapshot, TextScrubber>();
+  const contentGuard = (snapshot: RegistrySnapshot): TextScrubber => {
     let guard = guards.get(snapshot);
     if (!guard) {
       guard = createContentGuard(snapshot);
@@ -254,7 +214,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       const seq = events.length + 1;
       const response: ResponseState = {
         type,
-        content: guard(event.content),
+        content: guard.scrub(event.content),
         agent_id: event.agent_id,
         is_thinking: event.is_thinking,
         session_id: request.sessionId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createIdScrubber } from './id-scrubber.js';
+import { createIdScrubber, createTextScrubber, secretTerms } from './id-scrubber.js';
 
 const CARDS = [
   { id: 'hotel_agent', name: '酒店服务' },
@@ -29,5 +29,32 @@ describe('id scrubber', () => {
       for (const piece of shown) expect(piece).not.toMatch(/_agent/);
       expect(shown.join('')).toBe(scrubber.scrub(text));
     }
+  });
+});
+
+describe('text scrubber', () => {
+  it('takes the longest match at each position across terms and patterns, in one pass', () => {
+    const scrubber = createTextScrubber({
+      terms: [
+        { text: 'svc', replacement: 'SERVICE', wholeWord: true },
+        { text: 'http://svc:9000/x', replacement: '[address]' },
+        { text: 'SERVICE', replacement: 'never' },
+      ],
+      patterns: [{ pattern: /token-\d+/i, replacement: (match) => `[${match.length}]`, maxLength: 20 }],
+    });
+    expect(scrubber.scrub('svc at http://svc:9000/x with TOKEN-1234; svc_2 stays')).toBe('SERVICE at [address] with [10]; svc_2 stays');
+  });
+
+  it('redacts secret values and their long words, but not short words', () => {
+    const scrubber = createTextScrubber({ terms: secretTerms(['Token abcdef-123', 'abc']) });
+    expect(scrubber.scrub('Token abcdef-123 | abcdef-123 | Token | abc')).toBe('[redacted] | [redacted] | Token | abc');
+  });
+
+  it('streams a term split across deltas at its very end only once it can be judged', () => {
+    const stream = createTextScrubber({ terms: [{ text: 'secret-value', replacement: '***' }] }).stream();
+    const pieces = ['x'.repeat(40), 'secret-', 'val', 'ue', 'y'.repeat(40)].map((delta) => stream.push(delta));
+    pieces.push(stream.flush());
+    for (const piece of pieces) expect(piece).not.toMatch(/secret|val/);
+    expect(pieces.join('')).toBe(`${'x'.repeat(40)}***${'y'.repeat(40)}`);
   });
 });

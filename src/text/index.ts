@@ -20,5 +20,15 @@ export {
   type KeyOutcome,
 } from './key-extractor.js';
 export { orderByMention } from './mention-order.js';
-export { createIdScrubber, type IdScrubber } from './id-scrubber.js';
+export {
+  createIdScrubber,
+  createTextScrubber,
+  idTerms,
+  inventedIdPattern,
+  secretTerms,
+  type ScrubPattern,
+  type ScrubTerm,
+  type TextScrubber,
+  type TextScrubberOptions,
+} from './id-scrubber.js';
 export { DATA_BLOCK_RULES, dataBlock, neutraliseMarkers } from './data-block.js';

@@ -10,14 +10,15 @@
  *   outputs, reasons for what did not run, missing items with example
  *   values).
  *
- * Deltas pass through the id scrubber before they reach the user. When the
+ * Deltas pass through the content guard (ids, made-up ids, addresses and
+ * header values) before they reach the user. When the
  * call fails (even after some deltas were shown) the offline template answer
  * is returned as the turn's complete answer.
  */
 import { cardDescription, cardName } from '../../registry/localized-text.js';
 import { chooseTier } from '../../llm/model-router.js';
 import { buildDirectMessages, buildSummaryMessages, type CompletedFact, type NeededFact, type NotDoneFact } from './answer-prompt.js';
-import { createIdScrubber } from '../../text/id-scrubber.js';
+import { createContentGuard } from '../../guard/content-guard.js';
 import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
@@ -55,7 +56,7 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
       logger.info('answer: the model endpoint already failed this turn; using the template answer');
       return undefined;
     }
-    const scrubber = createIdScrubber(context.snapshot.agents, context.language).stream();
+    const scrubber = createContentGuard(context.snapshot, { inventedIdsIn: context.language }).stream();
     let shown = '';
     const show = (text: string) => {
       if (text.length === 0) return;
