@@ -5,8 +5,10 @@
  * card leaves the supervisor, so it never carries a full phone or card number.
  */
 import { maskPersonalData, maskPersonalDataDeep } from '../guard/mask-personal-data.js';
+import { escalationSummaryText, type HandoverReason, type Language } from '../i18n/index.js';
 
-export type EscalationReason = 'user_request' | 'emotion' | 'failures' | 'verify_failed';
+/** Why a conversation goes to a human. */
+export type EscalationReason = HandoverReason;
 
 export interface EscalationCard {
   reason: EscalationReason;
@@ -27,7 +29,7 @@ export interface EscalationCard {
 
 export interface EscalationCardInput {
   reason: EscalationReason;
-  language: 'zh' | 'en';
+  language: Language;
   userId: string;
   sessionId: string;
   query: string;
@@ -45,29 +47,16 @@ export interface EscalationCardInput {
   emotionWords?: readonly string[];
 }
 
-const REASON_TEXT: Record<EscalationReason, { zh: string; en: string }> = {
-  user_request: { zh: '用户要求转人工', en: 'The user asked for a human agent' },
-  emotion: { zh: '用户情绪激动', en: 'The user is upset' },
-  failures: { zh: '连续多轮未能解决用户的问题', en: 'Several turns in a row ended without a result' },
-  verify_failed: { zh: '结果经核查仍不足以回答用户的问题', en: 'The results still did not answer the question after checking' },
-};
-
 /** A short account of the situation for the human agent. */
 export function summariseEscalation(input: EscalationCardInput): string {
-  const zh = input.language === 'zh';
-  const separator = zh ? '、' : ', ';
-  const parts: string[] = [REASON_TEXT[input.reason][input.language]];
-  if (input.reason === 'emotion' && input.emotionWords && input.emotionWords.length > 0) {
-    parts[0] += zh ? `（${input.emotionWords.join(separator)}）` : ` (${input.emotionWords.join(separator)})`;
-  }
-  const query = input.query.trim().slice(0, 200);
-  if (query) parts.push(zh ? `当前问题：“${query}”` : `current message: "${query}"`);
-  if (input.intents.length > 0) parts.push((zh ? '涉及：' : 'about: ') + [...new Set(input.intents.map(input.nameOf))].join(separator));
-  if (input.pending.length > 0) {
-    parts.push((zh ? '待补充：' : 'waiting for: ') + input.pending.map((task) => `${input.nameOf(task.agent)}${task.missing_keys.length ? (zh ? `（${task.missing_keys.join(separator)}）` : ` (${task.missing_keys.join(separator)})`) : ''}`).join(separator));
-  }
-  if (input.failedTasks.length > 0) parts.push((zh ? '未完成：' : 'failed: ') + [...new Set(input.failedTasks.map((task) => input.nameOf(task.agent)))].join(separator));
-  return zh ? `${parts.join('；')}。` : `${parts.join('; ')}.`;
+  return escalationSummaryText(input.language, {
+    reason: input.reason,
+    emotionWords: input.emotionWords,
+    query: input.query.trim().slice(0, 200),
+    services: [...new Set(input.intents.map(input.nameOf))],
+    pending: input.pending.map((task) => ({ service: input.nameOf(task.agent), missingKeys: task.missing_keys })),
+    failed: [...new Set(input.failedTasks.map((task) => input.nameOf(task.agent)))],
+  });
 }
 
 /** Builds the masked card. */

@@ -13,7 +13,7 @@
  */
 import type { AgentCard } from '../registry/types.js';
 import type { ProfileEvidence, ProfileFact } from '../store/types.js';
-import type { Language } from '../i18n/index.js';
+import { type Language, profileUsedText } from '../i18n/index.js';
 import type { SubTask, TaskOutcome } from './plan-types.js';
 import { checkKeyValue } from './planning/semantic-check.js';
 
@@ -94,8 +94,7 @@ export function profileEvidence(options: {
 export function profileNote(filled: readonly ProfileFill[], language: Language): string {
   if (filled.length === 0) return '';
   const unique = [...new Map(filled.map((item) => [`${item.key}=${item.value}`, item])).values()];
-  if (language === 'zh') return `已按您常用的${unique.map((item) => `${item.description} ${item.value}`).join('、')} 为您处理，如需更换请告诉我。`;
-  return `Using your usual ${unique.map((item) => `${item.description} ${item.value}`).join(', ')} — say another if not.`;
+  return profileUsedText(language, unique);
 }
 
 /** The profile as prompt text (usable facts only). */

@@ -18,6 +18,7 @@ import type { TextScrubber } from '../text/index.js';
 import type { AgentCard, Registry, RegistrySnapshot } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
 import { UserError } from '../errors.js';
+import { type StopNoticeReason, turnFailedText, turnStoppedText } from '../i18n/index.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { NodeEvent, TaskRecorder, TurnContext } from './context.js';
 import type { ResponseState } from './response-state.js';
@@ -31,7 +32,7 @@ import type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-ty
 export type TurnStorage = Pick<Storage, 'transcript' | 'events' | 'tasks' | 'leases' | 'signals'>;
 
 /** Why a running turn was stopped (the abort reason of its signal). */
-export type TurnStopReason = 'client_disconnected' | 'server_shutdown' | 'lease_lost' | 'user_cancel';
+export type TurnStopReason = 'client_disconnected' | StopNoticeReason;
 
 
 export interface TurnRunnerOptions {
@@ -73,18 +74,6 @@ export function maskDeclaredInputs(card: AgentCard | undefined, inputs: Record<s
     }),
   );
 }
-
-const STOPPED_TEXT: Record<Exclude<TurnStopReason, 'client_disconnected'>, { zh: string; en: string }> = {
-  server_shutdown: {
-    zh: '服务正在重启，本轮处理已取消，请稍后重试。',
-    en: 'The service is restarting, so this request was cancelled. Please try again in a moment.',
-  },
-  lease_lost: {
-    zh: '本轮处理已中断，请重新发送您的请求。',
-    en: 'This request was interrupted. Please send it again.',
-  },
-  user_cancel: { zh: '已取消本轮处理。', en: 'The request was cancelled.' },
-};
 
 function stopReasonOf(signal: AbortSignal): TurnStopReason {
   const reason: unknown = signal.reason;
@@ -260,14 +249,14 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         outcome = stopReason === 'client_disconnected' ? 'aborted' : 'cancelled';
         logger.info({ traceId: request.traceId, session: request.sessionId, reason: stopReason }, 'turn stopped');
         if (stopReason !== 'client_disconnected') {
-          send({ stage: 'final', content: STOPPED_TEXT[stopReason][context.language], agent_id: 'supervisor', is_thinking: false, state: { cancelled: true, reason: stopReason } });
+          send({ stage: 'final', content: turnStoppedText(stopReason, context.language), agent_id: 'supervisor', is_thinking: false, state: { cancelled: true, reason: stopReason } });
         }
       } else {
         outcome = 'error';
         logger.error({ traceId: request.traceId, err: error }, 'turn failed');
         send({
           stage: 'final',
-          content: context.language === 'zh' ? '抱歉，处理您的请求时出现了问题，请稍后再试。' : 'Sorry, something went wrong while handling your request. Please try again.',
+          content: turnFailedText(context.language),
           agent_id: 'supervisor',
           is_thinking: false,
         });

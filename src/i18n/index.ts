@@ -17,6 +17,8 @@ export {
 export {
   askAgainText,
   confirmationPromptText,
+  confirmationSummaryText,
+  dateLabelText,
   type NoticeKind,
   noticeText,
   nothingToCancelText,
@@ -24,4 +26,33 @@ export {
   unknownConfirmationText,
 } from './notice-texts.js';
 export { missingReasonText, verifyDoneText, verifyStartText } from './verify-texts.js';
-export { tomorrowText } from './answer-texts.js';
+export {
+  doneText,
+  keyWithExamplesText,
+  neededKeysLine,
+  needsMoreInformationText,
+  notCompletedLine,
+  notDoneSection,
+  nothingToDoText,
+  runsAfterInformationLine,
+  serviceQuestionLine,
+  theResultsText,
+  tomorrowText,
+  unansweredLine,
+} from './answer-texts.js';
+export {
+  abusiveText,
+  capabilitiesText,
+  farewellText,
+  greetingText,
+  howCanIHelpText,
+  intentUnderstoodText,
+  outOfScopeText,
+  sensitiveText,
+  type ServiceText,
+  thanksText,
+  transferText,
+} from './direct-answer-texts.js';
+export { type EscalationSummaryParts, escalationSummaryText, handoverText, type HandoverReason } from './escalation-texts.js';
+export { type PlanOutline, planDescriptionText } from './plan-texts.js';
+export { profileUsedText, type StopNoticeReason, turnFailedText, turnStoppedText } from './turn-texts.js';

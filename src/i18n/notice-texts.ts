@@ -81,3 +81,16 @@ export function confirmationPromptText(summaries: readonly string[], language: L
   }
   return `These actions run only after you confirm them:\n${summaries.map((summary) => `- ${summary}`).join('\n')}\nReply "confirm" to go ahead, or "cancel" to drop them.`;
 }
+
+/** What an undescribed date input is called in a confirmation summary (rather than its key name). */
+export function dateLabelText(language: Language): string {
+  return language === 'zh' ? '日期' : 'date';
+}
+
+/** "酒店服务：帮我订北京的酒店（入住城市：北京，入住日期：2026-12-01）" — what will be done, with its inputs. */
+export function confirmationSummaryText(language: Language, service: string, what: string, inputs: readonly { label: string; value: string }[]): string {
+  const zh = language === 'zh';
+  const pairs = inputs.map((input) => `${input.label}${zh ? '：' : ': '}${input.value}`);
+  const details = pairs.length > 0 ? (zh ? `（${pairs.join('，')}）` : ` (${pairs.join(', ')})`) : '';
+  return `${service}${zh ? '：' : ': '}${what}${details}`;
+}

@@ -22,7 +22,8 @@ import { createContentGuard } from '../../guard/content-guard.js';
 import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
-import { failureReasonText, missingReasonText } from '../../i18n/index.js';
+import { failureReasonText, missingReasonText, theResultsText } from '../../i18n/index.js';
+import { serviceNames } from '../service-name.js';
 import { keyExamples } from './key-examples.js';
 import type { AnswerComposer, DirectAnswerInput, SummaryInput } from './types.js';
 
@@ -108,11 +109,7 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
 /** The facts of a business turn in user-facing form (no ids). */
 export function summaryFacts(input: SummaryInput, maxOutputChars = 800) {
   const { snapshot, plan, outcomes, language } = input;
-  const zh = language === 'zh';
-  const nameOf = (agentId: string) => {
-    const card = snapshot.byId.get(agentId);
-    return card ? cardName(card, language) : zh ? '相关服务' : 'a service';
-  };
+  const nameOf = serviceNames(snapshot, language);
   const completed: CompletedFact[] = [];
   const notDone: NotDoneFact[] = [];
   for (const task of plan.sub_tasks) {
@@ -131,7 +128,7 @@ export function summaryFacts(input: SummaryInput, maxOutputChars = 800) {
   }
   for (const item of input.verification?.sufficient === false ? input.verification.missing : []) {
     const why = missingReasonText(language, item.reason);
-    notDone.push({ service: item.agent_id ? nameOf(item.agent_id) : zh ? '本次结果' : 'the results', reason: item.detail ? `${why}: ${item.detail}` : why });
+    notDone.push({ service: item.agent_id ? nameOf(item.agent_id) : theResultsText(language), reason: item.detail ? `${why}: ${item.detail}` : why });
   }
   const needed: NeededFact[] = [];
   const neededAgents = new Set<string>();

@@ -5,9 +5,24 @@
 import { cardName } from '../../registry/localized-text.js';
 import { composeDirectAnswer } from '../../intent/index.js';
 import type { AgentCard } from '../../registry/types.js';
-import { failureReasonText, type Language, missingReasonText } from '../../i18n/index.js';
+import {
+  doneText,
+  failureReasonText,
+  keyWithExamplesText,
+  type Language,
+  missingReasonText,
+  neededKeysLine,
+  notCompletedLine,
+  notDoneSection,
+  nothingToDoText,
+  needsMoreInformationText,
+  runsAfterInformationLine,
+  serviceQuestionLine,
+  unansweredLine,
+} from '../../i18n/index.js';
 import type { TaskOutcome } from '../plan-types.js';
 import type { SemanticInfo } from '../response-state.js';
+import { serviceNames } from '../service-name.js';
 import type { AnswerComposer, SummaryInput } from './types.js';
 import { keyExamples } from './key-examples.js';
 
@@ -38,33 +53,23 @@ function renderValue(value: unknown): string {
 }
 
 /** "入住城市（例如：北京、上海、广州）" for each key still needed by one parked task. */
-function neededKeysText(info: SemanticInfo, card: AgentCard, now: Date, language: Language): string {
-  const separator = language === 'zh' ? '、' : ', ';
-  return info.keys
-    .map((key, index) => {
-      const spec = card.requiredKeys.find((candidate) => candidate.key === key);
-      const description = info.key_descriptions[index] || key;
-      const examples = spec ? keyExamples(spec, card, now, language) : [];
-      if (examples.length === 0) return description;
-      return language === 'zh' ? `${description}（例如：${examples.join('、')}）` : `${description} (e.g. ${examples.join(', ')})`;
-    })
-    .join(separator);
+function neededKeys(info: SemanticInfo, card: AgentCard, now: Date, language: Language): string[] {
+  return info.keys.map((key, index) => {
+    const spec = card.requiredKeys.find((candidate) => candidate.key === key);
+    return keyWithExamplesText(language, info.key_descriptions[index] || key, spec ? keyExamples(spec, card, now, language) : []);
+  });
 }
 
 /** The offline summary of a business turn. */
 export function composeSummary(input: SummaryInput): string {
   const { language, snapshot, outcomes, plan } = input;
-  const zh = language === 'zh';
-  const nameOf = (agentId: string) => {
-    const card = snapshot.byId.get(agentId);
-    return card ? cardName(card, language) : zh ? '相关服务' : 'a service';
-  };
+  const nameOf = serviceNames(snapshot, language);
   const sections: string[] = [];
 
   const completed = plan.sub_tasks.filter((task) => outcomes[task.task_id]?.status === 'completed');
   for (const task of completed) {
     const outcome = outcomes[task.task_id]!;
-    const body = outcome.message?.trim() || renderOutput(outcome.output).join('\n') || (zh ? '已完成。' : 'Done.');
+    const body = outcome.message?.trim() || renderOutput(outcome.output).join('\n') || doneText(language);
     sections.push(`【${nameOf(task.assigned_agent)}】\n${body}`);
   }
 
@@ -73,13 +78,11 @@ export function composeSummary(input: SummaryInput): string {
     const outcome: TaskOutcome | undefined = outcomes[task.task_id];
     const status = outcome?.status ?? task.status;
     if (status === 'failed' || status === 'skipped') {
-      const why = outcome?.reason === 'dependency' ? failureReasonText(language, 'dependency') : failureReasonText(language, outcome?.reason ?? 'agent_failed');
-      notRun.push(zh ? `- ${nameOf(task.assigned_agent)}：未能完成（${why}），请稍后再试。` : `- ${nameOf(task.assigned_agent)}: not completed (${why}); please try again later.`);
+      notRun.push(notCompletedLine(language, nameOf(task.assigned_agent), failureReasonText(language, outcome?.reason ?? 'agent_failed')));
     }
   }
   for (const item of input.verification?.sufficient === false ? input.verification.missing : []) {
-    const service = item.agent_id ? nameOf(item.agent_id) : zh ? '本次结果' : 'The results';
-    notRun.push(zh ? `- ${service}：${missingReasonText(language, item.reason)}，未能回答您的问题` : `- ${service}: ${missingReasonText(language, item.reason)}, so this part is not answered`);
+    notRun.push(unansweredLine(language, item.agent_id ? nameOf(item.agent_id) : undefined, missingReasonText(language, item.reason)));
   }
   // The question of an agent that answered input_required, by agent id.
   const questionOf = new Map<string, string>();
@@ -96,28 +99,24 @@ export function composeSummary(input: SummaryInput): string {
     const undeclared = info.keys.some((key) => !card.requiredKeys.some((spec) => spec.key === key));
     const question = questionOf.get(card.id);
     if (undeclared && question) {
-      notRun.push(zh ? `- ${cardName(card, language)}：${question}` : `- ${cardName(card, language)}: ${question}`);
+      notRun.push(serviceQuestionLine(language, cardName(card, language), question));
       needed.add(card.id);
       continue;
     }
-    const keys = neededKeysText(info, card, input.now, language);
-    const verb = info.type === 'invalid' ? (zh ? '请重新提供有效的' : 'please give a valid') : zh ? '需要您补充' : 'needs';
-    notRun.push(zh ? `- ${cardName(card, language)}：${verb}${keys}` : `- ${cardName(card, language)}: ${verb} ${keys}`);
+    notRun.push(neededKeysLine(language, cardName(card, language), neededKeys(info, card, input.now, language), info.type === 'invalid'));
     needed.add(card.id);
   }
   for (const task of plan.sub_tasks) {
     const status = outcomes[task.task_id]?.status ?? task.status;
-    if (status === 'parked' && !needed.has(task.assigned_agent)) {
-      notRun.push(zh ? `- ${nameOf(task.assigned_agent)}：将在上述信息补充后一并处理` : `- ${nameOf(task.assigned_agent)}: will run once the information above is given`);
-    }
+    if (status === 'parked' && !needed.has(task.assigned_agent)) notRun.push(runsAfterInformationLine(language, nameOf(task.assigned_agent)));
     // An agent that needs input without naming keys: pass its own question on.
     if (status === 'input_required' && !needed.has(task.assigned_agent)) {
-      const question = outcomes[task.task_id]?.message?.trim() || (zh ? '需要您补充更多信息' : 'needs more information from you');
-      notRun.push(zh ? `- ${nameOf(task.assigned_agent)}：${question}` : `- ${nameOf(task.assigned_agent)}: ${question}`);
+      const question = outcomes[task.task_id]?.message?.trim() || needsMoreInformationText(language);
+      notRun.push(serviceQuestionLine(language, nameOf(task.assigned_agent), question));
     }
   }
-  if (notRun.length > 0) sections.push((zh ? '以下任务暂未执行：\n' : 'Not done yet:\n') + notRun.join('\n'));
-  if (sections.length === 0) return zh ? '抱歉，本次没有可以执行的任务。' : 'Sorry, there was nothing I could do for this request.';
+  if (notRun.length > 0) sections.push(notDoneSection(language, notRun));
+  if (sections.length === 0) return nothingToDoText(language);
   return sections.join('\n\n');
 }
 

@@ -8,7 +8,8 @@
  * asks for confirmation once they are given.
  */
 import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
-import type { Language } from '../../i18n/index.js';
+import { confirmationSummaryText, dateLabelText, type Language } from '../../i18n/index.js';
+import { cardName } from '../../registry/localized-text.js';
 import type { ConfirmationRequest, SubTask, TaskPlan } from '../plan-types.js';
 import type { PendingTask } from '../state.js';
 import { classifyTaskType, topologicalOrder } from '../planning/dag.js';
@@ -21,23 +22,20 @@ function valueText(value: unknown): string {
 
 /** "酒店服务：帮我订北京的酒店（入住城市：北京，入住日期：2026-12-01）" — what will be done, with its inputs. */
 export function confirmationSummary(task: Pick<SubTask, 'description' | 'inputs'>, card: AgentCard, language: Language): string {
-  const zh = language === 'zh';
   const properties = (card.inputSchema?.properties ?? {}) as Record<string, { description?: unknown; format?: unknown }>;
   const labelOf = (key: string) => {
     const spec = card.requiredKeys.find((candidate) => candidate.key === key);
     if (spec) return spec.description;
     const described = properties[key]?.description;
     if (typeof described === 'string' && described.trim()) return described.trim();
-    // An undescribed date input reads as "日期" rather than its key name.
-    if (properties[key]?.format === 'date') return zh ? '日期' : 'date';
+    if (properties[key]?.format === 'date') return dateLabelText(language);
     return key;
   };
   const inputs = Object.entries(task.inputs)
     .filter(([, value]) => value !== undefined && value !== null && value !== '')
-    .map(([key, value]) => `${labelOf(key)}${zh ? '：' : ': '}${valueText(value)}`);
+    .map(([key, value]) => ({ label: labelOf(key), value: valueText(value) }));
   const what = task.description.trim().replace(/[。.!！]+$/u, '');
-  const details = inputs.length > 0 ? (zh ? `（${inputs.join('，')}）` : ` (${inputs.join(', ')})`) : '';
-  return `${card.name}${zh ? '：' : ': '}${what}${details}`;
+  return confirmationSummaryText(language, cardName(card, language), what, inputs);
 }
 
 /**

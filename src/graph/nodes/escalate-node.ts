@@ -12,7 +12,7 @@ import type { TicketWebhook } from '../../escalation/ticket-webhook.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { maskEscalationCard } from '../../privacy/index.js';
 import { appendTurn } from '../memory.js';
-import type { Language } from '../../i18n/index.js';
+import { handoverText } from '../../i18n/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export interface EscalateDependencies {
@@ -28,32 +28,13 @@ export function escalationReason(state: SupervisorState): EscalationReason {
   return 'failures';
 }
 
-const HANDOVER_TEXT: Record<EscalationReason, Record<Language, string>> = {
-  user_request: {
-    zh: '好的，正在为您转接人工客服，请稍候。我已把您的问题摘要转交给客服。',
-    en: 'Sure, connecting you to a human agent. I have passed on a summary of your request.',
-  },
-  emotion: {
-    zh: '非常抱歉给您带来了不好的体验。我已把您的问题摘要转交给人工客服，客服会尽快与您联系，请稍候。',
-    en: 'I am very sorry about this experience. I have passed a summary of your request to a human agent, who will be with you shortly.',
-  },
-  failures: {
-    zh: '抱歉，多次尝试仍未能解决您的问题，正在为您转接人工客服，请稍候。',
-    en: 'Sorry, I could not resolve this after several tries. Connecting you to a human agent.',
-  },
-  verify_failed: {
-    zh: '抱歉，我没能找到足以回答您问题的结果，正在为您转接人工客服，请稍候。',
-    en: 'Sorry, I could not find results that answer your question. Connecting you to a human agent.',
-  },
-};
-
 export function createEscalateNode(dependencies: EscalateDependencies = {}) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
     const emit = eventWriter(config);
     const { snapshot, language } = context;
     const reason = escalationReason(state);
-    const content = HANDOVER_TEXT[reason][language];
+    const content = handoverText(reason, language);
     const startedHere = reason === 'user_request' || reason === 'emotion';
     // The card is masked for the built-in kinds; the registry's pii_patterns are masked here too.
     const escalationCard = maskEscalationCard(snapshot, buildEscalationCard({
