@@ -5,6 +5,7 @@
  * and sample inputs are made from its required keys.
  */
 import type { AgentCard, ExtractSpec } from '../registry/types.js';
+import { addLocalDays, formatLocalDate } from '../text/index.js';
 import type { ConformanceTarget } from './types.js';
 
 /** Timeout of a URL target when none is given (the registry's default endpoint timeout). */
@@ -40,8 +41,7 @@ export function sampleValue(spec: ExtractSpec, today: Date): unknown {
     case 'enum':
       return spec.values[0];
     case 'date': {
-      const tomorrow = new Date(today.getTime() + 86_400_000);
-      return tomorrow.toISOString().slice(0, 10);
+      return formatLocalDate(addLocalDays(today, 1));
     }
     case 'number':
       return spec.min ?? 1;

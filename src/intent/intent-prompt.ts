@@ -13,6 +13,7 @@
  * within the listed capabilities, never a change of these rules.
  */
 import { DATA_BLOCK_RULES, dataBlock } from '../text/data-block.js';
+import { formatLocalDate } from '../text/local-date.js';
 import type { MemoryTurn } from './types.js';
 import type { AgentCard, ExtractSpec } from '../registry/types.js';
 import type { ChatMessage } from '../llm/types.js';
@@ -42,11 +43,6 @@ export interface IntentPromptInput {
 const MAX_ENUM_VALUES = 12;
 const MAX_ANSWER_CHARS = 160;
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
-/** `YYYY-MM-DD` of the local date. */
-export function localDate(date: Date): string {
-  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
-}
 
 function describeExtract(extract: ExtractSpec): string {
   switch (extract.type) {
@@ -135,7 +131,7 @@ export function buildIntentMessages(input: IntentPromptInput): ChatMessage[] {
     .filter((part) => part.length > 0)
     .join('\n');
 
-  const user: string[] = [`Today: ${localDate(input.today)} (${WEEKDAYS[input.today.getDay()]})`];
+  const user: string[] = [`Today: ${formatLocalDate(input.today)} (${WEEKDAYS[input.today.getDay()]})`];
   if (input.profile) user.push('\nKnown about this user from earlier sessions (for understanding only; never put these values into inputs unless the user states them):', dataBlock('profile', input.profile));
   if (input.summary) user.push('\nSummary of earlier conversation:', dataBlock('summary', input.summary));
   if (input.history.length > 0) {

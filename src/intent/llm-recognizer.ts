@@ -24,7 +24,8 @@ import type { ValidateFunction } from 'ajv';
 import { chooseTier } from '../llm/model-router.js';
 import { LlmCallError } from '../llm/llm-error.js';
 import { createIdScrubber } from '../text/id-scrubber.js';
-import { buildIntentMessages, localDate, retryMessages } from './intent-prompt.js';
+import { formatLocalDate } from '../text/local-date.js';
+import { buildIntentMessages, retryMessages } from './intent-prompt.js';
 import { INTENT_REPLY_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type IntentReply } from './intent-schema.js';
 import type { ChatMessage, LlmGateway } from '../llm/types.js';
 import type { Logger } from '../logger.js';
@@ -107,7 +108,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         registryVersion: input.snapshot.version,
         history: input.history,
         pendingAgents: input.pendingAgents,
-        day: localDate(today),
+        day: formatLocalDate(today),
       });
       if (cache) {
         const cached = await cache.get(key).catch((error: unknown) => {

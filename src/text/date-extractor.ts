@@ -21,6 +21,7 @@
  */
 
 import { parseChineseNumber } from './chinese-numerals.js';
+import { addLocalDays, formatLocalDate, startOfLocalDay } from './local-date.js';
 
 /** One date expression found in text. */
 export interface DateHit {
@@ -65,14 +66,14 @@ const RECOGNIZERS: readonly Recognizer[] = [
   },
   {
     pattern: /大后天|后天|明天|明日|今天|今日|\b(?:the\s+)?day\s+after\s+tomorrow\b|\btomorrow\b|\btoday\b|\btonight\b/gi,
-    resolve: (match, today) => ({ value: formatDate(addDays(today, relativeOffset(match[0].toLowerCase()))) }),
+    resolve: (match, today) => ({ value: formatLocalDate(addLocalDays(today, relativeOffset(match[0].toLowerCase()))) }),
   },
   {
     pattern: /(下下|下|本|这)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天1-7])/g,
     resolve: (match, today) => {
       const target = match[2] === '天' ? 6 : /\d/.test(match[2]!) ? Number(match[2]) - 1 : WEEKDAYS_ZH.indexOf(match[2]!);
       const week = match[1] === '下下' ? 2 : match[1] === '下' ? 1 : match[1] ? 0 : undefined;
-      return { value: formatDate(weekdayDate(today, target, week)) };
+      return { value: formatLocalDate(weekdayDate(today, target, week)) };
     },
   },
   {
@@ -80,7 +81,7 @@ const RECOGNIZERS: readonly Recognizer[] = [
     resolve: (match, today) => {
       const qualifier = match[1]?.toLowerCase();
       const week = qualifier === 'next' ? 1 : qualifier === 'this' ? 0 : undefined;
-      return { value: formatDate(weekdayDate(today, WEEKDAYS_EN.indexOf(match[2]!.toLowerCase()), week)) };
+      return { value: formatLocalDate(weekdayDate(today, WEEKDAYS_EN.indexOf(match[2]!.toLowerCase()), week)) };
     },
   },
 ];
@@ -109,20 +110,6 @@ export function findDates(text: string, today: Date): DateHit[] {
   return kept;
 }
 
-/** `YYYY-MM-DD` from local date parts. */
-export function formatDate(date: Date): string {
-  const month = String(date.getMonth() + 1).padStart(2, '0');
-  const day = String(date.getDate()).padStart(2, '0');
-  return `${String(date.getFullYear()).padStart(4, '0')}-${month}-${day}`;
-}
-
-function startOfDay(date: Date): Date {
-  return new Date(date.getFullYear(), date.getMonth(), date.getDate());
-}
-
-function addDays(date: Date, days: number): Date {
-  return new Date(date.getFullYear(), date.getMonth(), date.getDate() + days);
-}
 
 function relativeOffset(word: string): number {
   if (word === '大后天') return 3;
@@ -134,8 +121,8 @@ function relativeOffset(word: string): number {
 /** Monday = 0 … Sunday = 6. `week` undefined: next such day, today included. */
 function weekdayDate(today: Date, target: number, week: number | undefined): Date {
   const current = (today.getDay() + 6) % 7;
-  if (week === undefined) return addDays(today, (target - current + 7) % 7);
-  return addDays(today, target - current + 7 * week);
+  if (week === undefined) return addLocalDays(today, (target - current + 7) % 7);
+  return addLocalDays(today, target - current + 7 * week);
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -148,7 +135,7 @@ function calendarDate(year: number, month: number, day: number): { value?: strin
   if (!Number.isInteger(day) || day < 1 || day > last) return { reason: `day ${day} is not between 1 and ${last} for ${year}-${String(month).padStart(2, '0')}` };
   const date = new Date(year, month - 1, day);
   date.setFullYear(year);
-  return { value: formatDate(date) };
+  return { value: formatLocalDate(date) };
 }
 
 function upcomingDate(month: number, day: number, today: Date): { value?: string; reason?: string } {
@@ -156,7 +143,7 @@ function upcomingDate(month: number, day: number, today: Date): { value?: string
   if (!Number.isInteger(month) || month < 1 || month > 12) return { reason: `month ${month} is not between 1 and 12` };
   if (!Number.isInteger(day) || day < 1 || day > 31) return { reason: `day ${day} is not between 1 and 31` };
   const thisYear = calendarDate(year, month, day);
-  if (thisYear.value && new Date(year, month - 1, day) >= startOfDay(today)) return thisYear;
+  if (thisYear.value && new Date(year, month - 1, day) >= startOfLocalDay(today)) return thisYear;
   const nextYear = calendarDate(year + 1, month, day);
   // 2月29日 asked in a leap year after Feb 29: report this year's reason only if next year also fails.
   return nextYear.value ? nextYear : thisYear.value ? thisYear : nextYear;

@@ -7,7 +7,8 @@
 export { detectLanguage, isFunctionTerm, isHan, normalizeText, stemWord, termsOf, type Term } from './text-terms.js';
 export { createPhraseMatcher, lowerAscii, type PhraseHit, type PhraseMatcher } from './phrase-matcher.js';
 export { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
-export { findDates, formatDate, type DateHit } from './date-extractor.js';
+export { findDates, type DateHit } from './date-extractor.js';
+export { addLocalDays, formatLocalDate, startOfLocalDay } from './local-date.js';
 export {
   extractForAgent,
   extractKeys,

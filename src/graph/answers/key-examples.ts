@@ -4,6 +4,7 @@
  */
 import { type Language, tomorrowText } from '../../i18n/index.js';
 import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';
+import { addLocalDays, formatLocalDate } from '../../text/index.js';
 
 /** Example values for a key: its enum values, else a typical value of its type, else a card example. */
 export function keyExamples(spec: SemanticKeySpec, card: AgentCard, now: Date, language: Language): string[] {
@@ -12,9 +13,7 @@ export function keyExamples(spec: SemanticKeySpec, card: AgentCard, now: Date, l
     case 'enum':
       return extract.values.slice(0, 3);
     case 'date': {
-      const tomorrow = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
-      const iso = `${tomorrow.getFullYear()}-${String(tomorrow.getMonth() + 1).padStart(2, '0')}-${String(tomorrow.getDate()).padStart(2, '0')}`;
-      return [tomorrowText(language), iso];
+      return [tomorrowText(language), formatLocalDate(addLocalDays(now, 1))];
     }
     case 'number':
       return [String(extract.min ?? 1)];

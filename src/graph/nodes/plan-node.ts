@@ -7,11 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { planStartText } from '../../i18n/index.js';
 import type { Planner } from '../planning/types.js';
+import { formatLocalDate } from '../../text/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 /** `plan_YYYYMMDD_<8 hex>`: sortable by day, unique. */
 export function newPlanId(now: Date): string {
-  const day = `${now.getFullYear()}${String(now.getMonth() + 1).padStart(2, '0')}${String(now.getDate()).padStart(2, '0')}`;
+  const day = formatLocalDate(now).replaceAll('-', '');
   return `plan_${day}_${randomUUID().slice(0, 8)}`;
 }
 
