@@ -11,7 +11,7 @@ export const ENV_VARS = {
   DATABASE_URL: 'storage: sqlite:<path> (default sqlite:./data/switchboard.db) or postgres://...',
   REDIS_URL: 'shared state for several replicas (leases, caches, rate limits); unset = in-process',
   LOG_LEVEL: 'JSON log level on stdout: trace, debug, info (default), warn, error, silent',
-  SWITCHBOARD_API_KEYS: 'comma list; /v1 calls then need authorization: Bearer <key> (default open)',
+  SWITCHBOARD_API_KEYS: 'comma list of key or key=tenant; /v1 calls and /metrics then need authorization: Bearer <key> (default open)',
   SWITCHBOARD_DRAIN_GRACE_MS: 'how long shutdown lets running turns finish (--drain-grace-ms wins)',
   SWITCHBOARD_LEASE_TTL_MS: 'how long a replica holds a session turn lease without renewing it',
   LLM_BASE_URL: 'OpenAI-compatible endpoint; unset = offline matcher',

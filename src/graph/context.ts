@@ -23,6 +23,12 @@ export interface TurnContext {
   turnId?: string;
   /** `x-switchboard-depth` sent on this turn's sub-agent requests: incoming depth + 1 (1 from a user turn). */
   delegationDepth?: number;
+  /**
+   * The user's owner key (user id within its tenant, `src/store/owner-key.ts`):
+   * what profiles and per-user caches are keyed by. Absent in unit tests: the
+   * state's `user_id` then stands for it (the default tenant).
+   */
+  owner?: string;
   /** Records each sub-task before it is sent (audit trail); absent in unit tests. */
   tasks?: TaskRecorder;
 }
@@ -54,6 +60,11 @@ export function turnContext(config: NodeConfig): TurnContext {
   const context = config.context as TurnContext | undefined;
   if (!context) throw new Error('graph invoked without a turn context');
   return context;
+}
+
+/** The key of the turn's user in storage (see `TurnContext.owner`). */
+export function ownerOf(context: TurnContext, userId: string): string {
+  return context.owner ?? userId;
 }
 
 /** A function that sends one event to the client while the graph runs. */

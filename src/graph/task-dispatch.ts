@@ -11,7 +11,7 @@ import { NoSuchAgentError } from '../errors.js';
 import { agentDoneText, agentFailedText, agentStartText, failureReasonText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
 import { cardName } from '../registry/localized-text.js';
-import type { NodeEvent, TurnContext } from './context.js';
+import { ownerOf, type NodeEvent, type TurnContext } from './context.js';
 import type { SubTask, TaskOutcome } from './plan-types.js';
 import type { SemanticInfo } from './response-state.js';
 import type { ResponseCache } from './response-cache.js';
@@ -69,7 +69,8 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
       const message = options.message ?? (task.description.trim() || state.rewritten_query);
       const requestTaskId = options.requestTaskId ?? task.task_id;
-      const cacheRequest = { card, registryVersion: snapshot.version, userId: state.user_id, inputs: task.inputs, message };
+      // A user-specific reply is cached per owner (the user within its tenant), never across tenants.
+      const cacheRequest = { card, registryVersion: snapshot.version, userId: ownerOf(context, state.user_id), inputs: task.inputs, message };
       const cached = options.bypassCache ? undefined : await dependencies.responseCache?.lookup(cacheRequest);
       if (cached) {
         emit({

@@ -17,6 +17,7 @@ import { createContentGuard } from '../guard/content-guard.js';
 import type { TextScrubber } from '../text/index.js';
 import type { AgentCard, Registry, RegistrySnapshot } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
+import { DEFAULT_TENANT, ownerKey } from '../store/owner-key.js';
 import { UserError } from '../errors.js';
 import { type StopNoticeReason, turnFailedText, turnStoppedText } from '../i18n/index.js';
 import type { LlmUsage } from '../llm/types.js';
@@ -150,14 +151,14 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const interruptWaitMs = Math.max(leaseTtlMs, 10000);
   let draining = false;
 
-  function taskRecorder(turn: { turnId: string; userId: string; sessionId: string; traceId: string }, snapshot: RegistrySnapshot): TaskRecorder {
+  function taskRecorder(turn: { turnId: string; owner: string; sessionId: string; traceId: string }, snapshot: RegistrySnapshot): TaskRecorder {
     const settling: Promise<void>[] = [];
     return {
       async dispatched(task) {
         await storage.tasks.recordDispatch({
           task_id: task.task_id,
           turn_id: turn.turnId,
-          user_id: turn.userId,
+          user_id: turn.owner,
           session_id: turn.sessionId,
           agent_id: task.agent_id,
           inputs: maskInputs(snapshot.byId.get(task.agent_id), task.inputs),
@@ -173,7 +174,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   }
 
   async function execute(
-    request: TurnRequest & { sessionId: string; turnId: string },
+    request: TurnRequest & { sessionId: string; turnId: string; owner: string },
     controller: AbortController,
     clientSignal: AbortSignal,
     release: () => Promise<void>,
@@ -233,9 +234,10 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       timings: {},
       turnId: request.turnId,
       delegationDepth: (request.delegationDepth ?? 0) + 1,
+      owner: request.owner,
       tasks: taskRecorder(request, snapshot),
     };
-    const threadKey = `${request.userId}:${request.sessionId}`;
+    const threadKey = `${request.owner}:${request.sessionId}`;
     let stopReason: TurnStopReason | undefined;
     try {
       const stream = await options.graph.stream(
@@ -315,6 +317,9 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       const confirming = (request.confirm?.length ?? 0) + (request.reject?.length ?? 0) > 0;
       if (typeof request.query !== 'string' || (request.query.trim() === '' && !confirming)) throw new UserError('BAD_REQUEST', 'query must be a non-empty string');
       if (typeof request.userId !== 'string' || request.userId === '') throw new UserError('BAD_REQUEST', 'user_id must be a non-empty string');
+      if (request.userId.includes('/')) throw new UserError('BAD_REQUEST', 'user_id must not contain "/"', { field: 'user_id' });
+      // Everything stored for this turn is the user's within the caller's tenant.
+      const owner = ownerKey(request.tenant ?? DEFAULT_TENANT, request.userId);
       if (request.sessionId !== undefined && !SESSION_ID.test(request.sessionId)) {
         throw new UserError('BAD_REQUEST', 'session_id must be 1-128 characters of letters, digits, _ . : -');
       }
@@ -325,7 +330,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         if (!controller.signal.aborted) controller.abort(reason);
       };
 
-      const leaseKey = sessionLeaseKey(request.userId, sessionId);
+      const leaseKey = sessionLeaseKey(owner, sessionId);
       const tryLease = async () => {
         try {
           return await acquireSessionLease({
@@ -347,8 +352,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         if (strategy === 'reject') throw new UserError('TURN_IN_PROGRESS', `a turn is already running on session ${sessionId}`);
         if (strategy === 'interrupt') {
           // Cancel whatever runs on the session (on any replica), then take over as soon as it let go.
-          const running = await storage.transcript.latestTurn(request.userId, sessionId);
-          await storage.signals.publish(cancelChannel(request.userId, sessionId), running?.status === 'running' ? running.turn_id : '*');
+          const running = await storage.transcript.latestTurn(owner, sessionId);
+          await storage.signals.publish(cancelChannel(owner, sessionId), running?.status === 'running' ? running.turn_id : '*');
           lease = await waitForLease(tryLease, signal, interruptWaitMs);
         } else {
           lease = await queues.wait(leaseKey, () => waitForLease(tryLease, signal, queueWaitMs));
@@ -361,14 +366,14 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       try {
         const { interrupted } = await storage.transcript.beginTurn({
           turnId,
-          userId: request.userId,
+          userId: owner,
           sessionId,
           query: userMessageText(request),
           traceId: request.traceId,
           createdAt: new Date().toISOString(),
         });
         if (interrupted.length > 0) logger.warn({ session: sessionId, turns: interrupted }, 'earlier turns were cut short; recorded as interrupted');
-        unsubscribe = await storage.signals.subscribe(cancelChannel(request.userId, sessionId), (message) => {
+        unsubscribe = await storage.signals.subscribe(cancelChannel(owner, sessionId), (message) => {
           if (message === turnId || message === '*') stop('user_cancel');
         });
       } catch (error) {
@@ -390,7 +395,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       };
 
       const done = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => execute({ ...request, sessionId, turnId }, controller, signal, releaseAll, onEvent))
+        .then(() => execute({ ...request, sessionId, turnId, owner }, controller, signal, releaseAll, onEvent))
         .catch(async (error: unknown): Promise<TurnResult> => {
           logger.error({ traceId: request.traceId, err: error }, 'turn bookkeeping failed');
           await releaseAll();

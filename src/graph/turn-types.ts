@@ -6,6 +6,12 @@ import type { ResponseState } from './response-state.js';
 export interface TurnRequest {
   query: string;
   userId: string;
+  /**
+   * The tenant of the caller's API key (absent = the default tenant). The
+   * session, its transcript and the user's profile are the user's within this
+   * tenant only; sub-agents still receive the plain `userId`.
+   */
+  tenant?: string;
   /** Absent: a new session id is generated. */
   sessionId?: string;
   traceId: string;

@@ -67,9 +67,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/metrics',
     operation: {
       operationId: 'metrics',
-      summary: 'Prometheus metrics',
+      summary: 'Prometheus metrics (needs the API key when keys are on)',
       tags: ['operations'],
-      responses: { '200': { description: 'Prometheus text exposition', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      security: [{}, { bearer: [] }],
+      responses: {
+        '200': { description: 'Prometheus text exposition', content: { 'text/plain': { schema: { type: 'string' } } } },
+        '401': error('API key missing or wrong'),
+      },
     },
   },
   {

@@ -487,7 +487,7 @@ describe('registry, probes, page and routing', () => {
 });
 
 describe('API keys', () => {
-  it('requires a bearer key on /v1 and leaves probes open', async () => {
+  it('requires a bearer key on /v1 and /metrics and leaves probes open', async () => {
     const { url } = await serve({ apiKeys: ['key-one', 'key-two'] });
     const missing = await fetch(`${url}/v1/agents`);
     expect(missing.status).toBe(401);
@@ -501,6 +501,9 @@ describe('API keys', () => {
     expect(right.status).toBe(200);
     const chat = await postChat(url, { query: 'q', user_id: 'u1' });
     expect(chat.status).toBe(401);
-    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${url}${path}`)).status).toBe(200);
+    for (const path of ['/healthz', '/readyz']) expect((await fetch(`${url}${path}`)).status).toBe(200);
+    expect((await fetch(`${url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer key-three' } })).status).toBe(403);
+    expect((await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer key-one' } })).status).toBe(200);
   });
 });

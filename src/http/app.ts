@@ -1,8 +1,9 @@
 /**
  * The express application of the supervisor (CONTRACT §3). Everything arrives
  * as dependencies; this file only wires middleware and routes in order:
- * trace id → request metrics → open probes → page → `/v1` (auth first) →
- * 404 → the one error handler.
+ * trace id → request metrics → probes (`/metrics` behind the API key when
+ * keys are on: it names agents) → page → `/v1` (auth first) → 404 → the one
+ * error handler.
  */
 import { createMemoryRateLimiter, type RateLimiterFactory } from '../store/index.js';
 import express, { Router, type Express, type RequestHandler } from 'express';
@@ -48,7 +49,7 @@ export interface AppOptions {
   createRateLimiter?: RateLimiterFactory;
   /** Open chat streams; `startServer` is given the same tracker so shutdown can end them. */
   streams: StreamTracker;
-  /** When non-empty every `/v1/*` call needs `authorization: Bearer <key>`. */
+  /** When non-empty every `/v1/*` call and `/metrics` need `authorization: Bearer <key>`; entries may be `key=tenant`. */
   apiKeys?: readonly string[];
   /** Largest accepted JSON body. Default 64 KiB. */
   bodyLimitBytes?: number;
@@ -113,8 +114,9 @@ export function createApp(options: AppOptions): Express {
   app.use(createTraceIdMiddleware(options.traceContext));
   app.use(createRequestMetricsMiddleware(options.metrics));
   app.use(createUrlLengthLimit(options.maxUrlChars ?? 8192));
+  const auth = createApiKeyAuth(options.apiKeys ?? []);
   app.use(
-    createHealthRouter({ registry: options.registry, metrics: options.metrics, isReady: options.isReady ?? (() => true) }),
+    createHealthRouter({ registry: options.registry, metrics: options.metrics, isReady: options.isReady ?? (() => true), metricsAuth: auth }),
   );
 
   if (options.chatPage !== undefined) {
@@ -172,7 +174,7 @@ export function createApp(options: AppOptions): Express {
   v1.route('/agents')
     .get(createAgentsHandler({ registry: options.registry, publicCard: options.publicCard }))
     .all(methodNotAllowed(['GET']));
-  app.use('/v1', createApiKeyAuth(options.apiKeys ?? []), v1);
+  app.use('/v1', auth, v1);
 
   app.use(createNotFoundHandler());
   app.use(createErrorHandler(options.logger));

@@ -17,6 +17,7 @@ import type { TurnIdempotency } from '../graph/turn-idempotency.js';
 import type { StartedTurn, TurnResult, TurnRunner } from '../graph/turn-types.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import { callerOwner, callerTenant } from './auth.js';
 import { createChatRequestValidator } from './chat-request.js';
 import { delegationDepthOf } from './delegation-depth.js';
 import { sendError } from './error-handler.js';
@@ -115,11 +116,12 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
       }
     };
 
+    const owner = callerOwner(response, check.value.userId);
     const header = request.headers['idempotency-key'];
     const idempotencyKey = options.idempotency && header !== undefined ? (Array.isArray(header) ? header[0] : header) : undefined;
     if (idempotencyKey !== undefined) {
       if (!IDEMPOTENCY_KEY.test(idempotencyKey)) throw new UserError('BAD_REQUEST', 'idempotency-key must be 1-200 visible ASCII characters', { field: 'idempotency-key' });
-      const claim = await options.idempotency!.keys.claim(check.value.userId, idempotencyKey);
+      const claim = await options.idempotency!.keys.claim(owner, idempotencyKey);
       if (claim.kind === 'pending') throw new UserError('TURN_IN_PROGRESS', 'a request with this idempotency-key is still starting its turn');
       if (claim.kind === 'existing') {
         // A repeat (a reconnecting client): never a second turn; the first one's events instead.
@@ -130,14 +132,14 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
 
     let started: StartedTurn;
     try {
-      started = await options.turns.start({ ...check.value, traceId, delegationDepth: delegationDepthOf(response) }, { signal: controller.signal, onEvent });
+      started = await options.turns.start({ ...check.value, tenant: callerTenant(response), traceId, delegationDepth: delegationDepthOf(response) }, { signal: controller.signal, onEvent });
     } catch (error) {
-      if (idempotencyKey !== undefined) await options.idempotency!.keys.release(check.value.userId, idempotencyKey).catch(() => {});
+      if (idempotencyKey !== undefined) await options.idempotency!.keys.release(owner, idempotencyKey).catch(() => {});
       throw error;
     }
     if (idempotencyKey !== undefined && started.turnId) {
       await options.idempotency!.keys
-        .record(check.value.userId, idempotencyKey, { turnId: started.turnId, sessionId: started.sessionId })
+        .record(owner, idempotencyKey, { turnId: started.turnId, sessionId: started.sessionId })
         .catch((error: unknown) => logger.warn({ err: error, traceId }, 'recording the idempotency key failed'));
     }
 

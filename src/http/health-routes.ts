@@ -1,9 +1,10 @@
 /**
- * Probes and metrics, open even when API keys are configured:
- * `GET /healthz` (the process answers), `GET /readyz` (the registry is loaded
- * and the server says it is ready), `GET /metrics` (Prometheus text).
+ * Probes and metrics: `GET /healthz` (the process answers) and `GET /readyz`
+ * (the registry is loaded and the server says it is ready), open even when
+ * API keys are configured, and `GET /metrics` (Prometheus text), which needs
+ * a key when keys are on because its labels name agents and routes.
  */
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { Metrics } from '../metrics.js';
 import type { Registry } from '../registry/types.js';
 import { methodNotAllowed, notReadyAnswer } from './error-handler.js';
@@ -17,7 +18,7 @@ function registryLoaded(registry: Registry): boolean {
 }
 
 /** Builds the router with `/healthz`, `/readyz` and `/metrics`. */
-export function createHealthRouter(options: { registry: Registry; metrics: Metrics; isReady: () => boolean }): Router {
+export function createHealthRouter(options: { registry: Registry; metrics: Metrics; isReady: () => boolean; metricsAuth?: RequestHandler }): Router {
   const router = Router();
   router
     .route('/healthz')
@@ -45,7 +46,7 @@ export function createHealthRouter(options: { registry: Registry; metrics: Metri
     .all(methodNotAllowed(['GET']));
   router
     .route('/metrics')
-    .get(async (_request, response) => {
+    .get(options.metricsAuth ?? ((_request, _response, next) => next()), async (_request, response) => {
       const text = await options.metrics.registry.metrics();
       response.setHeader('content-type', options.metrics.registry.contentType);
       response.send(text);

@@ -4,47 +4,51 @@
  *
  * As for sessions, the caller is the `user_id` query parameter, trusted
  * through its API key; only the owner (path user = caller) may read or delete,
- * anyone else gets 403. `DELETE ...&all=true` is the right to be forgotten:
- * the profile and every session of the user go.
+ * anyone else gets 403. Profiles live in the API key's tenant: the same
+ * `user_id` in another tenant is another person with another profile.
+ * `DELETE ...&all=true` is the right to be forgotten: the profile and every
+ * session of the user (in this tenant) go.
  */
 import type { RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import type { ProfileStore } from '../store/types.js';
+import { callerOwner } from './auth.js';
 import { USER_ID_PATTERN, requireIdParameter } from './chat-request.js';
 
 export interface ProfileRouteOptions {
   profiles: ProfileStore;
-  /** Deletes the profile and every session of the user. */
+  /** Deletes the profile and every session of the owner (a user within its tenant). */
   forgetUser: (userId: string) => Promise<{ sessions: number }>;
 }
 
-function owner(request: Parameters<RequestHandler>[0]): string {
+/** The path user and its owner key in the caller's tenant, once the caller is that user. */
+function owner(request: Parameters<RequestHandler>[0], response: Parameters<RequestHandler>[1]): { userId: string; owner: string } {
   const pathUser = requireIdParameter('user_id', request.params.user_id, USER_ID_PATTERN);
   const caller = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
   if (pathUser !== caller) throw new UserError('FORBIDDEN', 'a profile can only be read or deleted by its own user');
-  return pathUser;
+  return { userId: pathUser, owner: callerOwner(response, pathUser) };
 }
 
 /** `GET`: `{ user_id, facts: [{ key, value, hits, source, first_seen, updated_at }] }`. */
 export function createProfileReadHandler(options: ProfileRouteOptions): RequestHandler {
   return async (request, response) => {
-    const userId = owner(request);
-    response.json({ user_id: userId, facts: await options.profiles.get(userId) });
+    const { userId, owner: key } = owner(request, response);
+    response.json({ user_id: userId, facts: await options.profiles.get(key) });
   };
 }
 
 /** `DELETE`: `{ user_id, deleted: { profile: true, sessions: N } }` (`sessions` only with `all=true`). */
 export function createProfileDeleteHandler(options: ProfileRouteOptions): RequestHandler {
   return async (request, response) => {
-    const userId = owner(request);
+    const { userId, owner: key } = owner(request, response);
     const all = request.query.all;
     if (all !== undefined && all !== 'true' && all !== 'false') throw new UserError('BAD_REQUEST', 'all must be true or false');
     if (all === 'true') {
-      const { sessions } = await options.forgetUser(userId);
+      const { sessions } = await options.forgetUser(key);
       response.json({ user_id: userId, deleted: { profile: true, sessions } });
       return;
     }
-    await options.profiles.delete(userId);
+    await options.profiles.delete(key);
     response.json({ user_id: userId, deleted: { profile: true } });
   };
 }

@@ -2,12 +2,14 @@
  * `GET /v1/sessions/:session_id/stream` (resume with `Last-Event-ID`) and
  * `POST /v1/sessions/:session_id/cancel`, for the session's owner, on any
  * replica: both go through the stored events and the signal bus, never
- * through the process that runs the turn.
+ * through the process that runs the turn. Sessions are looked up within the
+ * API key's tenant only.
  */
 import type { RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import type { TurnFeed } from '../graph/turn-feed.js';
 import type { TranscriptReader } from '../store/types.js';
+import { callerOwner } from './auth.js';
 import { SESSION_ID_PATTERN, USER_ID_PATTERN, requireIdParameter } from './chat-request.js';
 import { openSseStream } from './sse.js';
 
@@ -17,10 +19,12 @@ export interface SessionStreamOptions {
   heartbeatMs: number;
 }
 
-async function requireOwner(messages: TranscriptReader, userId: string, sessionId: string): Promise<void> {
-  const access = await messages.sessionAccess(userId, sessionId);
+/** The caller's owner key once it is known to own the session (404 when the session is not in its tenant, 403 when another user's). */
+async function requireOwner(messages: TranscriptReader, owner: string, sessionId: string): Promise<string> {
+  const access = await messages.sessionAccess(owner, sessionId);
   if (access === 'none') throw new UserError('SESSION_NOT_FOUND', `session ${sessionId} does not exist`);
   if (access === 'other') throw new UserError('FORBIDDEN', 'this session belongs to another user');
+  return owner;
 }
 
 /** Replays a turn's events after `Last-Event-ID`, then follows it live until `done`. */
@@ -28,10 +32,10 @@ export function createSessionStreamHandler(options: SessionStreamOptions): Reque
   return async (request, response) => {
     const sessionId = requireIdParameter('session_id', request.params.session_id, SESSION_ID_PATTERN);
     const userId = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
-    await requireOwner(options.messages, userId, sessionId);
+    const owner = await requireOwner(options.messages, callerOwner(response, userId), sessionId);
     const header = request.headers['last-event-id'];
     const lastEventId = Array.isArray(header) ? header[0] : header;
-    const point = await options.feed.resumePoint(userId, sessionId, lastEventId || undefined);
+    const point = await options.feed.resumePoint(owner, sessionId, lastEventId || undefined);
     if (!point.ok) {
       if (point.reason === 'bad_id') throw new UserError('BAD_REQUEST', 'Last-Event-ID must be <turn_id>:<seq> as sent in an event id', { field: 'last-event-id' });
       throw new UserError('NOT_FOUND', lastEventId ? `no event ${lastEventId} in session ${sessionId}` : `session ${sessionId} has no turn yet`);
@@ -52,8 +56,8 @@ export function createSessionCancelHandler(options: Pick<SessionStreamOptions, '
   return async (request, response) => {
     const sessionId = requireIdParameter('session_id', request.params.session_id, SESSION_ID_PATTERN);
     const userId = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
-    await requireOwner(options.messages, userId, sessionId);
-    const cancelled = await options.feed.cancel(userId, sessionId);
+    const owner = await requireOwner(options.messages, callerOwner(response, userId), sessionId);
+    const cancelled = await options.feed.cancel(owner, sessionId);
     if (!cancelled) throw new UserError('NOT_FOUND', `no turn is running on session ${sessionId}`);
     response.status(202).json({ status: 'cancelling', turn_id: cancelled.turnId });
   };

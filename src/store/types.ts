@@ -9,7 +9,9 @@
  * - writes a retry can repeat are idempotent (keyed by turn id, task id,
  *   (turn id, seq) or the lease holder);
  * - times that decide expiry (leases, key TTLs) come from the backend's own
- *   clock where it has one, so replicas with skewed clocks agree.
+ *   clock where it has one, so replicas with skewed clocks agree;
+ * - a `userId` given to or returned by storage is an owner key: the user id
+ *   within its tenant (`owner-key.ts`), never compared across tenants.
  */
 import type { RateLimiterFactory } from './rate-limiter.js';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
@@ -61,14 +63,15 @@ export interface TurnFinish {
   metadata?: Record<string, unknown>;
 }
 
-/** Who may read a session: its owner, only other users, or nobody has it. */
+/** Who may read a session: its owner, only other users of the same tenant, or nobody (in this tenant) has it. */
 export type SessionAccess = 'owner' | 'other' | 'none';
 
 /** The read side of the transcript (what the HTTP routes need). */
 export interface TranscriptReader {
   /**
-   * Whether `userId` has a session with this id (`owner`), only other users do
-   * (`other`), or nobody (`none`). Session ids are namespaced per user.
+   * Whether `userId` has a session with this id (`owner`), only other users of
+   * the same tenant do (`other`), or nobody does (`none`; another tenant's
+   * session with the same id is invisible). Session ids are namespaced per owner.
    */
   sessionAccess(userId: string, sessionId: string): Promise<SessionAccess>;
   /** The session's transcript in order (copies). */

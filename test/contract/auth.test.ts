@@ -27,8 +27,10 @@ afterAll(async () => {
 });
 
 describe('API keys', () => {
-  it('health endpoints stay open', async () => {
-    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${server.url}${path}`)).status, path).toBe(200);
+  it('health endpoints stay open; /metrics needs a key', async () => {
+    for (const path of ['/healthz', '/readyz']) expect((await fetch(`${server.url}${path}`)).status, path).toBe(200);
+    expect((await fetch(`${server.url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer key-one' } })).status).toBe(200);
   });
 
   it('401 without a key (JSON error), 403 with a wrong key', async () => {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Annotation, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
-import type { Storage, TurnStart } from '../../src/store/index.js';
+import { ownerKey, type Storage, type TurnStart } from '../../src/store/index.js';
 
 export interface StorageFactory {
   create(): Promise<Storage>;
@@ -109,6 +109,29 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
           expect((await transcript.listMessages('u2', 'shared')).map((row) => row.content)).toEqual(['from u2']);
           expect(await transcript.listMessages('u3', 'shared')).toEqual([]);
           expect(await transcript.latestTurn('u3', 'shared')).toBeUndefined();
+        });
+      });
+
+      it('keeps tenants apart: the same user and session id in two tenants are two sessions; another tenant\'s session is none, not other', async () => {
+        await withStorage(factory, async (storage) => {
+          const { transcript } = storage;
+          const alpha = ownerKey('alpha', 'u1');
+          const beta = ownerKey('beta', 'u1');
+          const alphaTurn = start({ userId: alpha, sessionId: 'tenant-s1', query: 'from alpha' });
+          await transcript.beginTurn(alphaTurn);
+          expect(await transcript.sessionAccess(beta, 'tenant-s1')).toBe('none');
+          expect(await transcript.sessionAccess('u1', 'tenant-s1')).toBe('none');
+          expect(await transcript.sessionAccess(ownerKey('alpha', 'u2'), 'tenant-s1')).toBe('other');
+          await transcript.beginTurn(start({ userId: beta, sessionId: 'tenant-s1', query: 'from beta' }));
+          expect(await transcript.sessionAccess(beta, 'tenant-s1')).toBe('owner');
+          expect((await transcript.listMessages(alpha, 'tenant-s1')).map((row) => row.content)).toEqual(['from alpha']);
+          expect((await transcript.listMessages(beta, 'tenant-s1')).map((row) => row.content)).toEqual(['from beta']);
+          expect((await transcript.latestTurn(alpha, 'tenant-s1'))?.turn_id).toBe(alphaTurn.turnId);
+          await storage.profiles.record(alpha, [{ key: 'city', value: '上海', session_id: 'tenant-s1', at: new Date().toISOString() }]);
+          expect(await storage.profiles.get(beta)).toEqual([]);
+          expect(await storage.forgetUser(beta)).toEqual({ sessions: 1 });
+          expect(await transcript.sessionAccess(alpha, 'tenant-s1')).toBe('owner');
+          expect(await storage.profiles.get(alpha)).toHaveLength(1);
         });
       });
 

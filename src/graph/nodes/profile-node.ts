@@ -7,14 +7,14 @@
  */
 import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/types.js';
-import { turnContext, type NodeConfig } from '../context.js';
+import { ownerOf, turnContext, type NodeConfig } from '../context.js';
 import { fillFromProfile } from '../profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createLoadProfileNode(dependencies: { profiles?: ProfileStore; logger: Logger }) {
-  return async (state: SupervisorState): Promise<SupervisorUpdate> => {
+  return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     if (!dependencies.profiles || !state.user_id) return { profile: [] };
-    const profile = await dependencies.profiles.get(state.user_id).catch((error: unknown) => {
+    const profile = await dependencies.profiles.get(ownerOf(turnContext(config), state.user_id)).catch((error: unknown) => {
       dependencies.logger.warn({ err: error }, 'profile read failed; continuing without it');
       return [];
     });

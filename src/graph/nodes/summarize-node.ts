@@ -4,7 +4,7 @@
  * Updates short-term memory, including the parked tasks for the next turn.
  */
 import type { AnswerComposer } from '../answers/types.js';
-import { eventWriter, turnContext, type NodeConfig } from '../context.js';
+import { eventWriter, ownerOf, turnContext, type NodeConfig } from '../context.js';
 import { memoryAfterBusinessTurn } from '../memory.js';
 import { confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
@@ -104,7 +104,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
         at: context.now.toISOString(),
       });
       if (evidence.length > 0) {
-        await dependencies.profiles.record(state.user_id, evidence).catch((error: unknown) => dependencies.logger?.warn({ err: error }, 'profile write failed'));
+        await dependencies.profiles.record(ownerOf(context, state.user_id), evidence).catch((error: unknown) => dependencies.logger?.warn({ err: error }, 'profile write failed'));
       }
     }
     return {

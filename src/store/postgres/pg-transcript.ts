@@ -5,17 +5,16 @@
  */
 import type pg from 'pg';
 import { messageFromRow, turnFromRow, type MessageRow, type TurnRow } from '../rows.js';
+import { tenantOfOwner } from '../owner-key.js';
 import type { SessionAccess, TranscriptStore } from '../types.js';
 
 export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
   return {
     async sessionAccess(userId, sessionId): Promise<SessionAccess> {
-      const { rows } = await pool.query<{ owned: boolean; any: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM sb_sessions WHERE user_id = $1 AND session_id = $2) AS owned,
-                EXISTS (SELECT 1 FROM sb_sessions WHERE session_id = $2) AS any`,
-        [userId, sessionId],
-      );
-      return rows[0]!.owned ? 'owner' : rows[0]!.any ? 'other' : 'none';
+      const { rows } = await pool.query<{ user_id: string }>('SELECT user_id FROM sb_sessions WHERE session_id = $1', [sessionId]);
+      if (rows.some((row) => row.user_id === userId)) return 'owner';
+      const tenant = tenantOfOwner(userId);
+      return rows.some((row) => tenantOfOwner(row.user_id) === tenant) ? 'other' : 'none';
     },
     async listMessages(userId, sessionId) {
       const { rows } = await pool.query<MessageRow>(

@@ -6,12 +6,13 @@
 import type Database from 'better-sqlite3';
 import type { SessionAccess, StoredMessage, TranscriptStore, TurnFinish, TurnRecord, TurnStart } from '../types.js';
 import { messageFromRow, turnFromRow, type MessageRow, type TurnRow } from '../rows.js';
+import { tenantOfOwner } from '../owner-key.js';
 
 /** SQLite-backed transcript over an open, migrated connection. */
 export function createSqliteTranscript(db: Database.Database): TranscriptStore {
   const statements = {
     owned: db.prepare<[string, string], { found: number }>('SELECT 1 AS found FROM sb_sessions WHERE user_id = ? AND session_id = ?'),
-    anyUser: db.prepare<[string], { found: number }>('SELECT 1 AS found FROM sb_sessions WHERE session_id = ? LIMIT 1'),
+    owners: db.prepare<[string], { user_id: string }>('SELECT user_id FROM sb_sessions WHERE session_id = ?'),
     upsertSession: db.prepare(
       `INSERT INTO sb_sessions (user_id, session_id, created_at, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (user_id, session_id) DO UPDATE SET updated_at = excluded.updated_at`,
@@ -68,7 +69,8 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
   return {
     async sessionAccess(userId, sessionId): Promise<SessionAccess> {
       if (statements.owned.get(userId, sessionId)) return 'owner';
-      return statements.anyUser.get(sessionId) ? 'other' : 'none';
+      const tenant = tenantOfOwner(userId);
+      return statements.owners.all(sessionId).some((row) => tenantOfOwner(row.user_id) === tenant) ? 'other' : 'none';
     },
     async listMessages(userId, sessionId) {
       return statements.list.all(userId, sessionId).map(messageFromRow);

@@ -1,0 +1,37 @@
+/**
+ * Tenants (CONTRACT §5 v2, `SWITCHBOARD_API_KEYS` entries `key=tenant`):
+ * everything a user owns — sessions, transcripts, turns, turn events, task
+ * records, checkpoints, profiles, idempotency keys — is stored under an owner
+ * key, the user id within its tenant. Two tenants' users with the same
+ * `user_id` are two owners, so one tenant can never reach the other's data
+ * whatever ids it claims.
+ *
+ * The default tenant (open mode and plain keys) keeps the bare user id as its
+ * owner key, so data written before tenants existed stays where it was. A
+ * named tenant's owner key is `<tenant>/<user_id>`: `/` is never part of a
+ * user id (the HTTP layer rejects it and `ownerKey` refuses it), so no user of
+ * one tenant can spell an owner key of another. Owner keys stay inside the
+ * server: clients and sub-agents only ever see the plain `user_id`.
+ */
+
+/** The tenant of open mode and of plain (unnamed) API keys. */
+export const DEFAULT_TENANT = '';
+
+/** What a tenant name may look like in `key=tenant`. */
+export const TENANT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+const SEPARATOR = '/';
+
+/** The owner key of `userId` within `tenant`. Throws on a user id holding the separator (a wiring bug). */
+export function ownerKey(tenant: string, userId: string): string {
+  if (userId.includes(SEPARATOR)) throw new Error('a user id never contains "/"; it was not validated');
+  if (tenant === DEFAULT_TENANT) return userId;
+  if (!TENANT_NAME.test(tenant)) throw new Error(`invalid tenant name ${JSON.stringify(tenant)}`);
+  return `${tenant}${SEPARATOR}${userId}`;
+}
+
+/** The tenant an owner key belongs to. */
+export function tenantOfOwner(owner: string): string {
+  const at = owner.indexOf(SEPARATOR);
+  return at < 0 ? DEFAULT_TENANT : owner.slice(0, at);
+}
