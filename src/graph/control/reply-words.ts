@@ -6,22 +6,8 @@
  * "好的，帮我再订一间" is a new request, not a yes.
  */
 
-/** Words that confirm every task awaiting confirmation. */
-export const YES_WORDS: readonly string[] = Object.freeze([
-  '确认', '确定', '好的', '好', '是的', '是', '对', '对的', '可以', '行', '没问题', '同意', '确认执行', '确认预订', '确认办理', '执行吧', '办吧',
-  'yes', 'y', 'confirm', 'confirmed', 'ok', 'okay', 'sure', 'yep', 'yeah', 'go ahead', 'do it', 'proceed',
-]);
+import { CANCEL_WORDS, NO_WORDS, POLITE_AFFIXES, YES_WORDS } from '../../i18n/index.js';
 
-/** Words that reject every task awaiting confirmation (parked tasks waiting for keys are kept). */
-export const NO_WORDS: readonly string[] = Object.freeze(['不', '不要', '不是', '否', '不了', '不行', '不对', 'no', 'n', 'nope', "don't", 'do not']);
-
-/** Words that drop every parked task of the session (a cancel word also rejects confirmations). */
-export const CANCEL_WORDS: readonly string[] = Object.freeze([
-  '取消', '算了', '不用了', '不用', '别办了', '先不要了', '取消吧', '算了吧',
-  'cancel', 'never mind', 'nevermind', 'stop', 'forget it', 'cancel it',
-]);
-
-const POLITE = /^(?:请|麻烦|please|ok|okay|那就|那)?\s*|(?:吧|啦|了|呀|啊|哦|please|thanks|thank you)?$/giu;
 const PUNCTUATION = /[\p{P}\p{S}\s]+/gu;
 
 export type ReplyWord = 'yes' | 'no' | 'cancel';
@@ -37,7 +23,7 @@ const sets: [ReplyWord, Set<string>][] = [
 export function classifyReplyWord(text: string): ReplyWord | null {
   const plain = normalise(text);
   if (plain === '' || plain.length > 24) return null;
-  const candidates = [plain, normalise(plain.replace(POLITE, ''))];
+  const candidates = [plain, normalise(plain.replace(POLITE_AFFIXES, ''))];
   for (const candidate of candidates) {
     for (const [kind, words] of sets) if (words.has(candidate)) return kind;
   }

@@ -1,0 +1,23 @@
+/**
+ * The words that, alone in a message, answer a pending confirmation or drop
+ * the session's parked tasks (CONTRACT §3): yes, no and cancel in both
+ * languages. `graph/control/reply-words.ts` decides when a message is only one.
+ */
+
+/** Words that confirm every task awaiting confirmation. */
+export const YES_WORDS: readonly string[] = Object.freeze([
+  '确认', '确定', '好的', '好', '是的', '是', '对', '对的', '可以', '行', '没问题', '同意', '确认执行', '确认预订', '确认办理', '执行吧', '办吧',
+  'yes', 'y', 'confirm', 'confirmed', 'ok', 'okay', 'sure', 'yep', 'yeah', 'go ahead', 'do it', 'proceed',
+]);
+
+/** Words that reject every task awaiting confirmation (parked tasks waiting for keys are kept). */
+export const NO_WORDS: readonly string[] = Object.freeze(['不', '不要', '不是', '否', '不了', '不行', '不对', 'no', 'n', 'nope', "don't", 'do not']);
+
+/** Words that drop every parked task of the session (a cancel word also rejects confirmations). */
+export const CANCEL_WORDS: readonly string[] = Object.freeze([
+  '取消', '算了', '不用了', '不用', '别办了', '先不要了', '取消吧', '算了吧',
+  'cancel', 'never mind', 'nevermind', 'stop', 'forget it', 'cancel it',
+]);
+
+/** Polite words and particles around a reply word that do not change it ("请确认", "好的吧", "ok thanks"). */
+export const POLITE_AFFIXES = /^(?:请|麻烦|please|ok|okay|那就|那)?\s*|(?:吧|啦|了|呀|啊|哦|please|thanks|thank you)?$/giu;
