@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hangReply, jsonReply, startFakeAgent, type FakeAgent, type FakeBehaviour } from '../../test/support/fake-agent.js';
 import { createAgentClient } from '../agents/index.js';
 import { ERROR_CATALOGUE, UserError } from '../errors.js';
-import { card, keySpec, snapshotOf } from '../intent/test-fixtures.js';
+import { card, keySpec, snapshotOf } from '../../test/support/registry-fixtures.js';
 import { createOfflineRecognizer } from '../intent/index.js';
 import { silentLogger } from '../logger.js';
 import { createStaticRegistry } from '../registry/index.js';

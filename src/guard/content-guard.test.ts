@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { card, snapshotOf } from '../intent/test-fixtures.js';
+import { card, snapshotOf } from '../../test/support/registry-fixtures.js';
 import { createContentGuard } from './content-guard.js';
 
 describe('createContentGuard', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAgentRanker } from './agent-ranker.js';
-import { card, ecommerceCards, snapshotOf, travelCards } from './test-fixtures.js';
+import { card, ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 
 const travel = snapshotOf(travelCards());
 const ecommerce = snapshotOf(ecommerceCards());

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentCard } from '../registry/types.js';
 import { createAgentRanker } from './agent-ranker.js';
 import { attributeClauseValues, type ClauseValuesRequest } from './clause-values.js';
-import { ecommerceCards, snapshotOf, travelCards } from './test-fixtures.js';
+import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const TOMORROW = '2026-11-23';

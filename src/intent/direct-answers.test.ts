@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
-import { snapshotOf, travelCards } from './test-fixtures.js';
+import { snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import { detectLanguage } from '../text/text-terms.js';
 
 const travel = snapshotOf(travelCards());

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadRegistryFile } from '../registry/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { createExampleRanker } from './example-ranker.js';
-import { card, snapshotOf, travelCards } from './test-fixtures.js';
+import { card, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

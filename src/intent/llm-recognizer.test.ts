@@ -5,7 +5,7 @@ import { silentLogger } from '../logger.js';
 import { createInMemoryIntentCache } from './intent-cache.js';
 import { createLlmRecognizer } from './llm-recognizer.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
-import { card, snapshotOf, travelCards } from './test-fixtures.js';
+import { card, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { IntentInput } from './types.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);

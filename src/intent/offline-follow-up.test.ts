@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createOfflineRecognizer } from './offline-recognizer.js';
-import { snapshotOf, travelCards } from './test-fixtures.js';
+import { snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { MemoryTurn } from './types.js';
 
 const TODAY = new Date('2026-06-01T08:00:00Z');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
-import { ecommerceCards, snapshotOf, travelCards } from './test-fixtures.js';
+import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { IntentInput, MemoryTurn } from './types.js';
 
 const travel = snapshotOf(travelCards());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExtractSpec } from '../registry/types.js';
 import { extractForAgent, extractKeys, extractOne, missingKeys } from './key-extractor.js';
-import { keySpec, patternSpec, travelCards, ecommerceCards } from '../intent/test-fixtures.js';
+import { keySpec, patternSpec, travelCards, ecommerceCards } from '../../test/support/registry-fixtures.js';
 
 /** Wednesday 2026-11-25, local time. */
 const TODAY = new Date(2026, 10, 25, 15, 30);

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useFakeModelGateway } from '../../../test/support/fake-model-gateway.js';
-import { snapshotOf, travelCards } from '../../intent/test-fixtures.js';
+import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 import { createLlmUsage } from '../../llm/index.js';
 import { silentLogger } from '../../logger.js';
 import type { TurnContext } from '../context.js';

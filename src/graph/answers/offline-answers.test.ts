@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { snapshotOf, travelCards } from '../../intent/test-fixtures.js';
+import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 import type { AgentCard } from '../../registry/types.js';
 import type { Language } from '../../i18n/index.js';
 import type { SubTask, TaskOutcome, TaskPlan, TaskStatus } from '../plan-types.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { AgentClient } from '../../agents/types.js';
-import { card, snapshotOf } from '../../intent/test-fixtures.js';
+import { card, snapshotOf } from '../../../test/support/registry-fixtures.js';
 import type { NodeConfig, NodeEvent, TurnContext } from '../context.js';
 import type { SupervisorState } from '../state.js';
 import { createExecuteNode } from './execute-node.js';

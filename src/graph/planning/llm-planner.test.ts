@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { card, snapshotOf, travelCards } from '../../intent/test-fixtures.js';
+import { card, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 import type { IntentResult } from '../../intent/types.js';
 import { silentLogger } from '../../logger.js';
 import type { AgentCard } from '../../registry/types.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { snapshotOf, travelCards } from '../../intent/test-fixtures.js';
+import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 import type { RankedIntent } from '../../intent/types.js';
 import type { AgentCard } from '../../registry/types.js';
 import { emptyMemory, type SessionMemory } from '../state.js';

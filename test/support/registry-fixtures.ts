@@ -1,11 +1,11 @@
 /**
  * Hand-built snapshots mirroring the sample registries (travel and
- * e-commerce), for the intent tests. Built as plain objects so these tests do
+ * e-commerce), for unit tests. Built as plain objects so these tests do
  * not depend on the registry loader.
  */
-import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../registry/types.js';
-import { SUPERVISOR_DEFAULTS } from '../registry/defaults.js';
-import { compileSafePattern } from '../util/safe-pattern.js';
+import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../../src/registry/types.js';
+import { SUPERVISOR_DEFAULTS } from '../../src/registry/defaults.js';
+import { compileSafePattern } from '../../src/util/safe-pattern.js';
 
 const CITIES = ['北京', '上海', '广州', '深圳', '杭州', '成都', '西安', 'Beijing', 'Shanghai', 'Guangzhou', 'Shenzhen', 'Hangzhou', 'Chengdu'];
 const AIRPORTS = [
