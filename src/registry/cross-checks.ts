@@ -2,6 +2,7 @@
  * Checks that span agents: ids are unique, every `depends_on` names a known
  * agent (a disabled one only warns), and dependencies form no cycle.
  */
+import { findCycles } from '../util/find-cycles.js';
 import { closestName } from './config-schema.js';
 import type { Findings } from './findings.js';
 import { dependencyList, isRecord, type RawAgent } from './raw-config.js';
@@ -65,35 +66,11 @@ function checkDependencies(source: YamlSource, agents: readonly RawAgent[], inde
 }
 
 function checkCycles(source: YamlSource, agents: readonly RawAgent[], indexById: ReadonlyMap<string, number>): ConfigIssue[] {
-  return findCycles(agents, indexById).map((cycle) => {
+  const dependenciesOf = (id: string) => dependencyList(agents[indexById.get(id)!]).filter((dependency): dependency is string => typeof dependency === 'string');
+  return findCycles(indexById.keys(), dependenciesOf).map((cycle) => {
     const start = cycle[0] as string;
     const startIndex = indexById.get(start) as number;
     const dependencyIndex = dependencyList(agents[startIndex]).indexOf(cycle[1]);
     return source.issueAt(joinPointer(['agents', startIndex, 'depends_on', dependencyIndex]), `dependency cycle: ${cycle.join(' → ')}`);
   });
-}
-
-/** Depth-first search for dependency cycles; each cycle reported once, as ids ending where they started. */
-function findCycles(agents: readonly RawAgent[], indexById: ReadonlyMap<string, number>): string[][] {
-  const state = new Map<string, 'visiting' | 'done'>();
-  const cycles: string[][] = [];
-  const stack: string[] = [];
-  const visit = (id: string): void => {
-    state.set(id, 'visiting');
-    stack.push(id);
-    const agent = agents[indexById.get(id) as number];
-    for (const dependency of dependencyList(agent)) {
-      if (typeof dependency !== 'string' || !indexById.has(dependency)) continue;
-      const dependencyState = state.get(dependency);
-      if (dependencyState === 'visiting') {
-        cycles.push([...stack.slice(stack.indexOf(dependency)), dependency]);
-      } else if (dependencyState === undefined) {
-        visit(dependency);
-      }
-    }
-    stack.pop();
-    state.set(id, 'done');
-  };
-  for (const id of indexById.keys()) if (!state.has(id)) visit(id);
-  return cycles;
 }

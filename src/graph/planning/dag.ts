@@ -2,6 +2,7 @@
  * Dependency handling for task plans: ordering, cycle detection and the
  * sequential / parallel / mixed classification.
  */
+import { findCycles } from '../../util/find-cycles.js';
 import type { SubTask, TaskType } from '../plan-types.js';
 
 /** sequential: one chain; parallel: no edges; mixed: anything else. */
@@ -16,30 +17,10 @@ export function classifyTaskType(tasks: readonly Pick<SubTask, 'task_id' | 'depe
   return isChain ? 'sequential' : 'mixed';
 }
 
-/** The ids on a dependency cycle, or null. Unknown dependency ids are ignored here. */
+/** The ids on a dependency cycle (the first the walk meets), or null. Unknown dependency ids are ignored here. */
 export function findCycle(tasks: readonly Pick<SubTask, 'task_id' | 'dependencies'>[]): string[] | null {
   const byId = new Map(tasks.map((task) => [task.task_id, task]));
-  const state = new Map<string, 'visiting' | 'done'>();
-  const path: string[] = [];
-  const visit = (id: string): string[] | null => {
-    if (state.get(id) === 'done') return null;
-    if (state.get(id) === 'visiting') return [...path.slice(path.indexOf(id)), id];
-    state.set(id, 'visiting');
-    path.push(id);
-    for (const dependency of byId.get(id)?.dependencies ?? []) {
-      if (!byId.has(dependency)) continue;
-      const cycle = visit(dependency);
-      if (cycle) return cycle;
-    }
-    path.pop();
-    state.set(id, 'done');
-    return null;
-  };
-  for (const task of tasks) {
-    const cycle = visit(task.task_id);
-    if (cycle) return cycle;
-  }
-  return null;
+  return findCycles(byId.keys(), (id) => byId.get(id)?.dependencies ?? [])[0] ?? null;
 }
 
 /** Tasks in an order where every dependency comes first (stable otherwise). Assumes no cycle. */
