@@ -54,6 +54,28 @@ export function neededKeysLine(language: Language, service: string, keys: readon
   return `- ${service}: ${invalid ? 'please give a valid' : 'needs'} ${list}`;
 }
 
+/**
+ * A value the user gave that a key refuses: an enum key names the value and the
+ * allowed ones ("暂不支持 南京，可选：北京、上海…"), any other key names the value and
+ * asks for a valid one (with examples).
+ */
+export function refusedValueLine(
+  language: Language,
+  service: string,
+  value: string,
+  description: string,
+  choices: readonly string[],
+  examples: readonly string[],
+): string {
+  if (choices.length > 0) {
+    return language === 'zh'
+      ? `- ${service}：暂不支持 ${value}，可选：${joinNames(choices, language)}`
+      : `- ${service}: ${value} is not supported; choose one of: ${joinNames(choices, language)}`;
+  }
+  const again = keyWithExamplesText(language, '', examples);
+  return language === 'zh' ? `- ${service}：${description}「${value}」无效，请重新提供${again}` : `- ${service}: "${value}" is not a valid ${description}; please give another${again}`;
+}
+
 /** A task that waits for the information asked for above it. */
 export function runsAfterInformationLine(language: Language, service: string): string {
   return language === 'zh' ? `- ${service}：将在上述信息补充后一并处理` : `- ${service}: will run once the information above is given`;

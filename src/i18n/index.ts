@@ -34,6 +34,7 @@ export {
   notCompletedLine,
   notDoneSection,
   nothingToDoText,
+  refusedValueLine,
   runsAfterInformationLine,
   serviceQuestionLine,
   theResultsText,

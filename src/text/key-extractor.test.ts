@@ -21,8 +21,14 @@ describe('enum', () => {
   ])('%s → %s', (text, value) => {
     expect(run(text, cities)).toMatchObject({ value });
   });
-  it.each(['book a hotel in Beijingese town', '广州的酒店', ''])('%j → nothing', (text) => {
+  it.each(['book a hotel in beijingese town', '帮我订个酒店', ''])('%j → nothing', (text) => {
     expect(run(text, cities)).toBeNull();
+  });
+  it.each([
+    ['广州的酒店', '广州'],
+    ['book a hotel in Nanjing', 'Nanjing'],
+  ])('%s → invalid %s: a name the enum does not list is reported, not dropped', (text, raw) => {
+    expect(run(text, cities)).toEqual({ raw, reason: `"${raw}" is not one of 北京, 上海, 北京南站, Beijing, Shanghai` });
   });
 });
 

@@ -11,7 +11,9 @@
  * become ASCII).
  *
  * - `enum`: longest listed value found (ASCII case-insensitive, whole words for
- *   Latin), returned as written in the spec.
+ *   Latin), returned as written in the spec. When none is, a name given in a
+ *   place position that the enum does not list ("订南京的酒店") → invalid (see
+ *   `off-list-value.ts`).
  * - `pattern`: capture group 1 when the pattern has one and it matched, else
  *   the whole match, trimmed.
  * - `number`: Arabic numbers, or simple Chinese numerals followed by a
@@ -31,6 +33,7 @@ import type { AgentCard, ExtractSpec, SemanticKeySpec } from '../registry/types.
 import type { SafePattern } from '../util/safe-pattern.js';
 import { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
 import { findDates } from './date-extractor.js';
+import { findOffListValue } from './off-list-value.js';
 import { createPhraseMatcher } from './phrase-matcher.js';
 
 /** Result of extracting one agent's semantic keys from text. */
@@ -97,7 +100,7 @@ export function missingKeys(result: ExtractionResult, specs: readonly SemanticKe
 export function extractOne(text: string, spec: ExtractSpec, today: Date): KeyOutcome {
   switch (spec.type) {
     case 'enum':
-      return extractEnum(text, spec.values);
+      return extractEnum(text, spec.values, today);
     case 'pattern':
       return extractPattern(text, spec.matcher);
     case 'number':
@@ -117,11 +120,13 @@ export function extractOne(text: string, spec: ExtractSpec, today: Date): KeyOut
   }
 }
 
-function extractEnum(text: string, values: readonly string[]): KeyOutcome {
+function extractEnum(text: string, values: readonly string[], today: Date): KeyOutcome {
   const matcher = createPhraseMatcher(values.map((value) => ({ phrase: value, payload: value })));
   const hits = matcher.findAll(text);
   const last = hits[hits.length - 1];
-  return last ? { value: last.payloads[0]!, raw: text.slice(last.start, last.end) } : null;
+  if (last) return { value: last.payloads[0]!, raw: text.slice(last.start, last.end) };
+  const offList = findOffListValue(text, values, today);
+  return offList ? { raw: offList.raw, reason: `"${offList.raw}" is not one of ${values.join(', ')}` } : null;
 }
 
 function extractPattern(text: string, matcher: SafePattern): KeyOutcome {

@@ -2,7 +2,9 @@
  * What a front end needs to render a slot request, in the user's language:
  * `semantic_info` carries index-aligned `key_options` (an enum key's values,
  * `[]` for free input), and an English turn names agents by their English
- * registry texts while a Chinese turn keeps the Chinese ones.
+ * registry texts while a Chinese turn keeps the Chinese ones. A value outside a
+ * key's enum is `invalid`, named in the answer with the allowed values, and the
+ * request goes on once a listed value is given.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
@@ -45,4 +47,31 @@ it('/v1/agents shows the default texts and the per-language maps', async () => {
   expect(hotel?.name).toBe('酒店服务');
   expect(hotel?.names).toEqual({ zh: '酒店服务', en: 'Hotel booking' });
   expect(hotel?.descriptions?.en).toMatch(/^Hotel search/);
+});
+
+it.each([
+  ['zh', '帮我订南京的酒店，明天入住', '暂不支持 南京，可选：北京、上海、广州、深圳、杭州、成都、西安', '上海', '需要您补充'],
+  ['en', 'book a hotel in Nanjing for tomorrow', 'Nanjing is not supported; choose one of: Beijing, Shanghai, Guangzhou, Shenzhen, Hangzhou, Chengdu', 'Shanghai', 'needs'],
+])('(%s) a city outside the enum is invalid, named with the allowed values; a listed one then goes on', async (language, query, sentence, listed, askWord) => {
+  const sessionId = `invalid-${language}`;
+  const events = await board.chat(query, { sessionId });
+  const final = finalEvent(events);
+  expect(final.content).toContain(sentence);
+  expect(final.content).not.toContain(askWord);
+  expect(final.metadata.semantic_info).toEqual([
+    expect.objectContaining({ type: 'invalid', sub_agent_id: 'hotel_agent', keys: ['city'], fe_widgets_suggestion: ['city_selector'], key_options: [expect.arrayContaining(['北京', 'Beijing'])] }),
+  ]);
+
+  // The user picks a listed city: the parked request runs with it and the date given before.
+  const next = finalEvent(await board.chat(listed, { sessionId }));
+  expect(next.metadata.semantic_info ?? []).toEqual([]);
+  expect(next.metadata.state?.tasks).toEqual([expect.objectContaining({ agent: 'hotel_agent', status: 'completed' })]);
+  expect(next.content).toContain(listed);
+});
+
+it('a reply that is only an unlisted name, to a request asking for the city, is invalid too', async () => {
+  await board.chat('帮我订酒店，明天入住', { sessionId: 'invalid-reply' });
+  const final = finalEvent(await board.chat('南京', { sessionId: 'invalid-reply' }));
+  expect(final.content).toContain('暂不支持 南京');
+  expect(final.metadata.semantic_info?.map((info) => [info.type, info.keys])).toEqual([['invalid', ['city']]]);
 });

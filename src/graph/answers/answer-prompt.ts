@@ -30,7 +30,8 @@ export interface NeededFact {
   service: string;
   /** `miss` (not given) or `invalid` (given but unusable). */
   type: 'miss' | 'invalid';
-  items: { description: string; examples: string[] }[];
+  /** `given`: the value the user gave that was refused; `choices`: the allowed values when the key has a fixed list. */
+  items: { description: string; examples: string[]; given?: string; choices?: string[] }[];
 }
 
 /** Everything the summary prompt is built from. */
@@ -83,8 +84,12 @@ export function buildSummaryMessages(input: SummaryPromptInput): ChatMessage[] {
   if (input.needed.length > 0) {
     facts.push('\nInformation still needed from the user:');
     for (const fact of input.needed) {
-      const items = fact.items.map((item) => (item.examples.length > 0 ? `${item.description} (e.g. ${item.examples.join(', ')})` : item.description));
-      facts.push(`[${fact.service}] ${fact.type === 'invalid' ? 'given but not valid, ask again for' : 'missing'}: ${items.join('; ')}`);
+      const items = fact.items.map((item) => {
+        if (item.given !== undefined && item.choices && item.choices.length > 0) return `${item.description}: "${item.given}" is not supported, the only choices are ${item.choices.join(', ')}`;
+        if (item.given !== undefined) return `${item.description}: "${item.given}" is not valid`;
+        return item.examples.length > 0 ? `${item.description} (e.g. ${item.examples.join(', ')})` : item.description;
+      });
+      facts.push(`[${fact.service}] ${fact.type === 'invalid' ? 'given but not valid (name the value the user gave and the choices), ask again for' : 'missing'}: ${items.join('; ')}`);
     }
   }
   if (input.waiting.length > 0) facts.push(`\nWill run once that information is given: ${input.waiting.join(', ')}`);

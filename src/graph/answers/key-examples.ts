@@ -11,7 +11,7 @@ export function keyExamples(spec: SemanticKeySpec, card: AgentCard, now: Date, l
   const extract = spec.extract;
   switch (extract.type) {
     case 'enum':
-      return extract.values.slice(0, 3);
+      return enumChoices(extract.values, language).slice(0, 3);
     case 'date': {
       return [tomorrowText(language), formatLocalDate(addLocalDays(now, 1))];
     }
@@ -24,4 +24,12 @@ export function keyExamples(spec: SemanticKeySpec, card: AgentCard, now: Date, l
     default:
       return card.examples.slice(0, 1);
   }
+}
+
+const HAN = /[\u4e00-\u9fff]/u;
+
+/** An enum's values in the user's language (Chinese values for zh, the others for en), all of them when none fit. */
+export function enumChoices(values: readonly string[], language: Language): string[] {
+  const fitting = values.filter((value) => HAN.test(value) === (language === 'zh'));
+  return fitting.length > 0 ? [...fitting] : [...values];
 }

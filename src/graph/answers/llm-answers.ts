@@ -24,7 +24,7 @@ import type { Logger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
 import { failureReasonText, missingReasonText, theResultsText } from '../../i18n/index.js';
 import { serviceNames } from '../service-name.js';
-import { keyExamples } from './key-examples.js';
+import { enumChoices, keyExamples } from './key-examples.js';
 import type { AnswerComposer, DirectAnswerInput, SummaryInput } from './types.js';
 
 /** Dependencies and limits of the LLM answer composer. */
@@ -141,7 +141,12 @@ export function summaryFacts(input: SummaryInput, maxOutputChars = 800) {
       type: info.type,
       items: info.keys.map((key, index) => {
         const spec = card.requiredKeys.find((candidate) => candidate.key === key);
-        return { description: info.key_descriptions[index] || spec?.description || key, examples: spec ? keyExamples(spec, card, input.now, language) : [] };
+        const given = info.type === 'invalid' ? input.refusedValues?.[card.id]?.[key] : undefined;
+        return {
+          description: info.key_descriptions[index] || spec?.description || key,
+          examples: spec ? keyExamples(spec, card, input.now, language) : [],
+          ...(given !== undefined ? { given, choices: spec?.extract.type === 'enum' ? enumChoices(spec.extract.values, language) : [] } : {}),
+        };
       }),
     });
   }

@@ -19,6 +19,7 @@ function summary(options: {
   tasks: SubTask[];
   outcomes?: TaskOutcome[];
   semanticInfo?: SemanticInfo[];
+  refusedValues?: Record<string, Record<string, string>>;
   language?: Language;
 }): string {
   const plan: TaskPlan = {
@@ -36,6 +37,7 @@ function summary(options: {
     plan,
     outcomes: Object.fromEntries((options.outcomes ?? []).map((outcome) => [outcome.task_id, outcome])),
     semanticInfo: options.semanticInfo ?? [],
+    ...(options.refusedValues ? { refusedValues: options.refusedValues } : {}),
     snapshot,
     now: NOW,
     history: [],
@@ -123,7 +125,7 @@ describe('composeSummary', () => {
 
   it('asks for missing keys in English', () => {
     const text = summary({ language: 'en', tasks: [subTask('t1', 'hotel_agent', 'parked')], semanticInfo: [hotelMiss] });
-    expect(text).toBe('Not done yet:\n- 酒店服务: needs 入住城市 (e.g. 北京, 上海, 广州), 入住日期 (e.g. tomorrow, 2026-11-23)');
+    expect(text).toBe('Not done yet:\n- 酒店服务: needs 入住城市 (e.g. Beijing, Shanghai, Guangzhou), 入住日期 (e.g. tomorrow, 2026-11-23)');
   });
 
   it('asks again for an invalid key, and names a task waiting behind a parked one', () => {
@@ -132,6 +134,23 @@ describe('composeSummary', () => {
     expect(text).toBe(
       ['以下任务暂未执行：', '- 酒店服务：请重新提供有效的入住日期（例如：明天、2026-11-23）', '- 机场接送机服务：将在上述信息补充后一并处理'].join('\n'),
     );
+  });
+
+  it.each<[Language, string]>([
+    ['zh', '- 酒店服务：暂不支持 南京，可选：北京、上海、广州、深圳、杭州、成都、西安'],
+    ['en', '- 酒店服务: Nanjing is not supported; choose one of: Beijing, Shanghai, Guangzhou, Shenzhen, Hangzhou, Chengdu'],
+  ])('names a refused enum value and the allowed values in the user\'s language (%s)', (language, line) => {
+    const invalid: SemanticInfo = { ...hotelMiss, type: 'invalid', keys: ['city'], key_descriptions: ['入住城市'], fe_widgets_suggestion: ['city_selector'], key_options: [[]] };
+    const refused = language === 'zh' ? '南京' : 'Nanjing';
+    const text = summary({ language, tasks: [subTask('t1', 'hotel_agent', 'parked')], semanticInfo: [invalid], refusedValues: { hotel_agent: { city: refused } } });
+    expect(text.split('\n')).toContain(line);
+    expect(text).not.toMatch(/需要您补充|needs/);
+  });
+
+  it('names a refused value of a free key and asks again for it', () => {
+    const invalid: SemanticInfo = { ...hotelMiss, type: 'invalid', keys: ['check_in_date'], key_descriptions: ['入住日期'], fe_widgets_suggestion: ['date_picker'], key_options: [[]] };
+    const text = summary({ tasks: [subTask('t1', 'hotel_agent', 'parked')], semanticInfo: [invalid], refusedValues: { hotel_agent: { check_in_date: '2月30日' } } });
+    expect(text).toContain('- 酒店服务：入住日期「2月30日」无效，请重新提供（例如：明天、2026-11-23）');
   });
 
   it("passes on the agent's own question when it needs input but named no keys", () => {

@@ -16,6 +16,7 @@ import {
   notDoneSection,
   nothingToDoText,
   needsMoreInformationText,
+  refusedValueLine,
   runsAfterInformationLine,
   serviceQuestionLine,
   unansweredLine,
@@ -24,7 +25,7 @@ import type { TaskOutcome } from '../plan-types.js';
 import type { SemanticInfo } from '../response-state.js';
 import { serviceNames } from '../service-name.js';
 import type { AnswerComposer, SummaryInput } from './types.js';
-import { keyExamples } from './key-examples.js';
+import { enumChoices, keyExamples } from './key-examples.js';
 
 const MAX_ITEMS = 5;
 
@@ -58,6 +59,18 @@ function neededKeys(info: SemanticInfo, card: AgentCard, now: Date, language: La
     const spec = card.requiredKeys.find((candidate) => candidate.key === key);
     return keyWithExamplesText(language, info.key_descriptions[index] || key, spec ? keyExamples(spec, card, now, language) : []);
   });
+}
+
+/** The entry with only `keys` (index-aligned arrays narrowed alike). */
+function narrowInfo(info: SemanticInfo, keys: readonly string[]): SemanticInfo {
+  const indexes = keys.map((key) => info.keys.indexOf(key));
+  return {
+    ...info,
+    keys: [...keys],
+    key_descriptions: indexes.map((index) => info.key_descriptions[index] ?? ''),
+    fe_widgets_suggestion: indexes.map((index) => info.fe_widgets_suggestion[index] ?? ''),
+    key_options: indexes.map((index) => info.key_options[index] ?? []),
+  };
 }
 
 /** The offline summary of a business turn. */
@@ -103,8 +116,19 @@ export function composeSummary(input: SummaryInput): string {
       needed.add(card.id);
       continue;
     }
-    notRun.push(neededKeysLine(language, cardName(card, language), neededKeys(info, card, input.now, language), info.type === 'invalid'));
     needed.add(card.id);
+    const refused = info.type === 'invalid' ? input.refusedValues?.[card.id] ?? {} : {};
+    const named = info.keys.filter((key) => refused[key] !== undefined);
+    for (const key of named) {
+      const index = info.keys.indexOf(key);
+      const spec = card.requiredKeys.find((candidate) => candidate.key === key);
+      const choices = spec?.extract.type === 'enum' ? enumChoices(spec.extract.values, language) : [];
+      const examples = spec ? keyExamples(spec, card, input.now, language) : [];
+      notRun.push(refusedValueLine(language, cardName(card, language), refused[key]!, info.key_descriptions[index] || key, choices, examples));
+    }
+    const unnamed = named.length === 0 ? info : narrowInfo(info, info.keys.filter((key) => refused[key] === undefined));
+    if (unnamed.keys.length === 0) continue;
+    notRun.push(neededKeysLine(language, cardName(card, language), neededKeys(unnamed, card, input.now, language), info.type === 'invalid'));
   }
   for (const task of plan.sub_tasks) {
     const status = outcomes[task.task_id]?.status ?? task.status;

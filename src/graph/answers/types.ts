@@ -26,6 +26,8 @@ export interface SummaryInput {
   plan: TaskPlan;
   outcomes: Readonly<Record<string, TaskOutcome>>;
   semanticInfo: readonly SemanticInfo[];
+  /** agent id → key → the value the user gave that the key refused (named in the answer). */
+  refusedValues?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   snapshot: RegistrySnapshot;
   now: Date;
   history: readonly MemoryTurn[];

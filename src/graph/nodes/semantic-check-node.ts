@@ -58,6 +58,7 @@ export function createSemanticCheckNode() {
       task_plan: finalPlan,
       confirmation,
       semantic_info: semanticInfo,
+      invalid_keys: checked.invalidKeys,
       task_results: preDispatch,
       execution_path: [...state.execution_path, 'semantic_check'],
     };

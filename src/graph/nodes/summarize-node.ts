@@ -9,9 +9,19 @@ import { memoryAfterBusinessTurn } from '../memory.js';
 import { confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
+import type { InvalidKey, TaskPlan } from '../plan-types.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/types.js';
 import { profileEvidence, profileNote } from '../profile-facts.js';
+
+/** agent id → key → refused value, from the task-keyed invalid keys of the plan. */
+function refusedValuesByAgent(plan: TaskPlan, invalidKeys: Readonly<Record<string, readonly InvalidKey[]>>): Record<string, Record<string, string>> {
+  const byAgent: Record<string, Record<string, string>> = {};
+  for (const task of plan.sub_tasks) {
+    for (const item of invalidKeys[task.task_id] ?? []) (byAgent[task.assigned_agent] ??= {})[item.key] = item.raw;
+  }
+  return byAgent;
+}
 
 export function createSummarizeNode(dependencies: { answers: AnswerComposer; profiles?: ProfileStore; logger?: Logger }) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
@@ -42,6 +52,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
               plan: rest.length === plan.sub_tasks.length ? plan : { ...plan, sub_tasks: rest, total_tasks: rest.length },
               outcomes,
               semanticInfo: state.semantic_info,
+              refusedValues: refusedValuesByAgent(plan, state.invalid_keys),
               snapshot: context.snapshot,
               now: context.now,
               history: state.memory.history,

@@ -139,6 +139,7 @@ describe('checkPlanSemantics', () => {
     expect(result.heldBack.t1).toBe('missing check_in_date, guests; invalid city');
     expect(weatherTask!.status).toBe('pending');
     expect(result.plan.missing_semantic_keys).toEqual(['check_in_date', 'guests', 'city']);
+    expect(result.invalidKeys).toEqual({ t1: [{ key: 'city', raw: '纽约', reason: 'not one of 北京, 上海, Beijing' }] });
   });
 
   it('treats a blank value as missing, not invalid', () => {
@@ -175,6 +176,7 @@ describe('checkPlanSemantics', () => {
       { type: 'invalid', sub_agent_id: 'hotel_agent', keys: ['check_in_date'], key_descriptions: ['入住日期'], fe_widgets_suggestion: ['date_picker'], key_options: [[]] },
     ]);
     expect(result.plan.sub_tasks[0]!.status).toBe('parked');
+    expect(result.invalidKeys).toEqual(invalidKeys);
   });
 
   it('maps an input_schema failure on a semantic key to an invalid entry for that key', () => {

@@ -15,6 +15,8 @@ export interface SemanticCheckResult {
   semanticInfo: SemanticInfo[];
   /** task_id → reason it is parked or failed before dispatch (internal, for logs and state). */
   heldBack: Record<string, string>;
+  /** task_id → the values the user gave that were refused (extraction's and the checks'), so the answer can name them. */
+  invalidKeys: Record<string, InvalidKey[]>;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -79,6 +81,7 @@ export function checkPlanSemantics(
 ): SemanticCheckResult {
   const semanticInfo: SemanticInfo[] = [];
   const heldBack: Record<string, string> = {};
+  const refused: Record<string, InvalidKey[]> = {};
   const tasks: SubTask[] = plan.sub_tasks.map((task) => ({ ...task, inputs: { ...task.inputs }, dependencies: [...task.dependencies] }));
 
   for (const task of tasks) {
@@ -86,17 +89,23 @@ export function checkPlanSemantics(
     if (!card) continue;
     const missing: SemanticKeySpec[] = [];
     const invalid: SemanticKeySpec[] = [];
-    const knownInvalid = new Set((invalidKeys[task.task_id] ?? []).map((item) => item.key));
+    const known = invalidKeys[task.task_id] ?? [];
+    const taskRefused: InvalidKey[] = [];
     for (const spec of card.requiredKeys) {
-      if (knownInvalid.has(spec.key)) {
+      const given = known.find((item) => item.key === spec.key);
+      if (given) {
         invalid.push(spec);
+        taskRefused.push({ ...given });
         continue;
       }
-      const problem = checkKeyValue(spec.extract, task.inputs[spec.key]);
+      const value = task.inputs[spec.key];
+      const problem = checkKeyValue(spec.extract, value);
       if (problem === null) continue;
       (problem === 'empty' ? missing : invalid).push(spec);
+      if (problem !== 'empty' && (typeof value === 'string' || typeof value === 'number')) taskRefused.push({ key: spec.key, raw: String(value), reason: problem });
       delete task.inputs[spec.key];
     }
+    if (taskRefused.length > 0) refused[task.task_id] = taskRefused;
     if (missing.length === 0 && invalid.length === 0 && card.validateInput && !card.validateInput(task.inputs)) {
       for (const error of card.validateInput.errors ?? []) {
         const key = error.instancePath.split('/')[1] ?? (error.params as { missingProperty?: string }).missingProperty;
@@ -136,5 +145,5 @@ export function checkPlanSemantics(
   }
 
   const missingKeys = [...new Set(semanticInfo.flatMap((info) => info.keys))];
-  return { plan: { ...plan, sub_tasks: tasks, missing_semantic_keys: missingKeys }, semanticInfo, heldBack };
+  return { plan: { ...plan, sub_tasks: tasks, missing_semantic_keys: missingKeys }, semanticInfo, heldBack, invalidKeys: refused };
 }
