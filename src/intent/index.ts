@@ -12,7 +12,7 @@ export type {
   SimpleIntentKind,
 } from './types.js';
 export { createOfflineRecognizer, type OfflineRecognizerOptions } from './offline-recognizer.js';
-export { createLlmRecognizer, resolveAgentId, type IntentFallbackMetrics, type LlmRecognizerOptions } from './llm-recognizer.js';
+export { createLlmRecognizer, type IntentFallbackMetrics, type LlmRecognizerOptions } from './llm-recognizer.js';
 export {
   createInMemoryIntentCache,
   intentCacheKey,

@@ -30,6 +30,7 @@ import { INTENT_REPLY_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, ty
 import type { ChatMessage, LlmGateway } from '../llm/types.js';
 import type { Logger } from '../logger.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
+import { resolveAgentId } from '../registry/resolve-agent-id.js';
 import { parseAndValidate } from '../util/safe-json.js';
 import { createCardPreselector, type CardPreselector } from './card-preselect.js';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
@@ -187,15 +188,6 @@ function enabledCards(snapshot: RegistrySnapshot, agentIds: readonly string[]): 
     const card = snapshot.byId.get(agentId);
     return card?.enabled ? [card] : [];
   });
-}
-
-/** The enabled agent a model-given id (or, leniently, a card name) refers to. */
-export function resolveAgentId(snapshot: RegistrySnapshot, given: string): string | undefined {
-  if (typeof given !== 'string') return undefined;
-  const trimmed = given.trim();
-  const exact = snapshot.byId.get(trimmed) ?? snapshot.byId.get(trimmed.toLowerCase());
-  if (exact) return exact.enabled ? exact.id : undefined;
-  return snapshot.enabledAgents.find((card) => card.name === trimmed)?.id;
 }
 
 /** Turns a validated reply into an `IntentResult` for the turn's snapshot (see the file header). */

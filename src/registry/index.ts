@@ -11,6 +11,7 @@ export {
 } from './load-registry.js';
 export { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
 export { toPublicCard } from './public-card.js';
+export { resolveAgentId } from './resolve-agent-id.js';
 export { extractToJson } from './extract-spec.js';
 export { interpolateEnv } from './env-interpolation.js';
 export { SUPERVISOR_DEFAULTS, ENDPOINT_DEFAULTS } from './defaults.js';

@@ -31,7 +31,7 @@ import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { findDates } from '../../text/date-extractor.js';
 import { extractOne } from '../../text/key-extractor.js';
-import { resolveAgentId } from '../../intent/llm-recognizer.js';
+import { resolveAgentId } from '../../registry/index.js';
 import { createAgentRanker, type AgentRanker } from '../../intent/agent-ranker.js';
 import type { AgentClauseValues } from '../../intent/clause-values.js';
 import { DRAFT_PLAN_ENVELOPE_SCHEMA, type DraftPlanEnvelope, type DraftSubTask } from '../../intent/intent-schema.js';
