@@ -16,11 +16,12 @@ import type { Planner } from './graph/planning/types.js';
 import { createTurnFeed } from './graph/turn-feed.js';
 import { createTurnIdempotency } from './graph/turn-idempotency.js';
 import { createTurnRunner } from './graph/turn-runner.js';
+import type { BudgetName } from './graph/turn-budget.js';
 import type { TurnRunner } from './graph/turn-types.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
 import { createCardPreselector, createExampleRanker, createInMemoryIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
 import type { IntentRecognizer } from './intent/types.js';
-import { summariseUsage } from './llm/index.js';
+import { summariseUsage, withTurnBudget } from './llm/index.js';
 import type { LlmGateway } from './llm/types.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -112,15 +113,24 @@ export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, me
     prepare,
   };
   if (!llm || !llm.enabled) return offline;
+  // Every model call of a turn respects the turn's token and time budgets.
+  const gateway = withTurnBudget(llm);
   return {
-    recognizer: createLlmRecognizer({ gateway: llm, fallback: offline.recognizer, cache: createInMemoryIntentCache(), logger, metrics, preselector }),
+    recognizer: createLlmRecognizer({ gateway, fallback: offline.recognizer, cache: createInMemoryIntentCache(), logger, metrics, preselector }),
     planner: createLlmPlanner({ fallback: offline.planner, logger }),
-    answers: createLlmAnswers({ gateway: llm, fallback: offline.answers, logger }),
+    answers: createLlmAnswers({ gateway, fallback: offline.answers, logger }),
     preselector,
-    verifier: createLlmVerifier({ gateway: llm, logger }),
+    verifier: createLlmVerifier({ gateway, logger }),
     prepare,
   };
 }
+
+/** The `guard` label of `switchboard_guard_stops_total` for each per-turn budget. */
+const BUDGET_GUARDS: Record<BudgetName, string> = {
+  max_subtasks: 'budget_subtasks',
+  max_llm_tokens: 'budget_llm_tokens',
+  max_turn_ms: 'budget_turn_ms',
+};
 
 export async function createSwitchboard(options: SwitchboardOptions): Promise<Switchboard> {
   const { logger } = options;
@@ -182,6 +192,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     now: options.now,
     summariseUsage: (usage) => ({ ...summariseUsage(usage) }),
     onTurnEnd: (outcome, durationMs, events) => recordTurnMetrics(metrics, outcome, durationMs, events),
+    onBudgetReached: (budget) => metrics.guardStops.inc({ guard: BUDGET_GUARDS[budget] }),
   });
   const streams = createStreamTracker();
   const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });

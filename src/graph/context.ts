@@ -7,6 +7,7 @@ import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { ConfirmationRequest } from './plan-types.js';
 import type { SemanticInfo, Stage } from './response-state.js';
+import type { TurnBudget } from './turn-budget.js';
 
 export interface TurnContext {
   /** The registry version this turn started on; kept for the whole turn. */
@@ -31,6 +32,8 @@ export interface TurnContext {
   owner?: string;
   /** Records each sub-task before it is sent (audit trail); absent in unit tests. */
   tasks?: TaskRecorder;
+  /** The turn's budgets (sub-tasks, model tokens, time); absent = unlimited (unit tests). */
+  budget?: TurnBudget;
 }
 
 /** What the execute node tells storage about the sub-tasks it sends. */

@@ -6,7 +6,7 @@
  */
 import { keyOptions } from './planning/semantic-check.js';
 import { agentSecrets, redactSecretsDeep } from '../agents/agent-secrets.js';
-import type { AgentClient } from '../agents/types.js';
+import type { AgentClient, AgentOutcome } from '../agents/types.js';
 import { NoSuchAgentError } from '../errors.js';
 import { agentDoneText, agentFailedText, agentStartText, failureReasonText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
@@ -96,7 +96,10 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         });
         return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: 'agent_failed', detail: 'the dispatch could not be recorded' };
       }
-      const outcome = await dependencies.agentClient.call(
+      // The turn's time budget aborts the call as the turn's cancel does, but the turn goes on to answer.
+      const deadline = context.budget?.deadline;
+      const signal = deadline ? AbortSignal.any([context.signal, deadline]) : context.signal;
+      const called = await dependencies.agentClient.call(
         card,
         {
           task_id: requestTaskId,
@@ -112,28 +115,32 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
           ),
         },
         {
-          signal: context.signal,
+          signal,
           requestId: `${context.traceId}:${requestTaskId}`,
           delegationDepth: context.delegationDepth ?? 1,
           onProgress: (content) =>
             emit({ stage: 'agent_stream', content, agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } }),
         },
       );
+      const cutByDeadline = !called.ok && called.code === 'aborted' && deadline?.aborted === true && !context.signal.aborted;
+      const outcome: AgentOutcome = cutByDeadline && !called.ok ? { ...called, code: 'aborted', reason: 'the turn reached its time budget' } : called;
+      const failureCode = outcome.ok ? undefined : cutByDeadline ? 'max_turn_ms' : outcome.code;
       dependencies.onAgentCall?.(card.id, outcome.ok ? outcome.reply.status : outcome.code, outcome.durationMs);
       context.tasks?.settled(
         requestTaskId,
         outcome.ok ? outcome.reply.status : outcome.code === 'aborted' ? 'cancelled' : 'failed',
-        outcome.ok ? undefined : outcome.code,
+        failureCode,
       );
       if (!outcome.ok) {
+        const code = failureCode ?? outcome.code;
         emit({
           stage: 'agent_failed',
-          content: agentFailedText(language, name, failureReasonText(language, outcome.code)),
+          content: agentFailedText(language, name, failureReasonText(language, code)),
           agent_id: card.id,
           is_thinking: true,
-          state: { task_id: task.task_id, code: outcome.code, reason: outcome.reason, attempts: outcome.attempts },
+          state: { task_id: task.task_id, code, reason: outcome.reason, attempts: outcome.attempts },
         });
-        return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: outcome.code, detail: outcome.reason, attempts: outcome.attempts, duration_ms: outcome.durationMs };
+        return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: code, detail: outcome.reason, attempts: outcome.attempts, duration_ms: outcome.durationMs };
       }
       const reply = outcome.reply;
       const base = { task_id: task.task_id, agent_id: card.id, message: reply.message, output: reply.output, attempts: outcome.attempts, duration_ms: outcome.durationMs };

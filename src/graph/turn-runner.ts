@@ -27,6 +27,7 @@ import type { SupervisorGraph } from './build-graph.js';
 import { acquireSessionLease, sessionLeaseKey } from './session-lease.js';
 import { cancelChannel, turnEventsChannel } from './turn-channels.js';
 import { createTurnEventLog } from './turn-event-log.js';
+import { createTurnBudget, type BudgetName } from './turn-budget.js';
 import type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
 
 /** The parts of storage a turn uses. */
@@ -60,6 +61,13 @@ export interface TurnRunnerOptions {
   summariseUsage?: (usage: LlmUsage) => Record<string, unknown>;
   /** Called once per finished turn with its lifecycle outcome and every event it sent (metrics). */
   onTurnEnd?: (outcome: TurnOutcome, durationMs: number, events: readonly ResponseState[]) => void;
+  /** Called the first time a turn reaches one of its budgets (metrics). */
+  onBudgetReached?: (budget: BudgetName) => void;
+  /**
+   * How long a turn past its `max_turn_ms` gets to finish its answer before it
+   * is stopped outright (something ignored the deadline). Default 5000 ms.
+   */
+  budgetGraceMs?: number;
 }
 
 /** Masks the values of keys the agent declares as phone or e-mail (`138****5678`, `z***@example.com`). */
@@ -78,7 +86,7 @@ export function maskDeclaredInputs(card: AgentCard | undefined, inputs: Record<s
 
 function stopReasonOf(signal: AbortSignal): TurnStopReason {
   const reason: unknown = signal.reason;
-  return reason === 'server_shutdown' || reason === 'lease_lost' || reason === 'user_cancel' ? reason : 'client_disconnected';
+  return reason === 'server_shutdown' || reason === 'lease_lost' || reason === 'user_cancel' || reason === 'max_turn_ms' ? reason : 'client_disconnected';
 }
 
 const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -149,6 +157,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const queues = createSessionQueues(options.maxQueuedTurns ?? 5);
   const queueWaitMs = options.queueWaitMs ?? 120000;
   const interruptWaitMs = Math.max(leaseTtlMs, 10000);
+  const budgetGraceMs = options.budgetGraceMs ?? 5000;
   let draining = false;
 
   function taskRecorder(turn: { turnId: string; owner: string; sessionId: string; traceId: string }, snapshot: RegistrySnapshot): TaskRecorder {
@@ -185,8 +194,24 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     const snapshot = options.registry.current();
     const guard = contentGuard(snapshot);
     const events: ResponseState[] = [];
-    const usage: LlmUsage = { calls: [] };
+    const budget = createTurnBudget({ limits: snapshot.supervisor.budgets, logger, traceId: request.traceId, onReached: options.onBudgetReached });
+    // Past the deadline the turn gets a grace period to give its answer; then it is stopped outright.
+    let graceTimer: NodeJS.Timeout | undefined;
+    budget.deadline.addEventListener(
+      'abort',
+      () => {
+        graceTimer = setTimeout(() => {
+          if (!controller.signal.aborted) controller.abort('max_turn_ms');
+        }, budgetGraceMs);
+      },
+      { once: true },
+    );
+    const usage: LlmUsage = { calls: [], budget: budget.llm };
     const usageState = () => (options.summariseUsage ? { llm: options.summariseUsage(usage) } : {});
+    const budgetState = () => {
+      const reached = budget.reached();
+      return reached.length > 0 ? { budget_stops: reached } : {};
+    };
     const eventLog = createTurnEventLog({
       events: storage.events,
       turnId: request.turnId,
@@ -200,7 +225,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
 
     const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
       const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
-      const state = complete ? { ...event.state, ...usageState() } : event.state;
+      const state = complete ? { ...event.state, ...usageState(), ...budgetState() } : event.state;
       const seq = events.length + 1;
       const response: ResponseState = {
         type,
@@ -236,6 +261,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       delegationDepth: (request.delegationDepth ?? 0) + 1,
       owner: request.owner,
       tasks: taskRecorder(request, snapshot),
+      budget,
     };
     const threadKey = `${request.owner}:${request.sessionId}`;
     let stopReason: TurnStopReason | undefined;
@@ -263,6 +289,9 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           is_thinking: false,
         });
       }
+    } finally {
+      budget.dispose();
+      clearTimeout(graceTimer);
     }
 
     const recorded = await storage.transcript.finishTurn(request.turnId, {

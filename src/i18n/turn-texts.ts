@@ -5,7 +5,7 @@
 import type { Language } from './language.js';
 
 /** Why a running turn stopped, when the user is told (a client that went away is not). */
-export type StopNoticeReason = 'server_shutdown' | 'lease_lost' | 'user_cancel';
+export type StopNoticeReason = 'server_shutdown' | 'lease_lost' | 'user_cancel' | 'max_turn_ms';
 
 const STOPPED: Record<StopNoticeReason, Record<Language, string>> = {
   server_shutdown: {
@@ -17,6 +17,11 @@ const STOPPED: Record<StopNoticeReason, Record<Language, string>> = {
     en: 'This request was interrupted. Please send it again.',
   },
   user_cancel: { zh: '已取消本轮处理。', en: 'The request was cancelled.' },
+  // Still running well past `budgets.max_turn_ms` (something ignored the deadline): stopped outright.
+  max_turn_ms: {
+    zh: '本次处理已达到时间上限，已停止。请稍后重试，或分几次提出您的需求。',
+    en: 'This request reached its time limit and was stopped. Please try again, or ask for less at once.',
+  },
 };
 
 /** The final text of a turn stopped for `reason`. */

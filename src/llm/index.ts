@@ -9,6 +9,8 @@ export type {
   JsonMode,
   LlmCallOptions,
   LlmCallRecord,
+  LlmBudget,
+  LlmBudgetName,
   LlmCallResult,
   LlmGateway,
   LlmUsage,
@@ -28,3 +30,4 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 export { chooseTier, SHORT_QUERY_LIMITS, type TierChoice, type TierInput, type TurnKind } from './model-router.js';
 export { createLlmUsage, summariseUsage, type PurposeUsage, type UsageSummary } from './usage-summary.js';
 export { countCjkCharacters, estimateTokens } from './token-estimate.js';
+export { tokensUsed, withTurnBudget } from './budgeted-gateway.js';

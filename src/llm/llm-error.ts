@@ -26,7 +26,9 @@ export type LlmFailureReason =
   /** The endpoint refused the request (4xx other than 408/429): retrying will not help. */
   | 'rejected'
   /** The call options themselves are invalid (a bug in the caller). */
-  | 'invalid_request';
+  | 'invalid_request'
+  /** The turn's token or time budget is used up: the call was not made (or was cut). */
+  | 'budget_exhausted';
 
 /** A failed model call; `attempts` counts the HTTP requests that were made. */
 export class LlmCallError extends SystemError {

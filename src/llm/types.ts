@@ -38,6 +38,26 @@ export type JsonMode = 'json_schema' | 'json_object' | 'prompt';
 /** Per-turn accounting, filled by the gateway. */
 export interface LlmUsage {
   calls: LlmCallRecord[];
+  /** The turn's limits on model use; enforced by `withTurnBudget` (absent = unlimited). */
+  budget?: LlmBudget;
+}
+
+/** Which per-turn budget stopped a model call (CONTRACT §1 v2 `budgets`). */
+export type LlmBudgetName = 'max_llm_tokens' | 'max_turn_ms';
+
+/**
+ * A turn's limits on model use. Once the tokens the turn's calls used reach
+ * `maxTokens`, or the deadline passed, no further call starts (the caller
+ * falls back to its offline path); a call in flight when the deadline passes
+ * is aborted.
+ */
+export interface LlmBudget {
+  /** Prompt plus completion tokens the turn's calls may use. */
+  readonly maxTokens: number;
+  /** Aborted when the turn's time budget ran out. */
+  readonly deadline?: AbortSignal;
+  /** Told each time a call was refused or cut for a budget. */
+  refused(budget: LlmBudgetName): void;
 }
 
 export interface LlmCallOptions {

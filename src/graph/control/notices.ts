@@ -2,10 +2,12 @@
  * What the user knows a parked task by, for the notices about tasks a turn
  * dropped or runs (the sentences themselves live in `i18n/notice-texts.ts`).
  */
-import { type Language, unknownServiceText } from '../../i18n/index.js';
+import { type Language, subtaskBudgetText, tokenBudgetText, turnTimeBudgetText, unknownServiceText } from '../../i18n/index.js';
 import { cardName } from '../../registry/localized-text.js';
-import type { RegistrySnapshot } from '../../registry/types.js';
+import type { RegistrySnapshot, TurnBudgets } from '../../registry/types.js';
+import type { SubTask, TaskOutcome } from '../plan-types.js';
 import type { PendingTask } from '../state.js';
+import type { BudgetName } from '../turn-budget.js';
 
 /** Each task's confirmation summary, else its service name in `language`. */
 export function parkedTaskLabels(tasks: readonly PendingTask[], snapshot: RegistrySnapshot, language: Language): string[] {
@@ -13,5 +15,38 @@ export function parkedTaskLabels(tasks: readonly PendingTask[], snapshot: Regist
     if (task.confirmation) return task.confirmation.summary;
     const card = snapshot.byId.get(task.agent_id);
     return card ? cardName(card, language) : unknownServiceText(language);
+  });
+}
+
+/** What a turn's budget notices are made from. */
+export interface BudgetNoticeInput {
+  /** Budgets the turn reached, in order. */
+  reached: readonly BudgetName[];
+  limits: TurnBudgets;
+  /** The plan's tasks and their outcomes (none for a turn without a plan). */
+  tasks?: readonly SubTask[];
+  outcomes?: Readonly<Record<string, TaskOutcome>>;
+  snapshot: RegistrySnapshot;
+  language: Language;
+}
+
+/**
+ * One sentence per budget the turn reached (CONTRACT §1 v2 `budgets`), naming
+ * the services of the tasks it stopped. They open the answer, so the user
+ * knows the result is partial.
+ */
+export function budgetNotices(input: BudgetNoticeInput): string[] {
+  const { language, snapshot } = input;
+  const stoppedBy = (reason: string): string[] =>
+    (input.tasks ?? [])
+      .filter((task) => input.outcomes?.[task.task_id]?.reason === reason)
+      .map((task) => {
+        const card = snapshot.byId.get(task.assigned_agent);
+        return card ? cardName(card, language) : unknownServiceText(language);
+      });
+  return input.reached.map((budget) => {
+    if (budget === 'max_subtasks') return subtaskBudgetText(input.limits.maxSubtasks, stoppedBy('max_subtasks'), language);
+    if (budget === 'max_turn_ms') return turnTimeBudgetText(input.limits.maxTurnMs, stoppedBy('max_turn_ms'), language);
+    return tokenBudgetText(language);
   });
 }

@@ -5,6 +5,7 @@
 import type { AnswerComposer } from '../answers/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { appendTurn } from '../memory.js';
+import { budgetNotices } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createDirectAnswerNode(dependencies: { answers: AnswerComposer }) {
@@ -12,13 +13,17 @@ export function createDirectAnswerNode(dependencies: { answers: AnswerComposer }
     const context = turnContext(config);
     const emit = eventWriter(config);
     const kind = state.intent?.simpleKind ?? 'out_of_scope';
-    // Notices about parked tasks that expired open the answer.
-    const opening = state.notices.length > 0 ? `${state.notices.join('\n')}\n\n` : '';
     const reply = await dependencies.answers.direct(
       { kind, query: state.query, language: context.language, history: state.memory.history, snapshot: context.snapshot, intent: state.intent ?? undefined },
       context,
       (delta) => emit({ stage: 'final', content: delta, agent_id: 'supervisor', is_thinking: false, state: { delta: true } }),
     );
+    // Notices about parked tasks that expired, and any budget the answer ran into, open the answer.
+    const budgetTexts = context.budget
+      ? budgetNotices({ reached: context.budget.reached(), limits: context.budget.limits, snapshot: context.snapshot, language: context.language })
+      : [];
+    const notices = [...budgetTexts, ...state.notices];
+    const opening = notices.length > 0 ? `${notices.join('\n')}\n\n` : '';
     const answer = `${opening}${reply}`;
     emit({ stage: 'final', content: answer, agent_id: 'supervisor', is_thinking: false, state: { kind, delta: false } });
     return {

@@ -7,7 +7,7 @@ import type { AnswerComposer } from '../answers/types.js';
 import { eventWriter, ownerOf, turnContext, type NodeConfig } from '../context.js';
 import { memoryAfterBusinessTurn } from '../memory.js';
 import { confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
-import { parkedTaskLabels } from '../control/notices.js';
+import { budgetNotices, parkedTaskLabels } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import type { InvalidKey, TaskPlan } from '../plan-types.js';
 import type { Logger } from '../../logger.js';
@@ -37,8 +37,6 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
     const switchedFrom = state.confirm_turn ? [] : state.memory.pending.filter((task) => !planAgents.has(task.agent_id));
     // A value taken from the user's profile is said first, so the user can correct it.
     const profileText = profileNote(state.profile_filled, context.language);
-    const notices = [...(profileText ? [profileText] : []), ...state.notices, ...(switchedFrom.length > 0 ? [noticeText('topicSwitch', parkedTaskLabels(switchedFrom, context.snapshot, context.language), context.language)] : [])];
-    const opening = notices.length > 0 ? `${notices.join('\n')}\n\n` : '';
     // Notices and the confirmation prompt are only in the complete final event (streamed deltas carry the body).
     // Tasks awaiting confirmation are not results: the composer sees the rest, the confirmation prompt closes the answer.
     const rest = plan.sub_tasks.filter((task) => task.status !== 'awaiting_confirmation');
@@ -61,6 +59,17 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
             context,
             emitDelta,
           );
+    // Budget notices come after the body: the answer's own model call may be the one a budget refused.
+    const budgetTexts = context.budget
+      ? budgetNotices({ reached: context.budget.reached(), limits: context.budget.limits, tasks: plan.sub_tasks, outcomes, snapshot: context.snapshot, language: context.language })
+      : [];
+    const notices = [
+      ...budgetTexts,
+      ...(profileText ? [profileText] : []),
+      ...state.notices,
+      ...(switchedFrom.length > 0 ? [noticeText('topicSwitch', parkedTaskLabels(switchedFrom, context.snapshot, context.language), context.language)] : []),
+    ];
+    const opening = notices.length > 0 ? `${notices.join('\n')}\n\n` : '';
     const prompt = state.confirmation.length > 0 ? confirmationPromptText(state.confirmation.map((request) => request.summary), context.language) : '';
     const answer = `${opening}${[body, prompt].filter(Boolean).join('\n\n')}`;
     const taskStates = plan.sub_tasks.map((task) => ({

@@ -70,7 +70,9 @@ export function createVerifyNode(dependencies: VerifyDependencies) {
     const extraInfo: SemanticInfo[] = [];
     const run = dispatch({ state, context, emit, extraInfo });
     let rounds = 0;
-    while (!sufficient && retries.length > 0 && rounds < settings.maxRetries && !context.signal.aborted) {
+    // Past the turn's deadline nothing is re-sent: the answer says what was not done instead.
+    const outOfTime = () => context.budget?.deadline.aborted === true;
+    while (!sufficient && retries.length > 0 && rounds < settings.maxRetries && !context.signal.aborted && !outOfTime()) {
       rounds += 1;
       const results = await Promise.all(
         retries.map((item) => {

@@ -204,4 +204,45 @@ describe('runTaskGraph', () => {
     expect(outcomes.c).toBeUndefined();
     expect(outcomes.d).toBeUndefined();
   });
+
+  it('skips the waiting tasks once the deadline passes, while the running ones end on their own signal', async () => {
+    const deadline = new AbortController();
+    const tasks = [task('a'), task('b'), task('c'), task('d', ['a'])];
+    const calls: string[] = [];
+    const deadlineSkips: string[] = [];
+    const run: ScheduleOptions['run'] = (subTask) => {
+      calls.push(subTask.task_id);
+      // Each run ends only when the deadline aborts it (as a sub-agent call does).
+      return new Promise((resolve) =>
+        deadline.signal.addEventListener('abort', () => resolve({ task_id: subTask.task_id, agent_id: subTask.assigned_agent, status: 'failed', reason: 'max_turn_ms' }), { once: true }),
+      );
+    };
+    const result = runTaskGraph({ tasks, maxParallel: 2, signal: neverAborted(), deadline: deadline.signal, run, onDeadlineSkip: (subTask) => deadlineSkips.push(subTask.task_id) });
+    for (let turn = 0; turn < 3; turn += 1) await yieldTurn();
+    expect(calls).toEqual(['a', 'b']);
+    deadline.abort('max_turn_ms');
+    const outcomes = await result;
+    expect(calls).toEqual(['a', 'b']);
+    expect(outcomes.a).toMatchObject({ status: 'failed', reason: 'max_turn_ms' });
+    expect(outcomes.c).toMatchObject({ status: 'skipped', reason: 'max_turn_ms' });
+    expect(outcomes.d).toMatchObject({ status: 'skipped', reason: 'max_turn_ms' });
+    expect(deadlineSkips.sort()).toEqual(['c', 'd']);
+  });
+
+  it('starts nothing when the deadline already passed', async () => {
+    const deadline = new AbortController();
+    deadline.abort('max_turn_ms');
+    const probe = recorder();
+    const outcomes = await runTaskGraph({ tasks: [task('a'), task('b', ['a'])], maxParallel: 2, signal: neverAborted(), deadline: deadline.signal, run: probe.run });
+    expect(probe.ran()).toEqual([]);
+    expect(outcomes.a).toMatchObject({ status: 'skipped', reason: 'max_turn_ms' });
+    expect(outcomes.b).toMatchObject({ status: 'skipped', reason: 'max_turn_ms' });
+  });
+
+  it('is not held up by a deadline that never comes', async () => {
+    const probe = recorder();
+    const outcomes = await runTaskGraph({ tasks: [task('a'), task('b', ['a'])], maxParallel: 2, signal: neverAborted(), deadline: new AbortController().signal, run: probe.run });
+    expect(probe.ran()).toEqual(['a', 'b']);
+    expect(outcomes.b!.status).toBe('completed');
+  });
 });

@@ -2,6 +2,9 @@
  * DAG execution: ready tasks run concurrently up to `maxParallel`; a task runs
  * once all its dependencies completed; a failed, skipped or input-required
  * dependency skips its dependents; a failure never stops independent tasks.
+ * Once the turn's deadline passes no further task starts: those still waiting
+ * are skipped (reason `max_turn_ms`), and the ones running end as their calls
+ * observe the same deadline.
  */
 import type { SubTask, TaskOutcome } from '../plan-types.js';
 
@@ -13,6 +16,10 @@ export interface ScheduleOptions {
   run: (task: SubTask, upstream: TaskOutcome[]) => Promise<TaskOutcome>;
   /** Called for each task skipped because a dependency did not complete. */
   onSkip?: (task: SubTask, blockedBy: SubTask) => void;
+  /** The turn's time budget; once aborted, tasks not yet started are skipped with reason `max_turn_ms`. */
+  deadline?: AbortSignal;
+  /** Called for each task skipped because the deadline passed before it could start. */
+  onDeadlineSkip?: (task: SubTask) => void;
 }
 
 /** Runs every `pending` task of the plan; returns outcomes by task id (parked tasks are not included). */
@@ -45,9 +52,23 @@ export async function runTaskGraph(options: ScheduleOptions): Promise<Record<str
   const ready = (task: SubTask): boolean =>
     task.dependencies.every((dependency) => !byId.has(dependency) || outcomes[dependency]?.status === 'completed');
 
+  const deadline = options.deadline;
+  const deadlinePassed = deadline
+    ? new Promise<void>((resolve) => (deadline.aborted ? resolve() : deadline.addEventListener('abort', () => resolve(), { once: true })))
+    : undefined;
+  const skipForDeadline = (): void => {
+    for (const id of waiting) {
+      const task = byId.get(id)!;
+      outcomes[id] = { task_id: id, agent_id: task.assigned_agent, status: 'skipped', reason: 'max_turn_ms' };
+      options.onDeadlineSkip?.(task);
+    }
+    waiting.clear();
+  };
+
   settle();
   while (waiting.size > 0 || running.size > 0) {
     if (options.signal.aborted) break;
+    if (deadline?.aborted) skipForDeadline();
     for (const id of [...waiting]) {
       if (running.size >= limit) break;
       const task = byId.get(id)!;
@@ -66,6 +87,7 @@ export async function runTaskGraph(options: ScheduleOptions): Promise<Record<str
       running.set(id, promise.finally(() => running.delete(id)));
     }
     if (running.size === 0) {
+      if (waiting.size === 0) break;
       // Nothing runnable is left: the rest waits on tasks outside this run.
       for (const id of waiting) {
         const task = byId.get(id)!;
@@ -78,7 +100,9 @@ export async function runTaskGraph(options: ScheduleOptions): Promise<Record<str
       waiting.clear();
       break;
     }
-    await Promise.race(running.values());
+    // Woken by the deadline too, so waiting tasks are skipped at once rather than after the running ones end.
+    await Promise.race(deadlinePassed && !deadline?.aborted ? [...running.values(), deadlinePassed] : running.values());
+    if (deadline?.aborted) skipForDeadline();
     settle();
   }
   // On abort, let calls in flight observe the signal and settle before returning.
