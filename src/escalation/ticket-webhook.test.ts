@@ -42,6 +42,31 @@ describe('createTicketWebhook', () => {
     expect(down.seen).toHaveLength(3);
   });
 
+  it('close ends a wait between attempts at once', async () => {
+    const { fetch, seen } = scriptedFetch([503, 503, 503]);
+    const webhook = createTicketWebhook({ logger: silentLogger, fetch, initialDelayMs: 30_000, maxDelayMs: 30_000 });
+    webhook.send('http://tickets.test/hook', card);
+    await expect.poll(() => seen.length).toBe(1);
+    const started = performance.now();
+    await webhook.close();
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('retries an attempt that timed out', async () => {
+    let calls = 0;
+    const fetch = (async (_url: string | URL | Request, init?: RequestInit) => {
+      calls++;
+      if (calls > 1) return new Response('{}', { status: 201 });
+      // The first attempt hangs until its own timeout aborts it.
+      return new Promise<Response>((_resolve, reject) => init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)));
+    }) as typeof globalThis.fetch;
+    const webhook = createTicketWebhook({ logger: silentLogger, fetch, initialDelayMs: 1, attemptTimeoutMs: 50 });
+    webhook.send('http://tickets.test/hook', card);
+    await webhook.idle();
+    expect(calls).toBe(2);
+  });
+
   it('sends nothing after close', async () => {
     const { fetch, seen } = scriptedFetch([]);
     const webhook = createTicketWebhook({ logger: silentLogger, fetch });

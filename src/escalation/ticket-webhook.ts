@@ -1,12 +1,13 @@
 /**
  * Sends escalation cards to the ticket system (seed 002 "escalate → ticket").
  * Fire-and-forget: `send` returns at once so the user's stream never waits;
- * the POST is retried with exponential backoff (cockatiel) on network errors,
- * timeouts, 408/429 and 5xx, a bounded number of times, and every outcome is
- * logged. The trace id is the `idempotency-key`, so a receiver that got the
+ * the POST is retried with exponential backoff and jitter (p-retry, as the
+ * sub-agent client does) on network errors, timeouts, 408/429 and 5xx, a
+ * bounded number of times, and every outcome is logged. Closing ends a wait
+ * between attempts at once. The trace id is the `idempotency-key`, so a receiver that got the
  * card before a lost response can drop the repeat.
  */
-import { ExponentialBackoff, handleAll, retry } from 'cockatiel';
+import pRetry from 'p-retry';
 import type { Logger } from '../logger.js';
 import type { EscalationCard } from './escalation-card.js';
 
@@ -40,10 +41,13 @@ const RETRYABLE_STATUS = (status: number) => status === 408 || status === 429 ||
 export function createTicketWebhook(options: TicketWebhookOptions): TicketWebhook {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const attemptTimeoutMs = options.attemptTimeoutMs ?? 5000;
-  const policy = retry(handleAll, {
-    maxAttempts: options.maxRetries ?? 4,
-    backoff: new ExponentialBackoff({ initialDelay: options.initialDelayMs ?? 500, maxDelay: options.maxDelayMs ?? 10_000 }),
-  });
+  const retry = {
+    retries: options.maxRetries ?? 4,
+    factor: 2,
+    minTimeout: options.initialDelayMs ?? 500,
+    maxTimeout: options.maxDelayMs ?? 10_000,
+    randomize: true,
+  };
   const inFlight = new Set<Promise<void>>();
   const closing = new AbortController();
 
@@ -51,18 +55,18 @@ export function createTicketWebhook(options: TicketWebhookOptions): TicketWebhoo
     const log = { traceId: card.trace_id, reason: card.reason };
     let attempts = 0;
     try {
-      const status = await policy.execute(async ({ signal }) => {
-        attempts++;
+      const status = await pRetry(async (attempt) => {
+        attempts = attempt;
         const response = await fetchImpl(url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'idempotency-key': card.trace_id },
           body: JSON.stringify(card),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(attemptTimeoutMs)]),
+          signal: AbortSignal.any([closing.signal, AbortSignal.timeout(attemptTimeoutMs)]),
         });
         await response.body?.cancel().catch(() => undefined);
         if (RETRYABLE_STATUS(response.status)) throw new RetryableDelivery(`ticket webhook answered ${response.status}`);
         return response.status;
-      }, closing.signal);
+      }, { ...retry, signal: closing.signal });
       if (status >= 200 && status < 300) options.logger.info({ ...log, attempts, status }, 'escalation card delivered');
       else options.logger.warn({ ...log, attempts, status }, 'ticket webhook refused the escalation card');
     } catch (error) {
