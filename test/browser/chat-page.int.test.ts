@@ -2,7 +2,9 @@
  * The chat page in a real headless Chromium (Debian's chromium driven by
  * playwright-core): a multi-intent turn renders thinking steps, agent rows and
  * one final answer; a missing-slot turn is completed by using the widgets; at
- * 375 px the page has no horizontal scroll.
+ * 375 px the page has no horizontal scroll; the stop button ends a running turn
+ * as cancelled; a booking runs only after its confirmation button is clicked,
+ * and declining it runs nothing.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
+import { hangReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import type { TestSwitchboard } from '../support/switchboard-harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -22,8 +25,10 @@ let board: TestSwitchboard;
 let context: BrowserContext;
 let profile: string;
 
+const CHAT_PAGE = readFileSync(new URL('../../public/chat.html', import.meta.url), 'utf8');
+
 beforeAll(async () => {
-  running = await startDemoSwitchboard({ chatPage: readFileSync(new URL('../../public/chat.html', import.meta.url), 'utf8') });
+  running = await startDemoSwitchboard({ chatPage: CHAT_PAGE });
   board = running.board;
   profile = mkdtempSync(join(tmpdir(), 'sb-chromium-'));
   context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, locale: 'zh-CN' });
@@ -35,10 +40,10 @@ afterAll(async () => {
   await running?.close();
 });
 
-async function openPage(width = 1000): Promise<Page> {
+async function openPage(width = 1000, url = board.url): Promise<Page> {
   const page = await context.newPage();
   await page.setViewportSize({ width, height: 800 });
-  await page.goto(`${board.url}/`);
+  await page.goto(`${url}/`);
   await page.evaluate(() => window.localStorage.clear());
   await page.reload();
   return page;
@@ -142,6 +147,98 @@ describe('chat page', () => {
     await page.click('#retry');
     await page.locator('.turn').nth(1).locator('.final[data-streaming="false"]').waitFor({ timeout: 30_000 });
     expect(await page.locator('#banner.shown').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+});
+
+describe('chat page offline', () => {
+  it('shows the offline state when the network is gone and retries the same message once it is back', async () => {
+    const page = await openPage();
+    await context.setOffline(true);
+    try {
+      await ask(page, '北京明天天气怎么样');
+      await page.locator('#banner.shown').waitFor({ timeout: 10_000 });
+      expect(await page.locator('#banner-text').textContent()).toContain('网络已断开');
+      expect(await page.locator('#retry').isVisible()).toBe(true);
+    } finally {
+      await context.setOffline(false);
+    }
+    await page.locator('#banner-text', { hasText: '网络已恢复' }).waitFor({ timeout: 10_000 });
+    await page.click('#retry');
+    const retried = page.locator('.turn').nth(1).locator('.final[data-streaming="false"]');
+    await retried.waitFor({ timeout: 30_000 });
+    expect(await retried.textContent()).toContain('北京');
+    expect(await page.locator('#banner.shown').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+});
+
+describe('chat page with bookings behind confirmation and a weather service that never answers', () => {
+  let guarded: DemoSwitchboard;
+  let weather: FakeAgent;
+
+  beforeAll(async () => {
+    weather = await startFakeAgent(hangReply());
+    guarded = await startDemoSwitchboard({ chatPage: CHAT_PAGE, keepSideEffects: true, replace: { weather: weather.url } });
+  }, 60_000);
+  afterAll(async () => {
+    await guarded?.close();
+    await weather?.close();
+  });
+
+  it('the stop button ends a running turn as cancelled and releases the service call', async () => {
+    const page = await openPage(1000, guarded.board.url);
+    await ask(page, '北京明天天气怎么样');
+    await page.locator('.turn .agent[data-agent="weather_agent"][data-status="running"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#cancel').isEnabled()).toBe(true);
+    await page.click('#cancel');
+    const turn = page.locator('.turn[data-outcome="cancelled"]');
+    await turn.waitFor({ timeout: 10_000 });
+    expect(await turn.locator('.final[data-streaming="false"]').textContent()).toMatch(/停止|取消/);
+    await weather.waitForAborts(1, 5_000);
+    // The page is ready for the next message: send is back, stop is off, no error banner.
+    expect(await page.locator('#send').isEnabled()).toBe(true);
+    expect(await page.locator('#cancel').isEnabled()).toBe(false);
+    expect(await page.locator('#banner.shown').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+
+  it('a person books by clicking only: city and date widgets, then the confirmation button runs the booking', async () => {
+    const page = await openPage(1000, guarded.board.url);
+    await ask(page, '帮我订酒店');
+    const form = page.locator('.turn').first().locator('.needs form');
+    await form.waitFor({ timeout: 30_000 });
+    await form.locator('select[name="city"]').selectOption('北京');
+    await form.locator('input[name="check_in_date"]').fill('2026-12-01');
+    await form.locator('button[type="submit"]').click();
+    // The booking has every value now, and waits for the user's yes.
+    const asked = page.locator('.turn').nth(1);
+    const panel = asked.locator('.confirm');
+    await panel.waitFor({ timeout: 30_000 });
+    expect(await asked.locator('.agent[data-agent="hotel_agent"]').count()).toBe(0);
+    expect(await panel.textContent()).toContain('北京');
+    await panel.getByRole('button', { name: '确认' }).click();
+    const booked = page.locator('.turn').nth(2);
+    await booked.locator('.final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    expect(await booked.locator('.agent[data-agent="hotel_agent"][data-status="done"]').count()).toBe(1);
+    expect(await booked.locator('.final').textContent()).toMatch(/北京[\s\S]*HTL-[A-Z0-9]+/);
+    expect(await booked.getAttribute('data-outcome')).toBe('completed');
+    expect(await panel.getByRole('button', { name: '确认' }).isDisabled()).toBe(true);
+    await page.close();
+  }, 60_000);
+
+  it('declining a booking with its button runs nothing and says so', async () => {
+    const page = await openPage(1000, guarded.board.url);
+    await ask(page, '帮我订上海的酒店，明天入住');
+    const panel = page.locator('.turn').first().locator('.confirm');
+    await panel.waitFor({ timeout: 30_000 });
+    await panel.getByRole('button', { name: '取消' }).click();
+    const second = page.locator('.turn').nth(1);
+    await second.locator('.final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    expect(await second.locator('.agent').count()).toBe(0);
+    const answer = (await second.locator('.final').textContent()) ?? '';
+    expect(answer).toContain('没有执行');
+    expect(answer).not.toMatch(/HTL-/);
     await page.close();
   }, 60_000);
 });
