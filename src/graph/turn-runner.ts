@@ -13,8 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { detectLanguage } from '../text/index.js';
 import type { Logger } from '../logger.js';
-import { createContentGuard } from '../guard/content-guard.js';
-import type { TextScrubber } from '../text/index.js';
+import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from './output-guard.js';
 import type { AgentCard, Registry, RegistrySnapshot } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
 import { DEFAULT_TENANT, ownerKey } from '../store/owner-key.js';
@@ -140,11 +139,13 @@ interface ActiveTurn {
 export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const { storage, logger } = options;
   // One content guard per snapshot, built on first use and dropped with the snapshot.
-  const guards = new WeakMap<RegistrySnapshot, TextScrubber>();
-  const contentGuard = (snapshot: RegistrySnapshot): TextScrubber => {
+  const guards = new WeakMap<RegistrySnapshot, OutputGuard>();
+  const leakCheck = createSystemPromptLeakCheck();
+  const contentGuard = (snapshot: RegistrySnapshot): OutputGuard => {
     let guard = guards.get(snapshot);
     if (!guard) {
-      guard = createContentGuard(snapshot);
+      // Ids, endpoint addresses, header values and system-prompt text never reach the user.
+      guard = createOutputGuard(snapshot, { inventedIds: false, leakCheck });
       guards.set(snapshot, guard);
     }
     return guard;
@@ -229,7 +230,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       const seq = events.length + 1;
       const response: ResponseState = {
         type,
-        content: guard.scrub(event.content),
+        content: guard.clean(event.content),
         agent_id: event.agent_id,
         is_thinking: event.is_thinking,
         session_id: request.sessionId,

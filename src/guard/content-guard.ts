@@ -27,13 +27,14 @@ export function createContentGuard(snapshot: RegistrySnapshot, options: ContentG
   });
 }
 
-/** Endpoint URLs of the registry and their `host:port` / host parts. */
+/** Endpoint URLs of the registry (and the ticket webhook) and their `host:port` / host parts. */
 function addressTerms(snapshot: RegistrySnapshot): ScrubTerm[] {
   const found = new Set<string>();
-  for (const card of snapshot.agents) {
-    found.add(card.endpoint.url);
+  const webhook = snapshot.supervisor.escalation?.webhookUrl;
+  for (const address of [...snapshot.agents.map((card) => card.endpoint.url), ...(webhook ? [webhook] : [])]) {
+    found.add(address);
     try {
-      const url = new URL(card.endpoint.url);
+      const url = new URL(address);
       found.add(`${url.origin}${url.pathname}`);
       found.add(url.host);
       // A bare host name is only an address when it is not an ordinary word.

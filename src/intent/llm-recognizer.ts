@@ -23,9 +23,11 @@ import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { chooseTier } from '../llm/model-router.js';
 import { LlmCallError } from '../llm/llm-error.js';
-import { createIdScrubber } from '../text/id-scrubber.js';
 import { formatLocalDate } from '../text/local-date.js';
-import { buildIntentMessages, retryMessages } from './intent-prompt.js';
+import { DATA_BLOCK_RULES } from '../text/data-block.js';
+import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';
+import { createContentGuard } from '../guard/content-guard.js';
+import { buildIntentMessages, INTENT_PROMPT_RULES, retryMessages } from './intent-prompt.js';
 import { INTENT_REPLY_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type IntentReply } from './intent-schema.js';
 import type { ChatMessage, LlmGateway } from '../llm/types.js';
 import type { Logger } from '../logger.js';
@@ -78,6 +80,8 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
   const { task_plan: _plan, ...intentProperties } = INTENT_REPLY_SCHEMA.properties;
   const validateReply: ValidateFunction = ajv.compile({ ...INTENT_REPLY_SCHEMA, properties: intentProperties });
   const validatePlan: ValidateFunction = ajv.compile(TASK_PLAN_DRAFT_SCHEMA);
+  // Texts the model writes for the user must not repeat its own instructions.
+  const leakCheck = createPromptLeakCheck([INTENT_PROMPT_RULES, DATA_BLOCK_RULES]);
 
   async function fallBack(input: IntentInput, reason: string, detail: string): Promise<IntentResult> {
     logger.warn({ reason, detail }, 'intent: model result unusable, offline matcher decides');
@@ -174,7 +178,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
       }
       if (!reply) return fallBack(input, 'invalid_reply', problem);
 
-      const result = toIntentResult(reply, input, text, logger);
+      const result = toIntentResult(reply, input, text, logger, leakCheck);
       if (cache && result.confidence === 'high' && result.kind !== 'escalate') {
         await cache.set(key, result).catch((error: unknown) => logger.warn({ err: error }, 'intent cache write failed'));
       }
@@ -191,12 +195,21 @@ function enabledCards(snapshot: RegistrySnapshot, agentIds: readonly string[]): 
 }
 
 /** Turns a validated reply into an `IntentResult` for the turn's snapshot (see the file header). */
-function toIntentResult(reply: IntentReply, input: IntentInput, text: string, logger: Logger): IntentResult {
+function toIntentResult(reply: IntentReply, input: IntentInput, text: string, logger: Logger, leakCheck: PromptLeakCheck): IntentResult {
   const { snapshot } = input;
   const language = detectLanguage(text);
-  const scrubber = createIdScrubber(snapshot.agents, language);
+  const idScrubber = createContentGuard(snapshot, { inventedIdsIn: language });
+  // Model text for the user: ids named, addresses and secrets removed; a text repeating the prompt is dropped whole.
+  const scrubber = {
+    scrub(value: string): string {
+      const cleaned = idScrubber.scrub(value ?? '');
+      if (!leakCheck.leaks(cleaned)) return cleaned;
+      logger.warn('intent: the model repeated its instructions in a user-facing text; using a template');
+      return '';
+    },
+  };
   const rewrittenQuery = reply.rewritten_query.trim() || text;
-  const memorySummary = reply.memory_summary?.trim() ? scrubber.scrub(reply.memory_summary).trim() : undefined;
+  const memorySummary = reply.memory_summary?.trim() ? scrubber.scrub(reply.memory_summary).trim() || undefined : undefined;
   const base = { confidence: reply.confidence, reason: reply.reason ?? '', rewrittenQuery, source: 'model' as const, ...(memorySummary ? { memorySummary } : {}) };
 
   if (reply.kind === 'escalate') {

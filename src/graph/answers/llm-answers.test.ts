@@ -73,7 +73,7 @@ describe('LLM answers', () => {
   });
 
   it('summarises from user-facing facts in one streamed call on the main model', async () => {
-    model.fake.push({ content: '北京明天晴。机票查询超时了，请稍后再试。订酒店还需要您告诉我入住城市，例如北京、上海。' });
+    model.fake.push({ content: '北京明天晴，最高8度，最低零下2度。机票查询超时了，请稍后再试。订酒店还需要您告诉我入住城市，例如北京、上海、广州，以及入住日期。' });
     const deltas: string[] = [];
     const run = context();
     const text = await answers.summarize(SUMMARY_INPUT, run, (delta) => deltas.push(delta));
@@ -92,5 +92,20 @@ describe('LLM answers', () => {
   it('falls back to the template summary when the call fails', async () => {
     model.fake.push({ status: 500 });
     expect(await answers.summarize(SUMMARY_INPUT, context())).toBe(composeSummary(SUMMARY_INPUT));
+  });
+
+  it('a model that repeats its instructions shows none of them and ends with the template answer', async () => {
+    const request: string[] = [];
+    model.fake.push((recorded) => {
+      request.push(recorded.messages[0]!.content);
+      return { content: `好的，我的系统指令如下：${recorded.messages[0]!.content} 以上。北京明天晴。` };
+    });
+    const deltas: string[] = [];
+    const text = await answers.summarize(SUMMARY_INPUT, context(), (delta) => deltas.push(delta));
+    expect(text).toBe(composeSummary(SUMMARY_INPUT));
+    const shown = deltas.join('');
+    expect(shown).toContain('好的，我的系统指令如下：');
+    for (const sentence of request[0]!.split(/(?<=\.) /).filter((part) => part.length > 40)) expect(shown).not.toContain(sentence);
+    expect(shown).not.toContain('multi-service assistant');
   });
 });

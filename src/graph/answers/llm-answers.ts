@@ -12,13 +12,14 @@
  *
  * Deltas pass through the content guard (ids, made-up ids, addresses and
  * header values) before they reach the user. When the
- * call fails (even after some deltas were shown) the offline template answer
- * is returned as the turn's complete answer.
+ * call fails, or the model repeated its instructions (output-guard.ts), the
+ * offline template answer is returned as the turn's complete answer, even
+ * after some (clean) deltas were shown.
  */
 import { cardDescription, cardName } from '../../registry/localized-text.js';
 import { chooseTier } from '../../llm/model-router.js';
 import { buildDirectMessages, buildSummaryMessages, type CompletedFact, type NeededFact, type NotDoneFact } from './answer-prompt.js';
-import { createContentGuard } from '../../guard/content-guard.js';
+import { createOutputGuard, createSystemPromptLeakCheck } from '../output-guard.js';
 import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
@@ -44,6 +45,7 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
   if (!options.logger) throw new TypeError('LLM answers: logger is required');
   const { gateway, fallback, logger } = options;
   const maxOutputChars = options.maxOutputChars ?? 800;
+  const leakCheck = createSystemPromptLeakCheck();
 
   /** One streamed call; undefined when it failed or produced nothing (the caller falls back). */
   async function streamed(
@@ -57,7 +59,7 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
       logger.info('answer: the model endpoint already failed this turn; using the template answer');
       return undefined;
     }
-    const scrubber = createContentGuard(context.snapshot, { inventedIdsIn: context.language }).stream();
+    const scrubber = createOutputGuard(context.snapshot, { language: context.language, leakCheck }).stream();
     let shown = '';
     const show = (text: string) => {
       if (text.length === 0) return;
@@ -76,6 +78,10 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
         onToken: (delta) => show(scrubber.push(delta)),
       });
       show(scrubber.flush());
+      if (scrubber.leaked) {
+        logger.warn({ shownCharacters: shown.length }, 'answer: the model repeated its instructions; using the template answer');
+        return undefined;
+      }
     } catch (error) {
       if (context.signal?.aborted) throw error;
       logger.warn({ err: error, shownCharacters: shown.length }, 'answer: model call failed; using the template answer');

@@ -1,0 +1,64 @@
+/**
+ * The output guard of user-facing text (OWASP LLM02 / LLM07): the content
+ * guard (agent ids become names, endpoint addresses and header values of the
+ * registry are removed) followed by the prompt-leak check (text copied from
+ * any system prompt is cut out). The turn
+ * runner applies it to every event's content; the answer composer applies
+ * its streaming form to model deltas, so a value split across deltas is
+ * caught before any part of it is shown.
+ */
+import { ANSWER_PROMPT_RULES } from './answers/answer-prompt.js';
+import { VERIFY_PROMPT_RULES } from './verify/verify-prompt.js';
+import { INTENT_PROMPT_RULES } from '../intent/intent-prompt.js';
+import { createContentGuard } from '../guard/content-guard.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import { DATA_BLOCK_RULES } from '../text/data-block.js';
+import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';
+
+/** The fixed texts of every system prompt the supervisor sends. */
+export const SYSTEM_PROMPT_TEXTS: readonly string[] = [INTENT_PROMPT_RULES, ...ANSWER_PROMPT_RULES, VERIFY_PROMPT_RULES, DATA_BLOCK_RULES];
+
+/** Guards user-facing text of one registry snapshot. */
+export interface OutputGuard {
+  /** The text with ids named, addresses and secrets removed and prompt text cut. */
+  clean(text: string): string;
+  /** True when the text carries system-prompt text. */
+  leaksPrompt(text: string): boolean;
+  /** Stream filter for model deltas; `leaked` turns true once prompt text was cut. */
+  stream(): { push(delta: string): string; flush(): string; readonly leaked: boolean };
+}
+
+export interface OutputGuardOptions {
+  /** Language of the neutral phrase for ids the model made up. */
+  language?: 'zh' | 'en';
+  /** Replace made-up `*_agent` ids too (model text). Default true. */
+  inventedIds?: boolean;
+  /** Prompt-leak check to use (default: one over `SYSTEM_PROMPT_TEXTS`). */
+  leakCheck?: PromptLeakCheck;
+}
+
+/** Builds the guard of a snapshot (callers keep one leak check and pass it, as it only depends on constants). */
+export function createOutputGuard(snapshot: RegistrySnapshot, options: OutputGuardOptions = {}): OutputGuard {
+  const scrubber = createContentGuard(snapshot, options.inventedIds === false ? {} : { inventedIdsIn: options.language ?? 'zh' });
+  const leakCheck = options.leakCheck ?? createSystemPromptLeakCheck();
+  return {
+    clean: (text) => leakCheck.redact(scrubber.scrub(text)),
+    leaksPrompt: (text) => leakCheck.leaks(text),
+    stream() {
+      const ids = scrubber.stream();
+      const prompt = leakCheck.stream();
+      return {
+        push: (delta) => prompt.push(ids.push(delta)),
+        flush: () => prompt.push(ids.flush()) + prompt.flush(),
+        get leaked() {
+          return prompt.leaked;
+        },
+      };
+    },
+  };
+}
+
+/** The prompt-leak check over every system prompt (build once per component and pass it in). */
+export function createSystemPromptLeakCheck(): PromptLeakCheck {
+  return createPromptLeakCheck(SYSTEM_PROMPT_TEXTS);
+}
