@@ -183,7 +183,7 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
   const nearestWeight = options.nearestWeight ?? 0.6;
   const descriptionWeight = options.descriptionWeight ?? 0.5;
   const masksOf = options.masksOf ?? (() => []);
-  const smoothing = options.smoothing ?? 0.01;
+  const smoothing = options.smoothing ?? 0.001;
   const sharpness = options.sharpness ?? 1;
 
   const featureIds = new Map<string, number>();

@@ -29,6 +29,13 @@ describe('example ranker on the travel sample registry', () => {
     expect(agentsOf('订明天从上海到北京的机票，要靠窗的座位，尽量上午出发')).toEqual(['flight_agent']);
   });
 
+  it('reads a keyword after 去/到/from/to as a place, not a request, when the rest of the clause names another card', () => {
+    expect(agentsOf('再帮我叫个车去酒店')).toEqual(['limo_agent']);
+    expect(agentsOf('I need a ride to my hotel')).toEqual(['limo_agent']);
+    // Nothing else requested: the keyword still routes.
+    expect(agentsOf('我要去酒店住两晚')).toEqual(['hotel_agent']);
+  });
+
   it('keeps one agent per request of a multi-request turn', () => {
     expect(new Set(agentsOf('帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气'))).toEqual(new Set(['hotel_agent', 'limo_agent', 'weather_agent']));
   });

@@ -43,6 +43,8 @@ export interface ExampleRankerOptions {
   keywordShare?: number;
   /** Similarity needed when the text shares only one word / Chinese term with the card. Default 0.15. */
   singleTermSimilarity?: number;
+  /** Share of the text's feature mass the model has seen in training, needed to route without a keyword. Default 0.25. */
+  minFamiliar?: number;
   /** Longer queries are cut to this many characters before ranking. Default 2000. */
   maxQueryLength?: number;
 }
@@ -126,6 +128,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
   const keywordShare = options.keywordShare ?? 0.05;
   const singleTermSimilarity = options.singleTermSimilarity ?? 0.15;
   const maxQueryLength = options.maxQueryLength ?? 2000;
+  const minFamiliar = options.minFamiliar ?? 0.25;
   const models = new WeakMap<RegistrySnapshot, SnapshotModel>();
 
   function modelFor(snapshot: RegistrySnapshot): SnapshotModel {
@@ -147,10 +150,11 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     );
     const keywordHits = allKeywordHits
       .filter((hit) => !valueHits.some((value) => value.start <= hit.start && hit.end <= value.end && value.end - value.start > hit.end - hit.start));
-    const scoreUnit = (unit: Unit): ExampleScores =>
+    // `alsoMask`: further spans of the text (e.g. keywords naming a place) to leave out.
+    const scoreUnit = (unit: Unit, alsoMask: readonly TextMask[] = []): ExampleScores =>
       model.index.score(
         model.withSynonyms(unit.text),
-        valueHits.filter((hit) => hit.start >= unit.start && hit.end <= unit.end).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })),
+        [...valueHits, ...alsoMask].filter((hit) => hit.start >= unit.start && hit.end <= unit.end).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })),
       );
     return { model, text, keywordHits, scoreUnit };
   }
@@ -183,7 +187,10 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       const units = unitsOf(text);
       const multiClause = units.length > 1;
       const clauses = multiClause ? units.slice(1) : units;
-      const anyKeyword = keywordHits.length > 0;
+      // A keyword that is where the user goes or comes from ("叫个车去酒店", "a ride to my hotel") names a place,
+      // not a request: it routes only when nothing else in its clause does.
+      const isPlace = (hit: { start: number }) => PLACE_BEFORE.test(text.slice(Math.max(0, hit.start - 12), hit.start));
+      const anyKeyword = keywordHits.some((hit) => !isPlace(hit));
       const chosen = new Map<number, AgentMatch>();
       const choose = (cardIndex: number, match: Omit<AgentMatch, 'agentId'>) => {
         const previous = chosen.get(cardIndex);
@@ -194,8 +201,21 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       for (const unit of clauses) {
         const scores = scoreUnit(unit);
         const keywordCards = new Map<number, { keywords: Set<string>; position: number; spans: { start: number; end: number }[] }>();
-        for (const hit of keywordHits) {
-          if (hit.start < unit.start || hit.end > unit.end) continue;
+        const inUnit = keywordHits.filter((hit) => hit.start >= unit.start && hit.end <= unit.end);
+        const requestHits = inUnit.filter((hit) => !isPlace(hit));
+        if (requestHits.length === 0 && inUnit.length > 0) {
+          // Only places named: the clause's request is whatever its words are closest to, when that is another card.
+          const rest = scoreUnit(unit, inUnit);
+          const cardIndex = argmax(rest.posterior);
+          const placeCards = new Set(inUnit.flatMap((hit) => hit.payloads));
+          // The rest of the clause must point clearly at that card (most of its probability, familiar words).
+          if (!placeCards.has(cardIndex) && rest.posterior[cardIndex]! >= 0.5 && rest.familiar >= minFamiliar && rest.nearest[cardIndex]! > 0) {
+            const similarity = rest.nearest[cardIndex]!;
+            choose(cardIndex, { score: round(0.75 + 0.25 * similarity), keywords: [], coverage: round(similarity), clause: unit.text, position: unit.start });
+            continue;
+          }
+        }
+        for (const hit of requestHits.length > 0 ? requestHits : inUnit) {
           for (const cardIndex of hit.payloads) {
             const entry = keywordCards.get(cardIndex) ?? { keywords: new Set<string>(), position: hit.start, spans: [] };
             entry.keywords.add(hit.phrase);
@@ -215,7 +235,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         }
         const cardIndex = argmax(scores.posterior);
         // Only single characters or word pieces in common is not enough to route.
-        if (enoughEvidence(scores, cardIndex, singleTermSimilarity)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
+        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
       }
       const needed = !multiClause ? minSimilarity : anyKeyword ? minSimilarityBesideKeyword : minClauseSimilarity;
       for (const { cardIndex, similarity, unit } of similarityOnly) {
@@ -227,13 +247,16 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const scores = scoreUnit(whole);
         const cardIndex = argmax(scores.posterior);
         const similarity = scores.nearest[cardIndex]!;
-        if (similarity >= minSimilarity && enoughEvidence(scores, cardIndex, minClauseSimilarity)) choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: whole.text, position: 0 });
+        if (similarity >= minSimilarity && scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, minClauseSimilarity)) choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: whole.text, position: 0 });
       }
       const intents = [...chosen.values()].sort((a, b) => b.score - a.score || a.position - b.position);
       return { intents, confidence: confidenceOf(intents), reason: reasonOf(intents) };
     },
   };
 }
+
+/** Text right before a keyword that makes it a destination or origin: 去/到/回/从/往 …, "to (my|the)", "from the". */
+const PLACE_BEFORE = /(?:去|到|回|从|往|至|送到|送我到|送我去)\s*$|\b(?:to|from|back to)\s+(?:my|the|our)?\s*$/iu;
 
 /** Words that join two requests named by their nouns: "北京的酒店和天气", "hotel and weather in Beijing". */
 const COORDINATOR = /^\s*(?:和|与|及|跟|以及|还有|、|,|，|\/|&|and|plus)\s*$/i;
