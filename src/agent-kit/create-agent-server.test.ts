@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAgentServer, parseRequestValue, type AgentRequestBody } from 'switchboard/agent-kit';
+import { createAgentServer, createEnvelopeValidator, type AgentRequestBody } from 'switchboard/agent-kit';
 import { createAgentClient } from '../agents/agent-client.js';
 import { runConformance, targetFromUrl } from '../conformance/index.js';
 import { fakeAgentCard, jsonReply, startFakeAgent } from '../../test/support/fake-agent.js';
@@ -101,7 +101,7 @@ describe('the request schema', () => {
         ...body('task_r', { city: '北京' }),
         upstream: { task_0: { agent: 'hotel_agent', output: { hotels: [] } } },
       });
-      const checked = parseRequestValue(agent.calls[0]!.body);
+      const checked = createEnvelopeValidator().parseRequest(agent.calls[0]!.body);
       expect(checked.ok, checked.ok ? '' : checked.error).toBe(true);
     } finally {
       await agent.close();

@@ -11,7 +11,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { parseReplyValue, parseRequestValue } from '../agents/reply-envelope.js';
+import { createEnvelopeValidator } from '../agents/reply-envelope.js';
 import type { AgentReply, AgentRequestBody } from '../agents/types.js';
 import { safeJsonParse } from '../util/safe-json.js';
 
@@ -50,6 +50,7 @@ export function createAgentServer(options: AgentServerOptions): Server {
   const protocol = options.protocol ?? 'http-json';
   const path = options.path ?? '/invoke';
   const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const envelope = createEnvelopeValidator();
   const remembered = (options.rememberReplies ?? 1000) > 0 ? new LRUCache<string, Promise<AgentReply>>({ max: options.rememberReplies ?? 1000 }) : undefined;
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -62,7 +63,7 @@ export function createAgentServer(options: AgentServerOptions): Server {
     if (text === undefined) return sendJson(response, 413, failed(`request body over ${maxRequestBytes} bytes`));
     const json = safeJsonParse(text);
     if (!json.ok) return sendJson(response, 400, failed(`the request body is not JSON: ${json.error}`));
-    const checked = parseRequestValue(json.value);
+    const checked = envelope.parseRequest(json.value);
     if (!checked.ok) return sendJson(response, 400, failed(`the request body is not a valid request: ${checked.error}`));
     const body = checked.value;
 
@@ -108,7 +109,7 @@ export function createAgentServer(options: AgentServerOptions): Server {
       forget();
       return failed(`internal error: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const checked = parseReplyValue(reply);
+    const checked = envelope.parseReply(reply);
     return checked.ok ? checked.value : failed(`the agent produced an invalid reply: ${checked.error}`);
   }
 

@@ -9,5 +9,5 @@ export {
   type AgentHandlerContext,
   type AgentServerOptions,
 } from './create-agent-server.js';
-export { AGENT_REPLY_SCHEMA, AGENT_REQUEST_SCHEMA, parseReplyValue, parseRequestValue } from '../agents/reply-envelope.js';
+export { AGENT_REPLY_SCHEMA, AGENT_REQUEST_SCHEMA, createEnvelopeValidator, type EnvelopeValidator } from '../agents/reply-envelope.js';
 export type { AgentReply, AgentRequestBody } from '../agents/types.js';

@@ -12,7 +12,7 @@ export {
   type ProtocolAdapters,
   type ProtocolAttempt,
 } from './protocols/index.js';
-export { AGENT_REPLY_SCHEMA, AGENT_REQUEST_SCHEMA, parseReplyValue, parseRequestValue } from './reply-envelope.js';
+export { AGENT_REPLY_SCHEMA, AGENT_REQUEST_SCHEMA, createEnvelopeValidator, type EnvelopeValidator } from './reply-envelope.js';
 export type {
   AgentCallOptions,
   AgentClient,

@@ -20,18 +20,23 @@ export const AGENT_REPLY_SCHEMA = readSchema('agent-reply.schema.json');
 /** JSON Schema of the request body (`schemas/agent-request.schema.json`). */
 export const AGENT_REQUEST_SCHEMA = readSchema('agent-request.schema.json');
 
-const ajv = new Ajv({ allErrors: true, strict: true });
-const validateReply = ajv.compile(AGENT_REPLY_SCHEMA);
-const validateRequest = ajv.compile(AGENT_REQUEST_SCHEMA);
-
-/** Checks an already-parsed value against the reply envelope. */
-export function parseReplyValue(value: unknown): SafeJsonResult<AgentReply> {
-  return validateValue<AgentReply>(value, validateReply);
+/** Checks already-parsed values against the wire schemas. */
+export interface EnvelopeValidator {
+  /** The value as a reply envelope, or why it is not one. */
+  parseReply(value: unknown): SafeJsonResult<AgentReply>;
+  /** The value as a request body, or why it is not one. */
+  parseRequest(value: unknown): SafeJsonResult<AgentRequestBody>;
 }
 
-/** Checks an already-parsed value against the request body schema. */
-export function parseRequestValue(value: unknown): SafeJsonResult<AgentRequestBody> {
-  return validateValue<AgentRequestBody>(value, validateRequest);
+/** Compiles both wire schemas once; build one per client, server or conformance run and pass it on. */
+export function createEnvelopeValidator(): EnvelopeValidator {
+  const ajv = new Ajv({ allErrors: true, strict: true });
+  const validateReply = ajv.compile(AGENT_REPLY_SCHEMA);
+  const validateRequest = ajv.compile(AGENT_REQUEST_SCHEMA);
+  return {
+    parseReply: (value) => validateValue<AgentReply>(value, validateReply),
+    parseRequest: (value) => validateValue<AgentRequestBody>(value, validateRequest),
+  };
 }
 
 /**

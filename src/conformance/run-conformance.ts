@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../agents/agent-client.js';
 import { parseReplyText } from '../agents/protocols/http-common.js';
-import { outputSchemaProblem } from '../agents/reply-envelope.js';
+import { createEnvelopeValidator, type EnvelopeValidator, outputSchemaProblem } from '../agents/reply-envelope.js';
 import type { AgentReply, AgentRequestBody } from '../agents/types.js';
 import { sendProbe, type ProbeResult } from './probe.js';
 import type { CheckLevel, CheckOutcome, CheckResult, ConformanceReport, ConformanceTarget } from './types.js';
@@ -22,6 +22,8 @@ export interface ConformanceOptions {
   maxResponseBytes?: number;
   /** Size of the `message` of the oversized request. */
   largeRequestBytes?: number;
+  /** Judges reply envelopes; a fresh one unless given. */
+  envelope?: EnvelopeValidator;
 }
 
 type Protocol = 'http-json' | 'http-sse';
@@ -33,6 +35,8 @@ type Judged = { ok: true; reply: AgentReply } | { ok: false; problem: string };
 export async function runConformance(target: ConformanceTarget, options: ConformanceOptions = {}): Promise<ConformanceReport> {
   const fetchFunction = options.fetch ?? globalThis.fetch;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const envelope = options.envelope ?? createEnvelopeValidator();
+  const judge = (result: ProbeResult, protocol: Protocol) => judgeProbe(envelope, result, protocol);
   const checks: CheckResult[] = [];
   const record = (id: string, level: CheckLevel, outcome: CheckOutcome, detail: string) => checks.push({ id, level, outcome, detail });
   const traceId = `check-${randomUUID()}`;
@@ -119,18 +123,18 @@ export async function runConformance(target: ConformanceTarget, options: Conform
 type Recorder = (id: string, level: CheckLevel, outcome: CheckOutcome, detail: string) => void;
 
 /** Reads a probe's reply as the client would: JSON body, or the data of the one `result` event. */
-function judge(probe: ProbeResult, protocol: Protocol): Judged {
+function judgeProbe(envelope: EnvelopeValidator, probe: ProbeResult, protocol: Protocol): Judged {
   if (probe.httpStatus === undefined) return { ok: false, problem: probe.timedOut ? 'no reply before the timeout' : `no reply: ${probe.error ?? 'unknown error'}` };
   if (probe.httpStatus < 200 || probe.httpStatus >= 300) return { ok: false, problem: `HTTP ${probe.httpStatus}` };
   if (probe.tooLarge) return { ok: false, problem: 'the reply exceeded the byte limit' };
   if (protocol === 'http-sse') {
     const result = probe.events.find((event) => event.event === 'result');
     if (!result) return { ok: false, problem: `the event stream has no result event (${probe.events.length} events)` };
-    const parsed = parseReplyText(result.data, 'the result event');
+    const parsed = parseReplyText(envelope, result.data, 'the result event');
     return parsed.ok ? { ok: true, reply: parsed.reply } : { ok: false, problem: parsed.reason };
   }
   if (probe.timedOut || probe.error) return { ok: false, problem: probe.timedOut ? 'the body did not arrive before the timeout' : `the body broke off: ${probe.error}` };
-  const parsed = parseReplyText(probe.text, 'the reply body');
+  const parsed = parseReplyText(envelope, probe.text, 'the reply body');
   return parsed.ok ? { ok: true, reply: parsed.reply } : { ok: false, problem: parsed.reason };
 }
 

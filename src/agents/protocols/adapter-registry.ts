@@ -3,6 +3,7 @@
  * up per call, so a new protocol (a2a) is one more entry here.
  */
 import type { AgentProtocol } from '../../registry/types.js';
+import { createEnvelopeValidator, type EnvelopeValidator } from '../reply-envelope.js';
 import type { ProtocolAdapter } from './protocol-adapter.js';
 import { createHttpJsonAdapter } from './http-json.js';
 import { createHttpSseAdapter } from './http-sse.js';
@@ -10,11 +11,14 @@ import { createHttpSseAdapter } from './http-sse.js';
 /** Adapters by protocol name; the built-in ones are always present. */
 export type ProtocolAdapters = Readonly<Record<AgentProtocol, ProtocolAdapter>> & Readonly<Record<string, ProtocolAdapter>>;
 
-/** The built-in adapters, optionally extended or overridden (e.g. `{ a2a: createA2aAdapter() }`). */
-export function createProtocolAdapters(extra: Readonly<Record<string, ProtocolAdapter>> = {}): ProtocolAdapters {
+/** The built-in adapters (judging replies with `envelope`), optionally extended or overridden (e.g. `{ a2a: createA2aAdapter() }`). */
+export function createProtocolAdapters(
+  extra: Readonly<Record<string, ProtocolAdapter>> = {},
+  envelope: EnvelopeValidator = createEnvelopeValidator(),
+): ProtocolAdapters {
   return Object.freeze({
-    'http-json': createHttpJsonAdapter(),
-    'http-sse': createHttpSseAdapter(),
+    'http-json': createHttpJsonAdapter({ envelope }),
+    'http-sse': createHttpSseAdapter({ envelope }),
     ...extra,
   });
 }

@@ -4,7 +4,7 @@
  * target by host and path only — a query string or userinfo may hold a secret.
  */
 import { redactSecrets } from '../failure-reason.js';
-import { parseReplyValue } from '../reply-envelope.js';
+import type { EnvelopeValidator } from '../reply-envelope.js';
 import { safeJsonParse } from '../../util/safe-json.js';
 import type { AttemptResult, ProtocolAttempt } from './protocol-adapter.js';
 
@@ -137,11 +137,11 @@ export function readFailure(read: Exclude<BoundedRead, { ok: true }>, attempt: P
 }
 
 /** Parses reply text as the JSON envelope of CONTRACT §2 and checks its shape. */
-export function parseReplyText(text: string, what: string): AttemptResult {
+export function parseReplyText(envelope: EnvelopeValidator, text: string, what: string): AttemptResult {
   if (text.trim() === '') return { ok: false, code: 'bad_body', reason: `${what} was empty` };
   const parsed = safeJsonParse(text);
   if (!parsed.ok) return { ok: false, code: 'bad_body', reason: `${what} is not JSON (${parsed.error})` };
-  const checked = parseReplyValue(parsed.value);
+  const checked = envelope.parseReply(parsed.value);
   if (!checked.ok) return { ok: false, code: 'bad_body', reason: `${what} is not a valid reply: ${checked.error}` };
   return { ok: true, reply: checked.value };
 }

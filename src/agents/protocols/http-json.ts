@@ -1,11 +1,12 @@
 /**
  * `http-json`: one POST, one JSON reply envelope in the body.
  */
+import type { EnvelopeValidator } from '../reply-envelope.js';
 import type { ProtocolAdapter } from './protocol-adapter.js';
 import { parseReplyText, postJson, readBoundedBody, readFailure, statusFailure } from './http-common.js';
 
 /** Creates the adapter for agents that answer with a single JSON body. */
-export function createHttpJsonAdapter(): ProtocolAdapter {
+export function createHttpJsonAdapter({ envelope }: { envelope: EnvelopeValidator }): ProtocolAdapter {
   return {
     protocol: 'http-json',
     async invoke(attempt) {
@@ -15,7 +16,7 @@ export function createHttpJsonAdapter(): ProtocolAdapter {
       if (!response.ok) return statusFailure(response, attempt.url);
       const read = await readBoundedBody(response, attempt.maxResponseBytes);
       if (!read.ok) return readFailure(read, attempt, 'the reply body');
-      return parseReplyText(read.text, 'the reply body');
+      return parseReplyText(envelope, read.text, 'the reply body');
     },
   };
 }

@@ -6,6 +6,7 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { safeJsonParse } from '../../util/safe-json.js';
+import type { EnvelopeValidator } from '../reply-envelope.js';
 import type { AttemptResult, ProtocolAdapter, ProtocolAttempt } from './protocol-adapter.js';
 import {
   cancelQuietly,
@@ -18,7 +19,7 @@ import {
 } from './http-common.js';
 
 /** Creates the adapter for agents that stream `progress` events and one `result`. */
-export function createHttpSseAdapter(): ProtocolAdapter {
+export function createHttpSseAdapter({ envelope }: { envelope: EnvelopeValidator }): ProtocolAdapter {
   return {
     protocol: 'http-sse',
     async invoke(attempt) {
@@ -35,12 +36,12 @@ export function createHttpSseAdapter(): ProtocolAdapter {
           reason: `${describeTarget(attempt.url)} answered with content-type "${contentType || 'none'}" instead of text/event-stream`,
         };
       }
-      return readEventStream(response, attempt);
+      return readEventStream(response, attempt, envelope);
     },
   };
 }
 
-async function readEventStream(response: Response, attempt: ProtocolAttempt): Promise<AttemptResult> {
+async function readEventStream(response: Response, attempt: ProtocolAttempt, envelope: EnvelopeValidator): Promise<AttemptResult> {
   let resultData: string | undefined;
   let progressCount = 0;
   const parser = createParser({
@@ -57,7 +58,7 @@ async function readEventStream(response: Response, attempt: ProtocolAttempt): Pr
     parser.feed(text);
     return resultData !== undefined;
   });
-  if (resultData !== undefined) return parseReplyText(resultData, 'the result event');
+  if (resultData !== undefined) return parseReplyText(envelope, resultData, 'the result event');
   if (!read.ok && read.kind === 'too_large') return readFailure(read, attempt, 'the event stream');
   // As in the SSE spec, an event whose closing blank line never came is discarded.
   const cause = read.ok ? 'ended' : 'broke off';
