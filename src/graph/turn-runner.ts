@@ -88,8 +88,6 @@ function stopReasonOf(signal: AbortSignal): TurnStopReason {
   return reason === 'server_shutdown' || reason === 'lease_lost' || reason === 'user_cancel' || reason === 'max_turn_ms' ? reason : 'client_disconnected';
 }
 
-const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
-
 /** The user's side of a turn in the transcript; a body-only confirmation is recorded by its task ids. */
 function userMessageText(request: TurnRequest): string {
   if (request.query.trim() !== '') return request.query;
@@ -344,15 +342,9 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
 
     async start(request, { signal, onEvent }): Promise<StartedTurn> {
       if (draining) throw new UserError('NOT_READY', 'the server is shutting down; retry the request', { retryAfterSeconds: 2 });
-      const confirming = (request.confirm?.length ?? 0) + (request.reject?.length ?? 0) > 0;
-      if (typeof request.query !== 'string' || (request.query.trim() === '' && !confirming)) throw new UserError('BAD_REQUEST', 'query must be a non-empty string');
-      if (typeof request.userId !== 'string' || request.userId === '') throw new UserError('BAD_REQUEST', 'user_id must be a non-empty string');
-      if (request.userId.includes('/')) throw new UserError('BAD_REQUEST', 'user_id must not contain "/"', { field: 'user_id' });
+      // The request was validated once at the HTTP edge (`http/chat-request.ts`); it is trusted here.
       // Everything stored for this turn is the user's within the caller's tenant.
       const owner = ownerKey(request.tenant ?? DEFAULT_TENANT, request.userId);
-      if (request.sessionId !== undefined && !SESSION_ID.test(request.sessionId)) {
-        throw new UserError('BAD_REQUEST', 'session_id must be 1-128 characters of letters, digits, _ . : -');
-      }
       const sessionId = request.sessionId ?? `s_${randomUUID()}`;
       const turnId = `turn_${randomUUID().replaceAll('-', '')}`;
       const controller = new AbortController();

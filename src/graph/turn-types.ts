@@ -1,5 +1,8 @@
 /**
- * The boundary between the HTTP layer and the supervisor: one user turn.
+ * The boundary between the HTTP layer and the supervisor: one user turn. A
+ * `TurnRequest` has passed the edge's validation (`http/chat-request.ts`,
+ * `id-patterns.ts`): ids match their patterns, `query` is non-empty unless
+ * the turn confirms or rejects tasks. The runner does not check it again.
  */
 import type { ResponseState } from './response-state.js';
 
@@ -43,7 +46,7 @@ export interface StartedTurn {
 export interface TurnRunner {
   /**
    * Reserves the session (its lease), writes the user's row ahead and starts
-   * the turn. Rejects with a `UserError` (`TURN_IN_PROGRESS`, `BAD_REQUEST`,
+   * the turn. Rejects with a `UserError` (`TURN_IN_PROGRESS`,
    * `NOT_READY` while draining or when storage is unreachable) before any
    * event is emitted; `onEvent` is only called after this promise resolved.
    * Aborting `signal` (the client went away) aborts the turn.

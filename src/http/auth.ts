@@ -15,7 +15,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { UserError } from '../errors.js';
-import { DEFAULT_TENANT, TENANT_NAME, ownerKey } from '../store/index.js';
+import { ID_RULES, isValidId } from '../id-patterns.js';
+import { DEFAULT_TENANT, ownerKey } from '../store/index.js';
 
 /** One configured key and the tenant its callers belong to. */
 export interface ApiKeyEntry {
@@ -42,8 +43,8 @@ export function parseApiKeys(entries: readonly string[]): ApiKeyEntry[] {
     const named = at > 0 && at < entry.length - 1;
     const key = named ? entry.slice(0, at).trim() : entry;
     const tenant = named ? entry.slice(at + 1).trim() : DEFAULT_TENANT;
-    if (named && !TENANT_NAME.test(tenant)) {
-      throw new Error(`SWITCHBOARD_API_KEYS: tenant name ${JSON.stringify(tenant)} may only hold letters, digits and _ . - (1 to 64 characters)`);
+    if (named && !isValidId('tenant', tenant)) {
+      throw new Error(`SWITCHBOARD_API_KEYS: tenant name ${JSON.stringify(tenant)} may only hold ${ID_RULES.tenant.allowed}`);
     }
     if (key === '') throw new Error('SWITCHBOARD_API_KEYS: an entry has an empty key');
     const earlier = parsed.get(key);

@@ -5,11 +5,7 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { UserError } from '../errors.js';
-
-/** Allowed characters of a session id (CONTRACT: `[A-Za-z0-9_.:-]{1,128}`). */
-export const SESSION_ID_PATTERN = '^[A-Za-z0-9_.:-]{1,128}$';
-/** Allowed characters of a user id: as a session id, plus `@` so e-mail-like ids pass. */
-export const USER_ID_PATTERN = '^[A-Za-z0-9_.:@-]{1,128}$';
+import { ID_RULES, isValidId, type IdKind } from '../id-patterns.js';
 
 /** A validated chat request, in the camelCase the turn runner reads. */
 export interface ChatRequest {
@@ -25,17 +21,15 @@ export interface ChatRequest {
   multitaskStrategy?: 'reject' | 'enqueue' | 'interrupt';
 }
 
-/** Allowed characters of a task id named in `confirm` / `reject`. */
-export const TASK_ID_PATTERN = '^[A-Za-z0-9_.:-]{1,200}$';
 const MAX_TASK_IDS = 50;
 
 /** What a validator returns for a body: the request or a message naming the field. */
 export type ChatRequestCheck = { ok: true; value: ChatRequest } | { ok: false; field: string; message: string };
 
-const FIELD_RULES: Record<string, string> = {
-  user_id: 'letters, digits and _ . : @ - (1 to 128 characters)',
-  session_id: 'letters, digits and _ . : - (1 to 128 characters)',
-};
+/** The allowed characters of an id field, in words. */
+function allowedIn(field: string): string {
+  return field in ID_RULES ? ID_RULES[field as IdKind].allowed : 'allowed characters';
+}
 
 function describe(error: ErrorObject, maxQueryChars: number): { field: string; message: string } {
   if (error.keyword === 'required') {
@@ -52,7 +46,7 @@ function describe(error: ErrorObject, maxQueryChars: number): { field: string; m
         ? { field: name, message: `${name} may name at most ${MAX_TASK_IDS} task ids` }
         : { field: name, message: `${name} must be an array of task ids` };
     }
-    return { field: name, message: `${name}[${list[2]}] must be a task id (letters, digits and _ . : -, 1 to 200 characters)` };
+    return { field: name, message: `${name}[${list[2]}] must be a task id (${ID_RULES.task_id.allowed})` };
   }
   switch (error.keyword) {
     case 'enum':
@@ -64,11 +58,11 @@ function describe(error: ErrorObject, maxQueryChars: number): { field: string; m
     case 'maxLength':
       return field === 'query'
         ? { field, message: `query is longer than ${maxQueryChars} characters` }
-        : { field, message: `${field} must be at most 128 characters` };
+        : { field, message: `${field} must be at most ${field in ID_RULES ? ID_RULES[field as IdKind].maxLength : 128} characters` };
     case 'pattern':
       return field === 'query'
         ? { field, message: 'query must not be empty' }
-        : { field, message: `${field} may only contain ${FIELD_RULES[field] ?? 'allowed characters'}` };
+        : { field, message: `${field} may only contain ${allowedIn(field)}` };
     default:
       return { field, message: `${field} is invalid` };
   }
@@ -86,24 +80,24 @@ export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown>
     properties: {
       // `minLength` before `pattern`: an empty string reports "must not be empty".
       query: { type: 'string', minLength: 1, maxLength: maxQueryChars, pattern: '\\S', description: 'What the user said. May be left out when `confirm` or `reject` names task ids.' },
-      user_id: { type: 'string', minLength: 1, maxLength: 128, pattern: USER_ID_PATTERN, description: 'The end user (owner of the session).' },
+      user_id: { type: 'string', minLength: 1, maxLength: ID_RULES.user_id.maxLength, pattern: ID_RULES.user_id.pattern, description: 'The end user (owner of the session).' },
       session_id: {
         type: 'string',
         minLength: 1,
-        maxLength: 128,
-        pattern: SESSION_ID_PATTERN,
+        maxLength: ID_RULES.session_id.maxLength,
+        pattern: ID_RULES.session_id.pattern,
         description: 'Continue this conversation; a new one is created when absent.',
       },
       confirm: {
         type: 'array',
         maxItems: MAX_TASK_IDS,
-        items: { type: 'string', pattern: TASK_ID_PATTERN },
+        items: { type: 'string', pattern: ID_RULES.task_id.pattern },
         description: 'Task ids of side-effect tasks awaiting confirmation that the user confirms; `query` may then be left out.',
       },
       reject: {
         type: 'array',
         maxItems: MAX_TASK_IDS,
-        items: { type: 'string', pattern: TASK_ID_PATTERN },
+        items: { type: 'string', pattern: ID_RULES.task_id.pattern },
         description: 'Task ids of side-effect tasks awaiting confirmation that the user rejects; `query` may then be left out.',
       },
       on_disconnect: {
@@ -145,12 +139,10 @@ export function createChatRequestValidator(options: { maxQueryChars?: number } =
   };
 }
 
-/** Throws a 400 naming `field` unless `value` is a string matching `pattern`. */
-export function requireIdParameter(field: string, value: unknown, pattern: string): string {
+/** Throws a 400 naming `field` unless `value` is an id of that kind (`session_id`, `user_id`, …). */
+export function requireIdParameter(field: IdKind, value: unknown): string {
   if (value === undefined || value === '') throw new UserError('BAD_REQUEST', `${field} is required`, { field });
   if (typeof value !== 'string') throw new UserError('BAD_REQUEST', `${field} must be a single string`, { field });
-  if (!new RegExp(pattern).test(value)) {
-    throw new UserError('BAD_REQUEST', `${field} may only contain ${FIELD_RULES[field] ?? 'allowed characters'}`, { field });
-  }
+  if (!isValidId(field, value)) throw new UserError('BAD_REQUEST', `${field} may only contain ${allowedIn(field)}`, { field });
   return value;
 }

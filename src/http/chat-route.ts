@@ -11,6 +11,7 @@
  */
 import type { RequestHandler, Response } from 'express';
 import { ERROR_CATALOGUE, SystemError, UserError } from '../errors.js';
+import { ID_RULES, isValidId } from '../id-patterns.js';
 import type { ResponseState } from '../graph/response-state.js';
 import type { TurnFeed } from '../graph/turn-feed.js';
 import type { TurnIdempotency } from '../graph/turn-idempotency.js';
@@ -37,9 +38,6 @@ export interface ChatHandlerOptions {
   /** `idempotency-key` handling; absent = the header is ignored. */
   idempotency?: { keys: TurnIdempotency; feed: TurnFeed };
 }
-
-/** Allowed `idempotency-key` values: 1-200 visible ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /** Streams (or returns as JSON) the stored events of a turn started earlier under the same idempotency key. */
 async function replayTurn(
@@ -120,7 +118,7 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
     const header = request.headers['idempotency-key'];
     const idempotencyKey = options.idempotency && header !== undefined ? (Array.isArray(header) ? header[0] : header) : undefined;
     if (idempotencyKey !== undefined) {
-      if (!IDEMPOTENCY_KEY.test(idempotencyKey)) throw new UserError('BAD_REQUEST', 'idempotency-key must be 1-200 visible ASCII characters', { field: 'idempotency-key' });
+      if (!isValidId('idempotency_key', idempotencyKey)) throw new UserError('BAD_REQUEST', `idempotency-key must be ${ID_RULES.idempotency_key.allowed}`, { field: 'idempotency-key' });
       const claim = await options.idempotency!.keys.claim(owner, idempotencyKey);
       if (claim.kind === 'pending') throw new UserError('TURN_IN_PROGRESS', 'a request with this idempotency-key is still starting its turn');
       if (claim.kind === 'existing') {

@@ -4,4 +4,3 @@ export { startServer, type RunningServer, type StartServerOptions } from './serv
 export { createStreamTracker, type StreamTracker } from './stream-tracker.js';
 export { createErrorHandler, mapError, type ErrorBody } from './error-handler.js';
 export type { ChatAbortReason } from './chat-route.js';
-export { SESSION_ID_PATTERN, USER_ID_PATTERN } from './chat-request.js';

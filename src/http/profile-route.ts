@@ -13,7 +13,7 @@ import type { RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import type { ProfileStore } from '../store/types.js';
 import { callerOwner } from './auth.js';
-import { USER_ID_PATTERN, requireIdParameter } from './chat-request.js';
+import { requireIdParameter } from './chat-request.js';
 
 export interface ProfileRouteOptions {
   profiles: ProfileStore;
@@ -23,8 +23,8 @@ export interface ProfileRouteOptions {
 
 /** The path user and its owner key in the caller's tenant, once the caller is that user. */
 function owner(request: Parameters<RequestHandler>[0], response: Parameters<RequestHandler>[1]): { userId: string; owner: string } {
-  const pathUser = requireIdParameter('user_id', request.params.user_id, USER_ID_PATTERN);
-  const caller = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
+  const pathUser = requireIdParameter('user_id', request.params.user_id);
+  const caller = requireIdParameter('user_id', request.query.user_id);
   if (pathUser !== caller) throw new UserError('FORBIDDEN', 'a profile can only be read or deleted by its own user');
   return { userId: pathUser, owner: callerOwner(response, pathUser) };
 }

@@ -10,7 +10,7 @@ import { UserError } from '../errors.js';
 import type { TurnFeed } from '../graph/turn-feed.js';
 import type { TranscriptReader } from '../store/types.js';
 import { callerOwner } from './auth.js';
-import { SESSION_ID_PATTERN, USER_ID_PATTERN, requireIdParameter } from './chat-request.js';
+import { requireIdParameter } from './chat-request.js';
 import { openSseStream } from './sse.js';
 
 export interface SessionStreamOptions {
@@ -30,8 +30,8 @@ async function requireOwner(messages: TranscriptReader, owner: string, sessionId
 /** Replays a turn's events after `Last-Event-ID`, then follows it live until `done`. */
 export function createSessionStreamHandler(options: SessionStreamOptions): RequestHandler {
   return async (request, response) => {
-    const sessionId = requireIdParameter('session_id', request.params.session_id, SESSION_ID_PATTERN);
-    const userId = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
+    const sessionId = requireIdParameter('session_id', request.params.session_id);
+    const userId = requireIdParameter('user_id', request.query.user_id);
     const owner = await requireOwner(options.messages, callerOwner(response, userId), sessionId);
     const header = request.headers['last-event-id'];
     const lastEventId = Array.isArray(header) ? header[0] : header;
@@ -54,8 +54,8 @@ export function createSessionStreamHandler(options: SessionStreamOptions): Reque
 /** Cancels the session's running turn wherever it runs: 202, or 404 when none runs. */
 export function createSessionCancelHandler(options: Pick<SessionStreamOptions, 'messages' | 'feed'>): RequestHandler {
   return async (request, response) => {
-    const sessionId = requireIdParameter('session_id', request.params.session_id, SESSION_ID_PATTERN);
-    const userId = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
+    const sessionId = requireIdParameter('session_id', request.params.session_id);
+    const userId = requireIdParameter('user_id', request.query.user_id);
     const owner = await requireOwner(options.messages, callerOwner(response, userId), sessionId);
     const cancelled = await options.feed.cancel(owner, sessionId);
     if (!cancelled) throw new UserError('NOT_FOUND', `no turn is running on session ${sessionId}`);

@@ -13,13 +13,13 @@ import type { RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import type { TranscriptReader } from '../store/types.js';
 import { callerOwner } from './auth.js';
-import { SESSION_ID_PATTERN, USER_ID_PATTERN, requireIdParameter } from './chat-request.js';
+import { requireIdParameter } from './chat-request.js';
 
 /** Builds the handler for the session transcript route. */
 export function createSessionMessagesHandler(options: { messages: TranscriptReader }): RequestHandler {
   return async (request, response) => {
-    const sessionId = requireIdParameter('session_id', request.params.session_id, SESSION_ID_PATTERN);
-    const userId = requireIdParameter('user_id', request.query.user_id, USER_ID_PATTERN);
+    const sessionId = requireIdParameter('session_id', request.params.session_id);
+    const userId = requireIdParameter('user_id', request.query.user_id);
     const owner = callerOwner(response, userId);
     const access = await options.messages.sessionAccess(owner, sessionId);
     if (access === 'none') throw new UserError('SESSION_NOT_FOUND', `session ${sessionId} does not exist`);

@@ -5,15 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
+import { isValidId } from '../id-patterns.js';
 import type { TraceContext } from '../trace-context.js';
-
-const TRACE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /** Picks the caller's trace id when it is sane, else generates one. */
 export function pickTraceId(headerValues: readonly (string | string[] | undefined)[]): string {
   for (const value of headerValues) {
     const candidate = Array.isArray(value) ? value[0] : value;
-    if (typeof candidate === 'string' && TRACE_ID_PATTERN.test(candidate.trim())) return candidate.trim();
+    if (typeof candidate === 'string' && isValidId('trace_id', candidate.trim())) return candidate.trim();
   }
   return randomUUID();
 }

@@ -13,12 +13,10 @@
  * one tenant can spell an owner key of another. Owner keys stay inside the
  * server: clients and sub-agents only ever see the plain `user_id`.
  */
+import { isValidId } from '../id-patterns.js';
 
 /** The tenant of open mode and of plain (unnamed) API keys. */
 export const DEFAULT_TENANT = '';
-
-/** What a tenant name may look like in `key=tenant`. */
-export const TENANT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 const SEPARATOR = '/';
 
@@ -26,7 +24,7 @@ const SEPARATOR = '/';
 export function ownerKey(tenant: string, userId: string): string {
   if (userId.includes(SEPARATOR)) throw new Error('a user id never contains "/"; it was not validated');
   if (tenant === DEFAULT_TENANT) return userId;
-  if (!TENANT_NAME.test(tenant)) throw new Error(`invalid tenant name ${JSON.stringify(tenant)}`);
+  if (!isValidId('tenant', tenant)) throw new Error(`invalid tenant name ${JSON.stringify(tenant)}`);
   return `${tenant}${SEPARATOR}${userId}`;
 }
 
