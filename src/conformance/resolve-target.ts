@@ -2,10 +2,11 @@
  * Turns the `check-agent` argument into a target: a URL is checked as it is
  * (protocol detected from the reply), an agent id is looked up in a registry
  * file so its endpoint headers, timeout, protocol and `output_schema` apply,
- * and sample inputs are made from its required keys.
+ * and sample inputs are made from its required keys (a pattern key's sample is
+ * read from the card's own examples with the same extractor routing uses).
  */
 import type { AgentCard, ExtractSpec } from '../registry/types.js';
-import { addLocalDays, formatLocalDate } from '../text/index.js';
+import { addLocalDays, extractOne, formatLocalDate } from '../text/index.js';
 import type { ConformanceTarget } from './types.js';
 
 /** Timeout of a URL target when none is given (the registry's default endpoint timeout). */
@@ -19,8 +20,9 @@ export function targetFromUrl(url: string, options: { timeoutMs?: number; inputs
 /** A target for a registered card; `inputs` override the generated samples. */
 export function targetFromCard(card: AgentCard, options: { timeoutMs?: number; inputs?: Record<string, unknown>; today?: Date } = {}): ConformanceTarget {
   const samples: Record<string, unknown> = {};
+  const today = options.today ?? new Date();
   for (const spec of card.requiredKeys) {
-    const value = sampleValue(spec.extract, options.today ?? new Date());
+    const value = sampleValue(spec.extract, today) ?? exampleValue(spec.extract, card.examples, today);
     if (value !== undefined) samples[spec.key] = value;
   }
   return {
@@ -33,6 +35,15 @@ export function targetFromCard(card: AgentCard, options: { timeoutMs?: number; i
     inputs: { ...samples, ...options.inputs },
     agentId: card.id,
   };
+}
+
+/** The first value `spec` reads from one of the card's examples ("从北京飞上海" → 北京), or undefined. */
+function exampleValue(spec: ExtractSpec, examples: readonly string[], today: Date): unknown {
+  for (const example of examples) {
+    const outcome = extractOne(example.normalize('NFKC'), spec, today);
+    if (outcome && 'value' in outcome) return outcome.value;
+  }
+  return undefined;
 }
 
 /** A plausible value of a key, or undefined when none can be made (a pattern). */
