@@ -36,8 +36,13 @@ export interface Metrics {
   readonly llmTokens: Counter<'model' | 'kind'>;
   /** Wall time of each graph stage (node) of a turn, in seconds. */
   readonly stageDuration: Histogram<'stage'>;
-  /** Answers served from a cache, by cache (`response`: a sub-agent reply; `answer`: a whole answer). */
+  /**
+   * Cache lookups that found an entry, by cache (`answer`: a whole answer of a
+   * hot question; `response`: a sub-agent reply; `intent`: a model intent result).
+   */
   readonly cacheHits: Counter<'cache'>;
+  /** Cache lookups that found nothing, by cache (as `cacheHits`). */
+  readonly cacheMisses: Counter<'cache'>;
   /** 1 for the live registry version (content hash), by version. */
   readonly registryVersion: Gauge<'version'>;
   /** Passive health per agent from recent calls: 1 ok, 0 failing, -1 not called yet. */
@@ -132,7 +137,13 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     }),
     cacheHits: new Counter({
       name: 'switchboard_cache_hits_total',
-      help: 'Answers served from a cache, by cache.',
+      help: 'Cache lookups that found an entry, by cache (answer, response, intent).',
+      labelNames: ['cache'],
+      registers,
+    }),
+    cacheMisses: new Counter({
+      name: 'switchboard_cache_misses_total',
+      help: 'Cache lookups that found nothing, by cache (answer, response, intent).',
       labelNames: ['cache'],
       registers,
     }),

@@ -19,18 +19,19 @@ import { createTurnRunner } from './graph/turn-runner.js';
 import type { BudgetName } from './graph/turn-budget.js';
 import type { TurnRunner } from './graph/turn-types.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
-import { createCardPreselector, createExampleRanker, createInMemoryIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
+import { createCardPreselector, createExampleRanker, createIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
 import type { IntentRecognizer } from './intent/types.js';
 import { summariseUsage, withTurnBudget } from './llm/index.js';
 import type { LlmGateway } from './llm/types.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
-import { recordTurnMetrics } from './turn-metrics.js';
+import { recordCacheLookup, recordTurnMetrics } from './turn-metrics.js';
 import type { TraceContext } from './trace-context.js';
 import { createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry, RegistrySnapshot } from './registry/types.js';
-import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
+import { createMemoryKeyValueStore, openStorage, startRetentionJob, type KeyValueStore, type Storage } from './store/index.js';
 import { createResponseCache } from './graph/response-cache.js';
+import { createAnswerCache } from './graph/answer-cache.js';
 import { createLlmVerifier, createOfflineVerifier } from './graph/verify/llm-verifier.js';
 import type { Verifier } from './graph/verify/types.js';
 import { createPiiMasking, maskStorage, type PiiMasking } from './privacy/index.js';
@@ -98,8 +99,9 @@ export interface Strategies {
  * Chooses the intent / planning / answer strategies: offline when no enabled
  * model gateway is configured; otherwise the LLM ones, each falling back to
  * its offline counterpart. `switchboard eval` builds its strategies here too.
+ * Model intent results are cached in `intentCacheStore` (default: in-process).
  */
-export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics): Strategies {
+export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics, options: { intentCacheStore?: KeyValueStore } = {}): Strategies {
   // One example ranker, so the recogniser and the pre-selector share one trained model per snapshot.
   const ranker = createExampleRanker();
   const preselector = createCardPreselector({ ranker });
@@ -116,7 +118,17 @@ export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, me
   // Every model call of a turn respects the turn's token and time budgets.
   const gateway = withTurnBudget(llm);
   return {
-    recognizer: createLlmRecognizer({ gateway, fallback: offline.recognizer, cache: createInMemoryIntentCache(), logger, metrics, preselector }),
+    recognizer: createLlmRecognizer({
+      gateway,
+      fallback: offline.recognizer,
+      cache: createIntentCache({
+        store: options.intentCacheStore ?? createMemoryKeyValueStore({ maxEntries: 1000 }),
+        onLookup: (hit) => recordCacheLookup(metrics, 'intent', hit),
+      }),
+      logger,
+      metrics,
+      preselector,
+    }),
     planner: createLlmPlanner({ fallback: offline.planner, logger }),
     answers: createLlmAnswers({ gateway, fallback: offline.answers, logger }),
     preselector,
@@ -136,23 +148,25 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const { logger } = options;
   const masking = options.masking ?? createPiiMasking();
   const metrics = createMetrics();
-  const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics);
-  const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare });
-  registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
-  let storage: Storage;
+  // Storage opens first, so the caches of the strategies can live in it; nothing is written before the registry is live.
+  const storage = maskStorage(
+    await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger }),
+    masking,
+  );
+  // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
+  const cacheStore: KeyValueStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
+  const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics, { intentCacheStore: cacheStore });
+  let registry: Registry;
   try {
-    // Personal data is masked on every write (CONTRACT §7), with the live registry's extra kinds.
-    masking.use(registry.current().supervisor.piiPatterns);
-    registry.onReload((next) => masking.use(next.supervisor.piiPatterns));
-    storage = maskStorage(
-      await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger }),
-      masking,
-    );
+    registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare });
   } catch (error) {
-    // The registry watcher would keep the process alive after a failed start.
-    await registry.close();
+    await storage.close();
     throw error;
   }
+  registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
+  // Personal data is masked on every write (CONTRACT §7), with the live registry's extra kinds.
+  masking.use(registry.current().supervisor.piiPatterns);
+  registry.onReload((next) => masking.use(next.supervisor.piiPatterns));
   const agentClient = createAgentClient({ logger });
   const ticketWebhook = createTicketWebhook({ logger, ...options.ticketWebhook });
   const health = createAgentHealthTracker();
@@ -160,8 +174,6 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     const snapshot = registry.current();
     return { version: snapshot.version, agents: snapshot.agents.map((card) => ({ id: card.id, status: health.of(card.id).status })) };
   });
-  // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
-  const cacheStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
   const graph = buildSupervisorGraph({
     recognizer,
     planner,
@@ -171,7 +183,10 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     logger,
     checkpointer: storage.checkpointer,
     profiles: storage.profiles,
-    responseCache: createResponseCache({ store: cacheStore, logger, now: options.now }),
+    responseCache: createResponseCache({ store: cacheStore, logger, now: options.now, onLookup: (hit) => recordCacheLookup(metrics, 'response', hit) }),
+    // Answers of hot questions go to the storage backend's own store (SQLite, Postgres or Redis): one
+    // lookup per business turn, and a replica answers what another one answered.
+    answerCache: createAnswerCache({ store: storage.kv, logger, now: options.now, onLookup: (hit) => recordCacheLookup(metrics, 'answer', hit) }),
     ticketWebhook,
     onAgentCall: (agent, outcome, durationMs) => {
       health.record(agent, outcome);

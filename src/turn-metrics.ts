@@ -2,7 +2,8 @@
  * What a finished turn adds to `/metrics`, read from the events it sent (the
  * same facts the client saw): its outcome — where a turn that ran to its end
  * but got nothing done is `failed`, half done `partial`, waiting on the user
- * `input_required` — its stage timings, and its cache hits.
+ * `input_required` — and its stage timings. Cache hits and misses are counted
+ * by the caches themselves (`recordCacheLookup`), misses being invisible in events.
  */
 import type { ResponseState } from './graph/response-state.js';
 import type { TurnOutcome } from './store/types.js';
@@ -37,15 +38,18 @@ export function recordTurnMetrics(metrics: Metrics, lifecycle: TurnOutcome, dura
       if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) metrics.stageDuration.observe({ stage }, ms / 1000);
     }
   }
-  for (const event of events) {
-    if (event.metadata.state?.cached !== true) continue;
-    if (event.metadata.stage === 'agent_done') metrics.cacheHits.inc({ cache: 'response' });
-    else if (event.metadata.stage === 'final') metrics.cacheHits.inc({ cache: 'answer' });
-  }
 }
 
 /** Side-effect tasks a final event asks the user to confirm (`metadata.confirmation`). */
 function pendingConfirmations(event: ResponseState | undefined): number {
   const list = (event?.metadata as { confirmation?: unknown } | undefined)?.confirmation;
   return Array.isArray(list) ? list.length : 0;
+}
+
+/** The cache a lookup went to: `answer` (hot questions), `response` (a sub-agent reply) or `intent` (a model intent result). */
+export type CacheName = 'answer' | 'response' | 'intent';
+
+/** Counts one cache lookup as a hit or a miss. */
+export function recordCacheLookup(metrics: Metrics, cache: CacheName, hit: boolean): void {
+  (hit ? metrics.cacheHits : metrics.cacheMisses).inc({ cache });
 }

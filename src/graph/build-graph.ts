@@ -6,8 +6,8 @@
  *                   ├─ execute (confirmed side-effect tasks) ───────────────┐
  *                   └─ recognize_intent ─┬─ direct_answer → END             │
  *                                        ├─ escalate → END                  ▼
- *                                        └─ plan → fill_from_profile → semantic_check → execute → verify → summarize ─┬─ END
- *                                                                                                 └─ escalate
+ *                                        └─ plan → fill_from_profile → semantic_check → recall_answer ─┬─ execute → verify → summarize ─┬─ END
+ *                                                                                      └─ summarize (kept answer)     └─ escalate
  */
 import { END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import type { AgentClient } from '../agents/types.js';
@@ -26,6 +26,8 @@ import { createPlanNode } from './nodes/plan-node.js';
 import { createSemanticCheckNode } from './nodes/semantic-check-node.js';
 import { createSummarizeNode, routeAfterSummarize } from './nodes/summarize-node.js';
 import { createVerifyNode } from './nodes/verify-node.js';
+import { createRecallAnswerNode, routeAfterRecall } from './nodes/recall-answer-node.js';
+import type { AnswerCache } from './answer-cache.js';
 import { createFillFromProfileNode, createLoadProfileNode } from './nodes/profile-node.js';
 import type { ProfileStore } from '../store/types.js';
 import { createOfflineVerifier } from './verify/llm-verifier.js';
@@ -48,6 +50,8 @@ export interface SupervisorDependencies {
   ticketWebhook?: TicketWebhook;
   onAgentCall?: (agentId: string, status: string, durationMs: number) => void;
   responseCache?: ResponseCache;
+  /** Answers of hot questions (the semantic cache); none = every turn runs its plan. */
+  answerCache?: AnswerCache;
   /** Judges the results after execution; default: the offline verifier (rule check only). */
   verifier?: Verifier;
   /** Long-term profile facts per user; none = no profile layer. */
@@ -80,6 +84,7 @@ export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
     .addNode('escalate', timed('escalate', createEscalateNode(dependencies)))
     .addNode('plan', timed('plan', createPlanNode(dependencies)))
     .addNode('semantic_check', timed('semantic_check', createSemanticCheckNode()))
+    .addNode('recall_answer', timed('recall_answer', createRecallAnswerNode(dependencies)))
     .addNode('execute', timed('execute', createExecuteNode(dependencies)))
     .addNode('verify', timed('verify', createVerifyNode({ ...dependencies, verifier: dependencies.verifier ?? createOfflineVerifier() })))
     .addNode('summarize', timed('summarize', createSummarizeNode(dependencies)))
@@ -90,7 +95,8 @@ export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
     .addConditionalEdges('recognize_intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])
     .addEdge('plan', 'fill_from_profile')
     .addEdge('fill_from_profile', 'semantic_check')
-    .addEdge('semantic_check', 'execute')
+    .addEdge('semantic_check', 'recall_answer')
+    .addConditionalEdges('recall_answer', routeAfterRecall, ['execute', 'summarize'])
     .addEdge('execute', 'verify')
     .addEdge('verify', 'summarize')
     .addConditionalEdges('summarize', routeAfterSummarize, ['escalate', END])

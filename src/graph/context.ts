@@ -30,6 +30,8 @@ export interface TurnContext {
    * state's `user_id` then stands for it (the default tenant).
    */
   owner?: string;
+  /** Set when the turn was answered from the answer cache (the `done` event says `cached: true`). */
+  answerCached?: boolean;
   /** Records each sub-task before it is sent (audit trail); absent in unit tests. */
   tasks?: TaskRecorder;
   /** The turn's budgets (sub-tasks, model tokens, time); absent = unlimited (unit tests). */

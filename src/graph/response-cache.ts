@@ -53,9 +53,13 @@ export function replyCacheKey(request: ReplyCacheRequest): string {
   return `reply:${request.registryVersion}:${request.card.id}:${scope}:${digest(subject)}`;
 }
 
-/** Creates the response cache over a key-value store. Store failures are logged and read as a miss. */
-export function createResponseCache(options: { store: KeyValueStore; logger: Logger; now?: () => Date }): ResponseCache {
-  const { store, logger } = options;
+/**
+ * Creates the response cache over a key-value store. Store failures are logged
+ * and read as a miss. `onLookup` is told the outcome of each lookup of a
+ * cacheable agent (metrics).
+ */
+export function createResponseCache(options: { store: KeyValueStore; logger: Logger; now?: () => Date; onLookup?: (hit: boolean) => void }): ResponseCache {
+  const { store, logger, onLookup } = options;
   const now = options.now ?? (() => new Date());
   return {
     async lookup(request) {
@@ -64,8 +68,9 @@ export function createResponseCache(options: { store: KeyValueStore; logger: Log
         logger.warn({ err: error, agent: request.card.id }, 'response cache read failed');
         return undefined;
       });
-      if (!value || typeof value !== 'object' || Array.isArray(value) || value.status !== 'completed') return undefined;
-      return value as unknown as CachedReply;
+      const hit = !!value && typeof value === 'object' && !Array.isArray(value) && value.status === 'completed';
+      onLookup?.(hit);
+      return hit ? (value as unknown as CachedReply) : undefined;
     },
     async remember(request, reply) {
       if (!isCacheable(request.card)) return;

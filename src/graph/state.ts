@@ -12,6 +12,7 @@ import type { Verification } from './verify/types.js';
 import type { LayeredSummary } from './layered-summary.js';
 import type { ProfileFact } from '../store/types.js';
 import type { ProfileFill } from './profile-facts.js';
+import type { AnswerCacheKey } from './answer-cache.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -37,6 +38,13 @@ export interface EscalationTrigger {
   reason: 'emotion' | 'verify_failed';
   /** The emotion words behind an `emotion` trigger. */
   words?: string[];
+}
+
+/** This turn's place in the answer cache (absent when its plan may not be answered from cache). */
+export interface AnswerCacheState extends AnswerCacheKey {
+  /** True when the answer was found: the turn is answered with `answer`, no agent or model is called. */
+  hit: boolean;
+  answer?: string;
 }
 
 /** What survives from one turn to the next (short-term memory). */
@@ -89,6 +97,8 @@ export const SupervisorStateAnnotation = Annotation.Root({
   /** A confirmation turn: parked tasks it did not touch are kept as they were. */
   confirm_turn: replace<boolean>(() => false),
   escalation: replace<EscalationTrigger | null>(() => null),
+  /** The answer cache's key for this turn's plan, and whether it was answered from it. */
+  answer_cache: replace<AnswerCacheState | null>(() => null),
 });
 
 export type SupervisorState = typeof SupervisorStateAnnotation.State;

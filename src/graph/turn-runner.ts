@@ -317,6 +317,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           turn_id: request.turnId,
           outcome,
           ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}),
+          ...(context.answerCached && outcome === 'completed' ? { cached: true } : {}),
           duration_ms: durationMs,
           timings_ms: { ...context.timings },
         },

@@ -15,6 +15,7 @@ export { createOfflineRecognizer, type OfflineRecognizerOptions } from './offlin
 export { createLlmRecognizer, type IntentFallbackMetrics, type LlmRecognizerOptions } from './llm-recognizer.js';
 export {
   createInMemoryIntentCache,
+  createIntentCache,
   intentCacheKey,
   normalizeQueryForCache,
   type InMemoryIntentCacheOptions,

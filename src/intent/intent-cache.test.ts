@@ -20,13 +20,16 @@ describe('intent cache key', () => {
     expect(normalizeQueryForCache('book  a hotel , 明天.')).toBe('book a hotel,明天.');
   });
 
-  it('changes with the registry version, the day, the history and the pending agents', () => {
+  it('changes with the registry version, the day, the history, the pending agents, the summary and the profile', () => {
     const base = intentCacheKey(KEY_INPUT);
     expect(intentCacheKey({ ...KEY_INPUT, query: ' 帮我订北京的酒店 ' })).toBe(base);
     expect(intentCacheKey({ ...KEY_INPUT, registryVersion: 'v2' })).not.toBe(base);
     expect(intentCacheKey({ ...KEY_INPUT, day: '2026-11-23' })).not.toBe(base);
     expect(intentCacheKey({ ...KEY_INPUT, history: [{ query: 'a', rewrittenQuery: 'a' }] })).not.toBe(base);
     expect(intentCacheKey({ ...KEY_INPUT, pendingAgents: ['hotel_agent'] })).not.toBe(base);
+    expect(intentCacheKey({ ...KEY_INPUT, profile: '- city: 上海' })).not.toBe(base);
+    expect(intentCacheKey({ ...KEY_INPUT, summary: 'earlier: weather in 北京' })).not.toBe(base);
+    expect(intentCacheKey({ ...KEY_INPUT, profile: '', summary: '' })).toBe(base);
   });
 });
 

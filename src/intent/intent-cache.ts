@@ -6,7 +6,9 @@
  *
  * The key holds the day because drafted plans carry dates resolved from
  * "明天"/"tomorrow"; it holds a digest of the memory because a rewrite depends
- * on earlier turns and on parked tasks. Entries are deep copies both ways, so
+ * on earlier turns, on parked tasks, on the summary of older turns and on the
+ * user's profile facts (a rewrite made with one user's facts is never served
+ * to another user). Entries are deep copies both ways, so
  * neither the caller nor a later turn can change what is stored.
  *
  * `IntentCache` is asynchronous so a shared (Redis) implementation can stand
@@ -32,6 +34,9 @@ export interface IntentCacheKeyInput {
   pendingAgents: readonly string[];
   /** Local date `YYYY-MM-DD` the turn runs on. */
   day: string;
+  /** The layered summary and the profile facts the prompt shows ('' or absent when none). */
+  summary?: string;
+  profile?: string;
 }
 
 const PUNCTUATION: Readonly<Record<string, string>> = { '。': '.', '、': ',', '「': '"', '」': '"', '“': '"', '”': '"', '‘': "'", '’': "'", '～': '~' };
@@ -50,7 +55,7 @@ export function normalizeQueryForCache(query: string): string {
 /** The cache key of one recognition. */
 export function intentCacheKey(input: IntentCacheKeyInput): string {
   const memory = createHash('sha256')
-    .update(JSON.stringify([input.history.map((turn) => turn.rewrittenQuery || turn.query), [...input.pendingAgents].sort()]))
+    .update(JSON.stringify([input.history.map((turn) => turn.rewrittenQuery || turn.query), [...input.pendingAgents].sort(), input.summary ?? '', input.profile ?? '']))
     .digest('hex')
     .slice(0, 16);
   return `intent:${input.registryVersion}:${input.day}:${memory}:${normalizeQueryForCache(input.query)}`;
@@ -69,14 +74,17 @@ export interface InMemoryIntentCacheOptions {
 /**
  * An intent cache over a key-value store (the one store interface behind every
  * cache; a shared implementation lets replicas share recognitions). Entries
- * live `ttlMs`; throws a `TypeError` naming a bad option.
+ * live `ttlMs`; throws a `TypeError` naming a bad option. `onLookup` is told
+ * the outcome of each read (metrics).
  */
-export function createIntentCache(options: { store: KeyValueStore; ttlMs?: number }): IntentCache {
+export function createIntentCache(options: { store: KeyValueStore; ttlMs?: number; onLookup?: (hit: boolean) => void }): IntentCache {
   const ttlMs = options.ttlMs ?? 30 * 60_000;
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError('intent cache: ttlMs must be a positive number');
   return {
     async get(key) {
-      return (await options.store.get(key)) as IntentResult | undefined;
+      const value = (await options.store.get(key)) as IntentResult | undefined;
+      options.onLookup?.(value !== undefined);
+      return value;
     },
     async set(key, value) {
       await options.store.set(key, value as unknown as KeyValue, ttlMs);

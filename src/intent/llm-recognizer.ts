@@ -114,6 +114,8 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         history: input.history,
         pendingAgents: input.pendingAgents,
         day: formatLocalDate(today),
+        summary: input.summary,
+        profile: input.profile,
       });
       if (cache) {
         const cached = await cache.get(key).catch((error: unknown) => {

@@ -21,6 +21,7 @@ export function createInitNode() {
       notices: [],
       confirm_turn: false,
       escalation: null,
+      answer_cache: null,
       profile: [],
       profile_filled: [],
       memory,

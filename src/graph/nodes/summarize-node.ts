@@ -13,6 +13,8 @@ import type { InvalidKey, TaskPlan } from '../plan-types.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/types.js';
 import { profileEvidence, profileNote } from '../profile-facts.js';
+import type { AnswerCache } from '../answer-cache.js';
+import type { TaskOutcome } from '../plan-types.js';
 
 /** agent id → key → refused value, from the task-keyed invalid keys of the plan. */
 function refusedValuesByAgent(plan: TaskPlan, invalidKeys: Readonly<Record<string, readonly InvalidKey[]>>): Record<string, Record<string, string>> {
@@ -23,7 +25,7 @@ function refusedValuesByAgent(plan: TaskPlan, invalidKeys: Readonly<Record<strin
   return byAgent;
 }
 
-export function createSummarizeNode(dependencies: { answers: AnswerComposer; profiles?: ProfileStore; logger?: Logger }) {
+export function createSummarizeNode(dependencies: { answers: AnswerComposer; profiles?: ProfileStore; logger?: Logger; answerCache?: AnswerCache }) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
     const emit = eventWriter(config);
@@ -40,10 +42,13 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
     // Notices and the confirmation prompt are only in the complete final event (streamed deltas carry the body).
     // Tasks awaiting confirmation are not results: the composer sees the rest, the confirmation prompt closes the answer.
     const rest = plan.sub_tasks.filter((task) => task.status !== 'awaiting_confirmation');
+    // A hit of the answer cache (recall_answer) brings the answer itself: the composer is not asked.
+    const recalled = state.answer_cache?.hit === true ? state.answer_cache.answer : undefined;
     const body =
       rest.length === 0
         ? ''
-        : await dependencies.answers.summarize(
+        : recalled ??
+          await dependencies.answers.summarize(
             {
               query: state.rewritten_query,
               language: context.language,
@@ -92,8 +97,15 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
         tasks: taskStates,
         ...(state.profile_filled.length > 0 ? { profile_filled: state.profile_filled.map(({ task_id, key, value }) => ({ task_id, key, value })) } : {}),
         ...(state.verification ? { verification: { sufficient: state.verification.sufficient, retried: state.verification.retried, judged: state.verification.judged } } : {}),
+        ...(recalled !== undefined ? { cached: true } : {}),
       },
     });
+    if (dependencies.answerCache && state.answer_cache && recalled === undefined && answerWorthKeeping(state, context.usage.calls, body)) {
+      await dependencies.answerCache.remember(state.answer_cache, {
+        answer: body,
+        tasks: plan.sub_tasks.map((task) => keptReply(state.answer_cache!.taskKeys[task.task_id]!, outcomes[task.task_id]!)),
+      });
+    }
     const memory = memoryAfterBusinessTurn({
       memory: state.memory,
       turn: {
@@ -132,6 +144,29 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
       memory,
       execution_path: [...state.execution_path, 'summarize'],
     };
+  };
+}
+
+/**
+ * True when this turn's answer may be kept for near-duplicates: every task
+ * completed, nothing is asked of the user or awaits confirmation, the verify
+ * step did not find it insufficient, and no model call failed (a template
+ * answer standing in for the model's is not kept).
+ */
+function answerWorthKeeping(state: SupervisorState, calls: readonly { ok: boolean }[], body: string): boolean {
+  const plan = state.task_plan;
+  if (!plan || body.trim().length === 0) return false;
+  if (state.semantic_info.length > 0 || state.confirmation.length > 0 || state.verification?.sufficient === false) return false;
+  if (calls.some((call) => !call.ok)) return false;
+  return plan.sub_tasks.every((task) => state.task_results[task.task_id]?.status === 'completed');
+}
+
+function keptReply(key: string, outcome: TaskOutcome) {
+  return {
+    key,
+    agent_id: outcome.agent_id,
+    ...(outcome.output ? { output: outcome.output } : {}),
+    ...(typeof outcome.message === 'string' ? { message: outcome.message } : {}),
   };
 }
 

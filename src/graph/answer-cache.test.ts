@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../logger.js';
+import { loadRegistryText } from '../registry/load-registry.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import { createMemoryKeyValueStore } from '../store/index.js';
+import { answerCacheKey, createAnswerCache, type AnswerCacheRequest } from './answer-cache.js';
+import type { SubTask } from './plan-types.js';
+
+const REGISTRY = `version: 1
+supervisor:
+  answer_cache_ttl_s: 60
+  pii_patterns: [{ name: member_no, pattern: "M[0-9]{8}" }]
+agents:
+  - id: weather_agent
+    name: 天气查询
+    description: 天气
+    endpoint: { url: http://127.0.0.1:7104/invoke }
+    required_semantic_keys:
+      - { key: city, description: 城市, extract: { enum: [北京, 上海] } }
+    input_schema: { type: object, properties: { city: { type: string }, date: { type: string, format: date } } }
+  - id: order_agent
+    name: 订单
+    description: 订单查询
+    endpoint: { url: http://127.0.0.1:7105/invoke }
+    required_semantic_keys:
+      - { key: order_id, description: 订单号, extract: { pattern: "A[0-9]{4}" } }
+  - id: faq_agent
+    name: 常见问题
+    description: 常见问题
+    endpoint: { url: http://127.0.0.1:7106/invoke }
+  - id: refund_agent
+    name: 退款
+    description: 退款
+    side_effects: true
+    endpoint: { url: http://127.0.0.1:7107/invoke }
+`;
+
+function snapshot(yaml = REGISTRY): RegistrySnapshot {
+  const result = loadRegistryText(yaml, 'f.yaml', { env: {} });
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+  return result.snapshot;
+}
+
+function task(id: string, agent: string, inputs: Record<string, unknown>, overrides: Partial<SubTask> = {}): SubTask {
+  return { task_id: id, description: `ask ${agent}`, assigned_agent: agent, inputs, dependencies: [], status: 'pending', ...overrides };
+}
+
+const LIVE = snapshot();
+
+function request(tasks: SubTask[], overrides: Partial<AnswerCacheRequest> = {}): AnswerCacheRequest {
+  return {
+    snapshot: LIVE,
+    owner: 'u1',
+    language: 'zh',
+    plan: { plan_id: 'p', task_type: 'parallel', sub_tasks: tasks, reasoning: '', total_tasks: tasks.length, missing_semantic_keys: [], user_friendly_message: '' },
+    rewrittenQuery: '北京明天天气怎么样',
+    texts: ['北京明天天气怎么样'],
+    profileFilled: false,
+    ...overrides,
+  };
+}
+
+const WEATHER = { city: '北京', date: '2026-11-23' };
+
+describe('answer cache keys', () => {
+  it('keys a read-only plan on what it resolved to: task ids, order and wording do not matter', () => {
+    const first = answerCacheKey(request([task('t1', 'weather_agent', WEATHER)]))!;
+    expect(first.scope).toBe('shared');
+    expect(first.ttlMs).toBe(60_000);
+    const again = answerCacheKey(
+      request([task('other_id', 'weather_agent', { date: '2026-11-23', city: '北京' }, { description: '明天北京的天气如何？' })], { owner: 'u2', texts: ['明天北京的天气如何？'] }),
+    )!;
+    expect(again.key).toBe(first.key);
+    expect(again.taskKeys.other_id).toBe(first.taskKeys.t1);
+    expect(answerCacheKey(request([task('t1', 'weather_agent', { ...WEATHER, city: '上海' })]))!.key).not.toBe(first.key);
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER)], { language: 'en' }))!.key).not.toBe(first.key);
+    // Another tenant never reads this tenant's entries, shared ones included.
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER)], { owner: 'acme/u1' }))!.key).not.toBe(first.key);
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER)], { owner: 'acme/u2' }))!.key).toBe(answerCacheKey(request([task('t1', 'weather_agent', WEATHER)], { owner: 'acme/u1' }))!.key);
+    const edited = snapshot(REGISTRY.replace('description: 天气\n', 'description: 天气预报\n'));
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER)], { snapshot: edited }))!.key).not.toBe(first.key);
+  });
+
+  it('keeps the entry per user for profile-filled keys, personal inputs, input-less tasks and personal data in the text', () => {
+    const shared = answerCacheKey(request([task('t1', 'weather_agent', WEATHER)]))!;
+    const cases: AnswerCacheRequest[] = [
+      request([task('t1', 'weather_agent', WEATHER)], { profileFilled: true }),
+      request([task('t1', 'order_agent', { order_id: 'A1001' })]),
+      request([task('t1', 'faq_agent', {})]),
+      request([task('t1', 'weather_agent', WEATHER)], { texts: ['北京明天天气怎么样，我的手机13812345678'] }),
+      request([task('t1', 'weather_agent', WEATHER)], { texts: ['会员 M12345678 北京明天天气'] }),
+    ];
+    for (const item of cases) {
+      const key = answerCacheKey(item)!;
+      expect(key.scope).toBe('user');
+      expect(answerCacheKey({ ...item, owner: 'u2' })!.key).not.toBe(key.key);
+      expect(key.key).not.toBe(shared.key);
+    }
+  });
+
+  it('keys an input-less task on its normalised message', () => {
+    const base = answerCacheKey(request([task('t1', 'faq_agent', {}, { description: 'How do I return an item?' })]))!;
+    expect(answerCacheKey(request([task('t1', 'faq_agent', {}, { description: ' how  do I return an item ? ' })]))!.key).toBe(base.key);
+    expect(answerCacheKey(request([task('t1', 'faq_agent', {}, { description: 'How do I pay?' })]))!.key).not.toBe(base.key);
+  });
+
+  it('never keys a plan with a side effect, a parked or held task, an unknown agent, or with the cache off', () => {
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER), task('t2', 'refund_agent', { order_id: 'A1001' })]))).toBeUndefined();
+    expect(answerCacheKey(request([task('t1', 'weather_agent', {}, { status: 'parked' })]))).toBeUndefined();
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER, { status: 'awaiting_confirmation' })]))).toBeUndefined();
+    expect(answerCacheKey(request([task('t1', 'gone_agent', WEATHER)]))).toBeUndefined();
+    expect(answerCacheKey(request([]))).toBeUndefined();
+    const off = snapshot(REGISTRY.replace('answer_cache_ttl_s: 60', 'answer_cache_ttl_s: 0'));
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER)], { snapshot: off }))).toBeUndefined();
+  });
+});
+
+describe('answer cache store', () => {
+  it('returns a kept answer for its TTL, counts hits and misses, and reads a store failure as a miss', async () => {
+    let clock = 1_000;
+    const lookups: boolean[] = [];
+    const cache = createAnswerCache({ store: createMemoryKeyValueStore({ now: () => clock }), logger: silentLogger, onLookup: (hit) => lookups.push(hit) });
+    const key = answerCacheKey(request([task('t1', 'weather_agent', WEATHER)]))!;
+    expect(await cache.lookup(key)).toBeUndefined();
+    await cache.remember(key, { answer: '北京明天晴。', tasks: [{ key: key.taskKeys.t1!, agent_id: 'weather_agent', output: { city: '北京' } }] });
+    expect(await cache.lookup(key)).toMatchObject({ answer: '北京明天晴。', tasks: [{ agent_id: 'weather_agent', output: { city: '北京' } }] });
+    clock += 60_001;
+    expect(await cache.lookup(key)).toBeUndefined();
+    expect(lookups).toEqual([false, true, false]);
+
+    const broken = createAnswerCache({
+      store: { get: () => Promise.reject(new Error('down')), set: () => Promise.reject(new Error('down')), setIfAbsent: async () => false, delete: async () => {} },
+      logger: silentLogger,
+    });
+    await expect(broken.remember(key, { answer: 'x', tasks: [] })).resolves.toBeUndefined();
+    expect(await broken.lookup(key)).toBeUndefined();
+  });
+});

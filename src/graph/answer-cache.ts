@@ -1,0 +1,167 @@
+/**
+ * The semantic cache of hot questions (CONTRACT §5 v2, the third memory
+ * layer): a business turn whose resolved plan matches one answered a moment
+ * ago is answered from the kept answer, without calling the agents or the
+ * model.
+ *
+ * "Near-duplicate" is judged on what the question resolved to, not on its
+ * wording: the key is the registry version, the language and the sorted
+ * (agent, canonical inputs) of the plan, so "北京明天天气怎么样" and
+ * "明天北京的天气如何？" share an entry once both resolve to the same city and
+ * date. An agent called without inputs is keyed on its normalised sub-task
+ * message too (case, width, punctuation and spaces folded), since that is all
+ * it is asked. Any registry edit is a new version and so a new key space.
+ *
+ * Only a read-only plan is cached: every task runnable now (nothing parked or
+ * awaiting confirmation) and no agent with `side_effects`.
+ *
+ * Shared or per user: an entry is shared only when the answer can hold
+ * nothing of the user's own. It is kept per user when a key was filled from
+ * the user's profile, when an input may be the user's own data (the rule of
+ * the response cache, cache-scope.ts), when a task has no inputs at all (the
+ * agent answered from the message and the user id alone, so nothing tells
+ * what it used), or when the question or its rewrite carries personal data
+ * (CONTRACT §7 kinds and the registry's `pii_patterns`).
+ *
+ * Entries are kept per tenant (CONTRACT §5 v2 `key=tenant`): a shared entry
+ * is shared by the users of one tenant only.
+ *
+ * Entries live in the key-value store of the storage contract, so every
+ * replica reads what another one wrote.
+ */
+import type { Logger } from '../logger.js';
+import { normalizeQueryForCache } from '../intent/index.js';
+import { createPiiMasker } from '../privacy/pii-masker.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import { tenantOfOwner } from '../store/owner-key.js';
+import type { KeyValue, KeyValueStore } from '../store/types.js';
+import { canonicalJson, digest, isUserSpecific } from './cache-scope.js';
+import type { Language } from '../i18n/index.js';
+import type { SubTask, TaskPlan } from './plan-types.js';
+
+/** Where one plan's answer is kept, and for how long. */
+export interface AnswerCacheKey {
+  key: string;
+  /** `shared` across users, or `user` (the entry is keyed on the user). */
+  scope: 'shared' | 'user';
+  ttlMs: number;
+  /** task_id of the plan → the digest naming that task in the entry (task ids differ between plans). */
+  taskKeys: Record<string, string>;
+}
+
+/** One task's reply as the entry keeps it. */
+export interface CachedAnswerTask {
+  /** Digest of (agent, inputs[, message]): matches the task of a later plan. */
+  key: string;
+  agent_id: string;
+  output?: Record<string, unknown>;
+  message?: string;
+}
+
+/** A kept answer. */
+export interface CachedAnswer {
+  /** The answer body (the per-turn notices that open an answer are not part of it). */
+  answer: string;
+  tasks: CachedAnswerTask[];
+  /** ISO time it was stored. */
+  cached_at: string;
+}
+
+/** What a plan's key is computed from. */
+export interface AnswerCacheRequest {
+  snapshot: RegistrySnapshot;
+  /** The owner key of the user (the user id within its tenant, store/owner-key.ts). */
+  owner: string;
+  language: Language;
+  plan: TaskPlan;
+  /** Sent to an agent whose task has no description of its own. */
+  rewrittenQuery: string;
+  /** The user's text and its rewrite: personal data in either keeps the entry per user. */
+  texts: readonly string[];
+  /** True when a key of the plan was filled from the user's profile. */
+  profileFilled: boolean;
+}
+
+export interface AnswerCache {
+  /** The kept answer under this key, if one is live. */
+  lookup(key: AnswerCacheKey): Promise<CachedAnswer | undefined>;
+  /** Keeps an answer for the key's time to live. */
+  remember(key: AnswerCacheKey, answer: Omit<CachedAnswer, 'cached_at'>): Promise<void>;
+}
+
+const maskers = new WeakMap<RegistrySnapshot, ReturnType<typeof createPiiMasker>>();
+
+/** True when the text carries personal data as the snapshot's masking sees it. */
+function hasPersonalData(snapshot: RegistrySnapshot, text: string): boolean {
+  let masker = maskers.get(snapshot);
+  if (!masker) {
+    masker = createPiiMasker(snapshot.supervisor.piiPatterns);
+    maskers.set(snapshot, masker);
+  }
+  return text.length > 0 && masker.mask(text) !== text;
+}
+
+function hasInputs(task: SubTask): boolean {
+  return Object.values(task.inputs).some((value) => value !== undefined && value !== null);
+}
+
+/** The key of a plan's answer, or undefined when the plan may not be answered from cache (see the file header). */
+export function answerCacheKey(request: AnswerCacheRequest): AnswerCacheKey | undefined {
+  const { snapshot, plan } = request;
+  const ttlS = snapshot.supervisor.answerCacheTtlS;
+  if (!(ttlS > 0) || plan.sub_tasks.length === 0) return undefined;
+  const taskKeys: Record<string, string> = {};
+  let personal = request.profileFilled;
+  for (const task of plan.sub_tasks) {
+    const card = snapshot.byId.get(task.assigned_agent);
+    if (!card || !card.enabled || card.sideEffects === true || task.status !== 'pending') return undefined;
+    const message = task.description.trim() || request.rewrittenQuery;
+    const inputs = hasInputs(task);
+    taskKeys[task.task_id] = digest(`${card.id}|${canonicalJson(task.inputs)}${inputs ? '' : `|${normalizeQueryForCache(message)}`}`);
+    if (!inputs || isUserSpecific(card, task.inputs)) personal = true;
+  }
+  if (request.texts.some((text) => hasPersonalData(snapshot, text))) personal = true;
+  const planDigest = digest(Object.values(taskKeys).sort().join(','));
+  const scope = personal ? 'user' : 'shared';
+  // Never shared across tenants: the tenant is part of every key, the owner key of a personal one.
+  const owner = personal ? `user:${digest(request.owner)}` : 'shared';
+  const tenant = tenantOfOwner(request.owner);
+  return { key: `answer:${snapshot.version}:${request.language}:tenant:${tenant}:${owner}:${planDigest}`, scope, ttlMs: ttlS * 1000, taskKeys };
+}
+
+function isCachedAnswer(value: KeyValue | undefined): value is KeyValue & CachedAnswer {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  return typeof value.answer === 'string' && Array.isArray(value.tasks) && typeof value.cached_at === 'string';
+}
+
+/**
+ * Creates the answer cache over a key-value store. A store failure is logged
+ * and read as a miss (a cache may miss, never fail a turn). `onLookup` is told
+ * each lookup's outcome (metrics).
+ */
+export function createAnswerCache(options: {
+  store: KeyValueStore;
+  logger: Logger;
+  now?: () => Date;
+  onLookup?: (hit: boolean) => void;
+}): AnswerCache {
+  const { store, logger, onLookup } = options;
+  const now = options.now ?? (() => new Date());
+  return {
+    async lookup(key) {
+      const value = await store.get(key.key).catch((error: unknown) => {
+        logger.warn({ err: error }, 'answer cache read failed');
+        return undefined;
+      });
+      const hit = isCachedAnswer(value) ? (value as CachedAnswer) : undefined;
+      onLookup?.(hit !== undefined);
+      return hit;
+    },
+    async remember(key, answer) {
+      const entry: CachedAnswer = { answer: answer.answer, tasks: answer.tasks, cached_at: now().toISOString() };
+      await store.set(key.key, entry as unknown as KeyValue, key.ttlMs).catch((error: unknown) => {
+        logger.warn({ err: error }, 'answer cache write failed');
+      });
+    },
+  };
+}

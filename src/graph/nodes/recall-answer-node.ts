@@ -1,0 +1,62 @@
+/**
+ * recall_answer: between the semantic check and execution, looks the plan up
+ * in the answer cache (answer-cache.ts). A hit fills the task results from
+ * the kept replies and goes straight to summarize, which gives the kept
+ * answer: no agent and no model is called. A miss (or a plan that may not be
+ * cached) runs the turn as usual; summarize keeps its answer when the turn
+ * completed whole.
+ */
+import type { AnswerCache } from '../answer-cache.js';
+import { answerCacheKey } from '../answer-cache.js';
+import { ownerOf, turnContext, type NodeConfig } from '../context.js';
+import type { TaskOutcome } from '../plan-types.js';
+import type { SupervisorState, SupervisorUpdate } from '../state.js';
+
+export function createRecallAnswerNode(dependencies: { answerCache?: AnswerCache }) {
+  return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
+    const path = [...state.execution_path, 'recall_answer'];
+    const plan = state.task_plan;
+    if (!dependencies.answerCache || !plan || state.confirm_turn) return { answer_cache: null, execution_path: path };
+    const context = turnContext(config);
+    const key = answerCacheKey({
+      snapshot: context.snapshot,
+      owner: ownerOf(context, state.user_id),
+      language: context.language,
+      plan,
+      rewrittenQuery: state.rewritten_query,
+      texts: [state.query, state.rewritten_query],
+      profileFilled: state.profile_filled.length > 0,
+    });
+    if (!key) return { answer_cache: null, execution_path: path };
+    const kept = await dependencies.answerCache.lookup(key);
+    const byKey = new Map((kept?.tasks ?? []).map((task) => [task.key, task]));
+    const replies = plan.sub_tasks.map((task) => ({ task, reply: byKey.get(key.taskKeys[task.task_id]!) }));
+    if (!kept || replies.some(({ task, reply }) => reply?.agent_id !== task.assigned_agent)) {
+      return { answer_cache: { ...key, hit: false }, execution_path: path };
+    }
+    const outcomes: Record<string, TaskOutcome> = {};
+    for (const { task, reply } of replies) {
+      outcomes[task.task_id] = {
+        task_id: task.task_id,
+        agent_id: task.assigned_agent,
+        status: 'completed',
+        ...(reply!.output ? { output: reply!.output } : {}),
+        ...(typeof reply!.message === 'string' ? { message: reply!.message } : {}),
+        attempts: 0,
+        duration_ms: 0,
+        cached: true,
+      };
+    }
+    context.answerCached = true;
+    return {
+      answer_cache: { ...key, hit: true, answer: kept.answer },
+      task_results: { ...state.task_results, ...outcomes },
+      execution_path: path,
+    };
+  };
+}
+
+/** After recall_answer: a kept answer goes straight to summarize. */
+export function routeAfterRecall(state: SupervisorState): 'summarize' | 'execute' {
+  return state.answer_cache?.hit === true ? 'summarize' : 'execute';
+}
