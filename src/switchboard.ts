@@ -29,7 +29,7 @@ import { recordCacheLookup, recordTurnMetrics } from './turn-metrics.js';
 import type { TraceContext } from './trace-context.js';
 import { createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry, RegistrySnapshot } from './registry/types.js';
-import { createMemoryKeyValueStore, openStorage, startRetentionJob, type KeyValueStore, type Storage } from './store/index.js';
+import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
 import { createResponseCache } from './graph/response-cache.js';
 import { createAnswerCache } from './graph/answer-cache.js';
 import { createLlmVerifier, createOfflineVerifier } from './graph/verify/llm-verifier.js';
@@ -99,9 +99,10 @@ export interface Strategies {
  * Chooses the intent / planning / answer strategies: offline when no enabled
  * model gateway is configured; otherwise the LLM ones, each falling back to
  * its offline counterpart. `switchboard eval` builds its strategies here too.
- * Model intent results are cached in `intentCacheStore` (default: in-process).
+ * Model intent results are cached in process (their keys and values hold the
+ * user's words, which never go to a shared store unmasked).
  */
-export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics, options: { intentCacheStore?: KeyValueStore } = {}): Strategies {
+export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics): Strategies {
   // One example ranker, so the recogniser and the pre-selector share one trained model per snapshot.
   const ranker = createExampleRanker();
   const preselector = createCardPreselector({ ranker });
@@ -122,7 +123,7 @@ export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, me
       gateway,
       fallback: offline.recognizer,
       cache: createIntentCache({
-        store: options.intentCacheStore ?? createMemoryKeyValueStore({ maxEntries: 1000 }),
+        store: createMemoryKeyValueStore({ maxEntries: 1000 }),
         onLookup: (hit) => recordCacheLookup(metrics, 'intent', hit),
       }),
       logger,
@@ -148,25 +149,25 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const { logger } = options;
   const masking = options.masking ?? createPiiMasking();
   const metrics = createMetrics();
-  // Storage opens first, so the caches of the strategies can live in it; nothing is written before the registry is live.
-  const storage = maskStorage(
-    await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger }),
-    masking,
-  );
-  // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
-  const cacheStore: KeyValueStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
-  const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics, { intentCacheStore: cacheStore });
-  let registry: Registry;
+  const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics);
+  const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare });
+  registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
+  let storage: Storage;
   try {
-    registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare });
+    // Personal data is masked on every write (CONTRACT §7), with the live registry's extra kinds.
+    masking.use(registry.current().supervisor.piiPatterns);
+    registry.onReload((next) => masking.use(next.supervisor.piiPatterns));
+    storage = maskStorage(
+      await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger }),
+      masking,
+    );
   } catch (error) {
-    await storage.close();
+    // The registry watcher would keep the process alive after a failed start.
+    await registry.close();
     throw error;
   }
-  registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
-  // Personal data is masked on every write (CONTRACT §7), with the live registry's extra kinds.
-  masking.use(registry.current().supervisor.piiPatterns);
-  registry.onReload((next) => masking.use(next.supervisor.piiPatterns));
+  // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
+  const cacheStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
   const agentClient = createAgentClient({ logger });
   const ticketWebhook = createTicketWebhook({ logger, ...options.ticketWebhook });
   const health = createAgentHealthTracker();

@@ -3,7 +3,7 @@ import { silentLogger } from '../logger.js';
 import { loadRegistryText } from '../registry/load-registry.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { createMemoryKeyValueStore } from '../store/index.js';
-import { answerCacheKey, createAnswerCache, type AnswerCacheRequest } from './answer-cache.js';
+import { answerCacheKey, answerMayBeKept, createAnswerCache, type AnswerCacheRequest } from './answer-cache.js';
 import type { SubTask } from './plan-types.js';
 
 const REGISTRY = `version: 1
@@ -134,5 +134,14 @@ describe('answer cache store', () => {
     });
     await expect(broken.remember(key, { answer: 'x', tasks: [] })).resolves.toBeUndefined();
     expect(await broken.lookup(key)).toBeUndefined();
+  });
+});
+
+describe('answers with personal data', () => {
+  it('are not kept: the store is a database like any other', () => {
+    expect(answerMayBeKept(LIVE, { answer: '北京明天晴。', tasks: [{ key: 'k', agent_id: 'weather_agent', output: { city: '北京' } }] })).toBe(true);
+    expect(answerMayBeKept(LIVE, { answer: '已联系 13812345678。', tasks: [] })).toBe(false);
+    expect(answerMayBeKept(LIVE, { answer: 'ok', tasks: [{ key: 'k', agent_id: 'order_agent', output: { email: 'a.b@example.com' } }] })).toBe(false);
+    expect(answerMayBeKept(LIVE, { answer: 'ok', tasks: [{ key: 'k', agent_id: 'order_agent', message: '会员 M12345678' }] })).toBe(false);
   });
 });

@@ -27,7 +27,8 @@
  * is shared by the users of one tenant only.
  *
  * Entries live in the key-value store of the storage contract, so every
- * replica reads what another one wrote.
+ * replica reads what another one wrote. Keys hold digests only, and an answer
+ * that carries personal data is not kept at all (`answerMayBeKept`).
  */
 import type { Logger } from '../logger.js';
 import { normalizeQueryForCache } from '../intent/index.js';
@@ -99,6 +100,16 @@ function hasPersonalData(snapshot: RegistrySnapshot, text: string): boolean {
     maskers.set(snapshot, masker);
   }
   return text.length > 0 && masker.mask(text) !== text;
+}
+
+/**
+ * True when a turn's answer may be written to the store: neither the answer
+ * nor the kept replies carry personal data (the store is a database like
+ * any other: CONTRACT §7 data never lands there raw, and a masked answer
+ * would be a wrong one).
+ */
+export function answerMayBeKept(snapshot: RegistrySnapshot, answer: Omit<CachedAnswer, 'cached_at'>): boolean {
+  return !hasPersonalData(snapshot, JSON.stringify(answer));
 }
 
 function hasInputs(task: SubTask): boolean {

@@ -42,7 +42,7 @@ async function waitForError(): Promise<AgentsView> {
 beforeAll(async () => {
   agent = await startFakeAgent(jsonReply());
   weather = await startFakeAgent(sseReply({ result: { status: 'completed', output: { city: '北京', forecast: [] }, message: '晴' } }));
-  const yaml = sampleRegistry('agents_config.yaml', { 7101: agent.url, 7102: agent.url, 7103: agent.url, 7104: weather.url });
+  const yaml = sampleRegistry('agents_config.yaml', { 7101: agent.url, 7102: agent.url, 7103: agent.url, 7104: weather.url }, { answerCacheTtlS: 0 });
   board = await startTestSwitchboard({ registryYaml: yaml });
 });
 

@@ -32,7 +32,7 @@ beforeAll(async () => {
   );
   agents = [hotel, limo, flight, weather];
   // The verify step has its own tests (verify-step.test.ts); here every model call is one of the two the faults are about.
-  const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: limo.url, 7103: flight.url, 7104: weather.url }).replace(
+  const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: limo.url, 7103: flight.url, 7104: weather.url }, { answerCacheTtlS: 0 }).replace(
     'escalate_after_failures: 2',
     'escalate_after_failures: 2\n  verify: { enabled: false }',
   );

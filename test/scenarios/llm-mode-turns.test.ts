@@ -37,7 +37,7 @@ async function startFleet(): Promise<Fleet> {
       sseReply({ progress: ['正在查询北京的天气…'], result: { status: 'completed', output: { city: '北京', forecast: [{ date: TOMORROW, condition: '晴', high: 8, low: -2 }] }, message: '北京明天晴。' } }),
     ),
   };
-  const yaml = sampleRegistry('agents_config.yaml', { 7101: agents.hotel.url, 7102: agents.limo.url, 7103: agents.flight.url, 7104: agents.weather.url });
+  const yaml = sampleRegistry('agents_config.yaml', { 7101: agents.hotel.url, 7102: agents.limo.url, 7103: agents.flight.url, 7104: agents.weather.url }, { answerCacheTtlS: 0 });
   const fake = await startFakeOpenAI();
   const gateway = createLlmGateway({
     baseUrl: fake.baseUrl,

@@ -29,7 +29,7 @@ describe('layered summary over a long session (LLM mode)', () => {
     agents = [weather, ...(await Promise.all([1, 2, 3].map(() => startFakeAgent(jsonReply({ output: {} })))))];
     fake = await startFakeOpenAI();
     gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', smallModel: 'fake-small', logger: silentLogger, timeoutMs: 3000, maxRetries: 0, breaker: false });
-    const yaml = sampleRegistry('agents_config.yaml', { 7101: agents[1]!.url, 7102: agents[2]!.url, 7103: agents[3]!.url, 7104: weather.url });
+    const yaml = sampleRegistry('agents_config.yaml', { 7101: agents[1]!.url, 7102: agents[2]!.url, 7103: agents[3]!.url, 7104: weather.url }, { answerCacheTtlS: 0 });
     board = await startTestSwitchboard({ registryYaml: yaml, llm: gateway, now: () => NOW });
   });
   afterAll(async () => {

@@ -25,10 +25,7 @@ describe('response cache', () => {
     const others = await Promise.all([1, 2, 3].map(() => startFakeAgent(jsonReply({ output: {} }))));
     agents = [weather, ...others];
     // The answer cache is off, so a repeated question reaches the execute step and its response cache.
-    const yaml = sampleRegistry('agents_config.yaml', { 7101: others[0]!.url, 7102: others[1]!.url, 7103: others[2]!.url, 7104: weather.url }).replace(
-      /^supervisor:\n/m,
-      'supervisor:\n  answer_cache_ttl_s: 0\n',
-    );
+    const yaml = sampleRegistry('agents_config.yaml', { 7101: others[0]!.url, 7102: others[1]!.url, 7103: others[2]!.url, 7104: weather.url }, { answerCacheTtlS: 0 });
     board = await startTestSwitchboard({ registryYaml: yaml, now: () => NOW });
   });
   afterAll(async () => {

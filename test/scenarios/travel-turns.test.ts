@@ -38,7 +38,7 @@ async function startFleet(behaviours: Partial<Record<'hotel' | 'limo' | 'flight'
   const limo = await startFakeAgent(behaviours.limo ?? limoOk);
   const flight = await startFakeAgent(behaviours.flight ?? flightOk);
   const weather = await startFakeAgent(behaviours.weather ?? weatherOk);
-  const yaml = edit(sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: limo.url, 7103: flight.url, 7104: weather.url }));
+  const yaml = edit(sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: limo.url, 7103: flight.url, 7104: weather.url }, { answerCacheTtlS: 0 }));
   const board = await startTestSwitchboard({ registryYaml: yaml, now: () => NOW });
   return {
     hotel,
@@ -76,7 +76,7 @@ describe('travel turns', () => {
     expect(events.at(-1)!.type).toBe('done');
     expect(events.map((event) => event.metadata.seq)).toEqual(events.map((_, index) => index + 1));
     const timings = (events.at(-1)!.metadata.state as { timings_ms: Record<string, number> }).timings_ms;
-    expect(Object.keys(timings)).toEqual(['init', 'load_profile', 'control', 'recognize_intent', 'plan', 'fill_from_profile', 'semantic_check', 'execute', 'verify', 'summarize']);
+    expect(Object.keys(timings)).toEqual(['init', 'load_profile', 'control', 'recognize_intent', 'plan', 'fill_from_profile', 'semantic_check', 'recall_answer', 'execute', 'verify', 'summarize']);
     expect(timings.execute).toBeGreaterThanOrEqual(100); // the hotel fake answers after 150 ms
     const plan = stageEvents(events, 'plan_done')[0]!.metadata.state!.task_plan as { task_type: string; sub_tasks: { assigned_agent: string }[] };
     expect(plan.task_type).toBe('parallel');

@@ -39,11 +39,14 @@ export interface ChatOptions {
  * the given URLs. The samples mark their booking agents `side_effects: true`;
  * that is switched off unless `keepSideEffects` is set, so tests about routing
  * and execution see their tasks run in the turn that plans them (the
- * confirmation scenarios keep it).
+ * confirmation scenarios keep it). `answerCacheTtlS` sets
+ * `supervisor.answer_cache_ttl_s` (0: tests that ask the same question again
+ * to watch it run switch the answer cache off).
  */
-export function sampleRegistry(samplePath: string, urlsByPort: Record<number, string>, options: { keepSideEffects?: boolean } = {}): string {
+export function sampleRegistry(samplePath: string, urlsByPort: Record<number, string>, options: { keepSideEffects?: boolean; answerCacheTtlS?: number } = {}): string {
   let text = readFileSync(samplePath, 'utf8');
   if (!options.keepSideEffects) text = text.replace(/^(\s+)side_effects: true\b/gm, '$1side_effects: false');
+  if (options.answerCacheTtlS !== undefined) text = text.replace(/^supervisor:\n/m, `supervisor:\n  answer_cache_ttl_s: ${options.answerCacheTtlS}\n`);
   for (const [port, url] of Object.entries(urlsByPort)) text = text.replaceAll(`http://127.0.0.1:${port}/invoke`, url);
   return text;
 }

@@ -13,7 +13,7 @@ import type { InvalidKey, TaskPlan } from '../plan-types.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/types.js';
 import { profileEvidence, profileNote } from '../profile-facts.js';
-import type { AnswerCache } from '../answer-cache.js';
+import { answerMayBeKept, type AnswerCache } from '../answer-cache.js';
 import type { TaskOutcome } from '../plan-types.js';
 
 /** agent id → key → refused value, from the task-keyed invalid keys of the plan. */
@@ -101,10 +101,8 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
       },
     });
     if (dependencies.answerCache && state.answer_cache && recalled === undefined && answerWorthKeeping(state, context.usage.calls, body)) {
-      await dependencies.answerCache.remember(state.answer_cache, {
-        answer: body,
-        tasks: plan.sub_tasks.map((task) => keptReply(state.answer_cache!.taskKeys[task.task_id]!, outcomes[task.task_id]!)),
-      });
+      const kept = { answer: body, tasks: plan.sub_tasks.map((task) => keptReply(state.answer_cache!.taskKeys[task.task_id]!, outcomes[task.task_id]!)) };
+      if (answerMayBeKept(context.snapshot, kept)) await dependencies.answerCache.remember(state.answer_cache, kept);
     }
     const memory = memoryAfterBusinessTurn({
       memory: state.memory,
