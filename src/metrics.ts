@@ -59,6 +59,8 @@ export interface Metrics {
    * `budget_turn_ms`, `events_per_turn`, `agent_stream_bytes`).
    */
   readonly guardStops: Counter<'guard'>;
+  /** Sub-agent progress events not relayed to the client, by the cap that dropped them (`events_per_turn`, `agent_stream_bytes`). */
+  readonly agentStreamDropped: Counter<'cap'>;
   /** Names where `registryVersion` and `agentHealth` read their values at each scrape. */
   observeLive(source: () => LiveState): void;
 }
@@ -190,6 +192,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       name: 'switchboard_guard_stops_total',
       help: 'Requests refused or turns cut short by a guard rail (delegation depth, rate limit, budgets, stream caps), by guard.',
       labelNames: ['guard'],
+      registers,
+    }),
+    agentStreamDropped: new Counter({
+      name: 'switchboard_agent_stream_dropped_total',
+      help: 'Sub-agent progress events not relayed to the client because a per-turn cap was reached, by cap.',
+      labelNames: ['cap'],
       registers,
     }),
     observeLive(source) {

@@ -17,6 +17,7 @@ import { createTurnFeed } from './graph/turn-feed.js';
 import { createTurnIdempotency } from './graph/turn-idempotency.js';
 import { createTurnRunner } from './graph/turn-runner.js';
 import type { BudgetName } from './graph/turn-budget.js';
+import type { StreamCaps } from './graph/stream-caps.js';
 import type { TurnRunner } from './graph/turn-types.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
 import { createCardPreselector, createExampleRanker, createIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
@@ -69,6 +70,8 @@ export interface SwitchboardOptions {
   now?: () => Date;
   /** Retry timing of escalation-card deliveries (tests shorten it). */
   ticketWebhook?: Omit<TicketWebhookOptions, 'logger'>;
+  /** Caps on sub-agent progress relayed per turn (default: 200 events per turn, 64 KiB per agent). */
+  streamCaps?: Partial<StreamCaps>;
 }
 
 export interface Switchboard {
@@ -209,6 +212,11 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     summariseUsage: (usage) => ({ ...summariseUsage(usage) }),
     onTurnEnd: (outcome, durationMs, events) => recordTurnMetrics(metrics, outcome, durationMs, events),
     onBudgetReached: (budget) => metrics.guardStops.inc({ guard: BUDGET_GUARDS[budget] }),
+    streamCaps: options.streamCaps,
+    onStreamDrop: (cap, first) => {
+      metrics.agentStreamDropped.inc({ cap });
+      if (first) metrics.guardStops.inc({ guard: cap });
+    },
   });
   const streams = createStreamTracker();
   const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });

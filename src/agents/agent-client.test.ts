@@ -253,6 +253,21 @@ describe('createAgentClient', () => {
     expect(outcome).toMatchObject({ ok: false, code: 'too_large' });
   });
 
+  it('cuts an event stream that runs past the timeout, however steadily it sends progress', async () => {
+    const fake = await start(sseReply({ progress: Array.from({ length: 200 }, (_, index) => `tick ${index}`), intervalMs: 20 }));
+    const progress: string[] = [];
+    const started = Date.now();
+    const outcome = await client.call(fakeAgentCard({ url: fake.url, protocol: 'http-sse', timeoutMs: 300, retries: 0 }), body, {
+      onProgress: (content) => progress.push(content),
+    });
+    expect(outcome).toMatchObject({ ok: false, code: 'timeout', attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(2000);
+    // Progress flowed until the cut: it does not extend the stream's time.
+    expect(progress.length).toBeGreaterThan(3);
+    expect(progress.length).toBeLessThan(200);
+    await fake.waitForAborts(1);
+  });
+
   it('fails a connection dropped without an answer as connect_error', async () => {
     const fake = await start({ kind: 'destroy' });
     const outcome = await client.call(fakeAgentCard({ url: fake.url, retries: 1 }), body);

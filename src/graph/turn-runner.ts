@@ -27,6 +27,7 @@ import { acquireSessionLease, sessionLeaseKey } from './session-lease.js';
 import { cancelChannel, turnEventsChannel } from './turn-channels.js';
 import { createTurnEventLog } from './turn-event-log.js';
 import { createTurnBudget, type BudgetName } from './turn-budget.js';
+import { createStreamGovernor, DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
 import type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
 
 /** The parts of storage a turn uses. */
@@ -67,6 +68,10 @@ export interface TurnRunnerOptions {
    * is stopped outright (something ignored the deadline). Default 5000 ms.
    */
   budgetGraceMs?: number;
+  /** Caps on the `agent_stream` progress one turn relays (default `DEFAULT_STREAM_CAPS`). */
+  streamCaps?: Partial<StreamCaps>;
+  /** Called for each progress event a cap dropped; `first` once per cap per turn (metrics). */
+  onStreamDrop?: (cap: StreamCapName, first: boolean) => void;
 }
 
 /** Masks the values of keys the agent declares as phone or e-mail (`138****5678`, `z***@example.com`). */
@@ -157,6 +162,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const queueWaitMs = options.queueWaitMs ?? 120000;
   const interruptWaitMs = Math.max(leaseTtlMs, 10000);
   const budgetGraceMs = options.budgetGraceMs ?? 5000;
+  const streamCaps: StreamCaps = { ...DEFAULT_STREAM_CAPS, ...options.streamCaps };
   let draining = false;
 
   function taskRecorder(turn: { turnId: string; owner: string; sessionId: string; traceId: string }, snapshot: RegistrySnapshot): TaskRecorder {
@@ -207,6 +213,14 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     );
     const usage: LlmUsage = { calls: [], budget: budget.llm };
     const usageState = () => (options.summariseUsage ? { llm: options.summariseUsage(usage) } : {});
+    const progress = createStreamGovernor(streamCaps, (cap, agentId, first) => {
+      if (first) logger.warn({ traceId: request.traceId, cap, agent: agentId, limits: streamCaps }, 'agent progress over its cap; further progress of this turn dropped');
+      options.onStreamDrop?.(cap, first);
+    });
+    const droppedState = () => {
+      const dropped = progress.dropped();
+      return dropped.events_per_turn + dropped.agent_stream_bytes > 0 ? { agent_stream_dropped: dropped } : {};
+    };
     const budgetState = () => {
       const reached = budget.reached();
       return reached.length > 0 ? { budget_stops: reached } : {};
@@ -223,8 +237,10 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
 
     const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
+      // Progress over the turn's caps is dropped here, before it is numbered, stored or sent.
+      if (event.stage === 'agent_stream' && !progress.admit(event.agent_id, event.content)) return;
       const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
-      const state = complete ? { ...event.state, ...usageState(), ...budgetState() } : event.state;
+      const state = complete ? { ...event.state, ...usageState(), ...budgetState(), ...droppedState() } : event.state;
       const seq = events.length + 1;
       const response: ResponseState = {
         type,

@@ -289,6 +289,7 @@ describe('POST /v1/chat rejects bad input', () => {
     ['bad session_id', { query: 'q', user_id: 'u1', session_id: 'a b' }, 'session_id', /session_id may only contain/],
     ['too long session_id', { query: 'q', user_id: 'u1', session_id: 's'.repeat(129) }, 'session_id', /at most 128/],
     ['bad user_id', { query: 'q', user_id: 'u/1' }, 'user_id', /user_id may only contain/],
+    ['too long user_id', { query: 'q', user_id: 'u'.repeat(129) }, 'user_id', /at most 128/],
     ['array body', [{ query: 'q' }], 'body', /JSON object/],
     ['confirm not an array', { user_id: 'u1', confirm: 'plan_1_task_1' }, 'confirm', /confirm must be an array of task ids/],
     ['bad task id in reject', { user_id: 'u1', reject: ['ok', 'a b'] }, 'reject', /reject\[1\] must be a task id/],

@@ -65,6 +65,8 @@ export async function startTestSwitchboard(options: {
   logger?: Logger;
   /** The trace context the given logger reads. */
   traceContext?: TraceContext;
+  /** Caps on relayed sub-agent progress (default: the product's defaults). */
+  streamCaps?: SwitchboardOptions['streamCaps'];
 }): Promise<TestSwitchboard> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-scenario-'));
   const configPath = join(dir, 'agents_config.yaml');
@@ -81,6 +83,7 @@ export async function startTestSwitchboard(options: {
     chatPage: options.chatPage,
     ticketWebhook: options.ticketWebhook,
     traceContext: options.traceContext,
+    streamCaps: options.streamCaps,
     watch: true,
   });
   const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });
