@@ -13,6 +13,7 @@
  */
 import type { MemoryTurn } from '../intent/types.js';
 import type { PendingTask } from './state.js';
+import { truncateText } from '../text/truncate.js';
 
 /** The summary of every turn older than the verbatim window. */
 export interface LayeredSummary {
@@ -44,8 +45,7 @@ export function emptySummary(): LayeredSummary {
 }
 
 function clip(text: string, limit: number): string {
-  const characters = [...text.replace(/\s+/g, ' ').trim()];
-  return characters.length <= limit ? characters.join('') : `${characters.slice(0, limit).join('')}…`;
+  return truncateText(text.replace(/\s+/g, ' ').trim(), limit);
 }
 
 /** Folds one turn that leaves the verbatim window into the summary (a new object). */

@@ -17,6 +17,7 @@ import { formatLocalDate } from '../text/local-date.js';
 import type { MemoryTurn } from './types.js';
 import type { AgentCard, ExtractSpec } from '../registry/types.js';
 import type { ChatMessage } from '../llm/types.js';
+import { truncateText } from '../text/truncate.js';
 
 /** Everything the intent prompt is built from. */
 export interface IntentPromptInput {
@@ -140,7 +141,7 @@ export function buildIntentMessages(input: IntentPromptInput): ChatMessage[] {
       turns.push(`[${index + 1}] user: ${turn.query}`);
       if (turn.rewrittenQuery && turn.rewrittenQuery !== turn.query) turns.push(`    understood as: ${turn.rewrittenQuery}`);
       if (turn.agents.length > 0) turns.push(`    capabilities: ${turn.agents.join(', ')}`);
-      if (turn.answer) turns.push(`    assistant: ${truncate(turn.answer, MAX_ANSWER_CHARS)}`);
+      if (turn.answer) turns.push(`    assistant: ${truncateText(turn.answer, MAX_ANSWER_CHARS)}`);
     });
     user.push('\nConversation so far (oldest first):', dataBlock('conversation', turns.join('\n')));
   }
@@ -157,18 +158,4 @@ export function buildIntentMessages(input: IntentPromptInput): ChatMessage[] {
     { role: 'system', content: system },
     { role: 'user', content: user.join('\n') },
   ];
-}
-
-/** The follow-up message of the one retry after an unusable reply. */
-export function retryMessages(messages: readonly ChatMessage[], previousReply: string, problem: string): ChatMessage[] {
-  return [
-    ...messages,
-    { role: 'assistant', content: truncate(previousReply, 2000) },
-    { role: 'user', content: `That reply could not be used (${truncate(problem, 300)}). Reply again with one JSON object with every required field, nothing else.` },
-  ];
-}
-
-function truncate(text: string, limit: number): string {
-  const characters = [...text];
-  return characters.length <= limit ? text : `${characters.slice(0, limit).join('')}…`;
 }

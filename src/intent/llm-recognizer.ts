@@ -22,18 +22,17 @@
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { chooseTier } from '../llm/model-router.js';
-import { LlmCallError } from '../llm/llm-error.js';
+import { completeJson } from '../llm/complete-json.js';
 import { formatLocalDate } from '../text/local-date.js';
 import { DATA_BLOCK_RULES } from '../text/data-block.js';
 import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';
 import { createContentGuard } from '../guard/content-guard.js';
-import { buildIntentMessages, INTENT_PROMPT_RULES, retryMessages } from './intent-prompt.js';
+import { buildIntentMessages, INTENT_PROMPT_RULES } from './intent-prompt.js';
 import { INTENT_REPLY_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type IntentReply } from './intent-schema.js';
-import type { ChatMessage, LlmGateway } from '../llm/types.js';
+import type { LlmGateway } from '../llm/types.js';
 import type { Logger } from '../logger.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
 import { resolveAgentId } from '../registry/resolve-agent-id.js';
-import { parseAndValidate } from '../util/safe-json.js';
 import { createCardPreselector, type CardPreselector } from './card-preselect.js';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
 import type { IntentCache } from './intent-cache.js';
@@ -142,43 +141,25 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         foldOldest: history.length >= input.snapshot.supervisor.memoryMaxHistory,
       });
       const tier = chooseTier({ purpose: 'intent', turnKind: 'unknown', query: text });
-      let reply: IntentReply | undefined;
-      let problem = '';
-      let previousText = '';
-      for (let attempt = 1; attempt <= 2 && !reply; attempt += 1) {
-        const callMessages: ChatMessage[] = attempt === 1 ? messages : retryMessages(messages, previousText, problem);
-        let replyText: string;
-        try {
-          const result = await gateway.complete({
-            purpose: 'intent',
-            tier: tier.tier,
-            tierReason: tier.reason,
-            messages: callMessages,
-            jsonSchema: { name: 'intent_and_plan', schema: INTENT_REPLY_SCHEMA as unknown as Record<string, unknown> },
-            temperature: 0,
-            signal: input.signal,
-            usage: input.usage,
-          });
-          replyText = result.text;
-        } catch (error) {
-          if (input.signal?.aborted) throw error;
-          const reason = error instanceof LlmCallError ? error.reason : 'error';
-          return fallBack(input, reason, error instanceof Error ? error.message : String(error));
-        }
-        const parsed = parseAndValidate<IntentReply>(replyText, validateReply);
-        if (parsed.ok) {
-          reply = parsed.value;
-          if (reply.task_plan !== undefined && !validatePlan(reply.task_plan)) {
-            logger.info({ problem: validatePlan.errors?.slice(0, 3) }, 'intent: plan draft unusable; planning from the intents');
-            delete reply.task_plan;
-          }
-        } else {
-          problem = parsed.error;
-          previousText = replyText;
-          logger.info({ attempt, problem }, 'intent: model reply unusable');
-        }
+      const called = await completeJson<IntentReply>(gateway, {
+        purpose: 'intent',
+        tier: tier.tier,
+        tierReason: tier.reason,
+        messages,
+        jsonSchema: { name: 'intent_and_plan', schema: INTENT_REPLY_SCHEMA as unknown as Record<string, unknown> },
+        validate: validateReply,
+        repairs: 1,
+        onInvalid: (attempt, problem) => logger.info({ attempt, problem }, 'intent: model reply unusable'),
+        temperature: 0,
+        signal: input.signal,
+        usage: input.usage,
+      });
+      if (!called.ok) return fallBack(input, called.failure === 'call_failed' ? called.reason : 'invalid_reply', called.detail);
+      const reply = called.value;
+      if (reply.task_plan !== undefined && !validatePlan(reply.task_plan)) {
+        logger.info({ problem: validatePlan.errors?.slice(0, 3) }, 'intent: plan draft unusable; planning from the intents');
+        delete reply.task_plan;
       }
-      if (!reply) return fallBack(input, 'invalid_reply', problem);
 
       const result = toIntentResult(reply, input, text, logger, leakCheck);
       if (cache && result.confidence === 'high' && result.kind !== 'escalate') {

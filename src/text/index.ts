@@ -33,3 +33,4 @@ export {
   type TextScrubberOptions,
 } from './id-scrubber.js';
 export { DATA_BLOCK_RULES, dataBlock, neutraliseMarkers } from './data-block.js';
+export { truncateText } from './truncate.js';

@@ -6,10 +6,10 @@
  * model call at most).
  */
 import { Ajv, type ValidateFunction } from 'ajv';
+import { completeJson } from '../../llm/complete-json.js';
 import { chooseTier } from '../../llm/model-router.js';
 import type { LlmGateway } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';
-import { parseAndValidate } from '../../util/safe-json.js';
 import { endpointUnavailableThisTurn } from '../answers/llm-answers.js';
 import type { TurnContext } from '../context.js';
 import type { Verifier, VerifyInput, VerifyJudgement } from './types.js';
@@ -49,30 +49,21 @@ export function createLlmVerifier(options: { gateway: LlmGateway; logger: Logger
         return undefined;
       }
       const tier = chooseTier({ purpose: 'verify', turnKind: 'business', query: input.query });
-      let text: string;
-      try {
-        const result = await gateway.complete({
-          purpose: 'verify',
-          tier: tier.tier,
-          tierReason: tier.reason,
-          messages: buildVerifyMessages(input),
-          jsonSchema: { name: 'verify', schema: VERIFY_REPLY_SCHEMA as unknown as Record<string, unknown> },
-          temperature: 0,
-          signal: context.signal,
-          usage: context.usage,
-        });
-        text = result.text;
-      } catch (error) {
-        if (context.signal.aborted) throw error;
-        logger.warn({ err: error }, 'verify: model call failed; the rule check decides');
-        return undefined;
-      }
-      const parsed = parseAndValidate<VerifyJudgement>(text, validate);
-      if (!parsed.ok) {
-        logger.info({ problem: parsed.error }, 'verify: model reply unusable; the rule check decides');
-        return undefined;
-      }
-      return parsed.value;
+      const called = await completeJson<VerifyJudgement>(gateway, {
+        purpose: 'verify',
+        tier: tier.tier,
+        tierReason: tier.reason,
+        messages: buildVerifyMessages(input),
+        jsonSchema: { name: 'verify', schema: VERIFY_REPLY_SCHEMA as unknown as Record<string, unknown> },
+        validate,
+        temperature: 0,
+        signal: context.signal,
+        usage: context.usage,
+      });
+      if (called.ok) return called.value;
+      if (called.failure === 'call_failed') logger.warn({ err: called.error }, 'verify: model call failed; the rule check decides');
+      else logger.info({ problem: called.detail }, 'verify: model reply unusable; the rule check decides');
+      return undefined;
     },
   };
 }
