@@ -14,12 +14,19 @@ export function turnOutcomeLabel(lifecycle: TurnOutcome, events: readonly Respon
   if (lifecycle !== 'completed') return lifecycle;
   const stages = events.map((event) => event.metadata.stage);
   if (stages.includes('escalate')) return 'escalated';
-  const completed = events.filter((event) => event.metadata.stage === 'agent_done' && event.metadata.state?.status !== 'input_required').length;
-  const failed = events.filter((event) => event.metadata.stage === 'agent_failed').length;
   const final = [...events].reverse().find((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true);
+  // The final event's task list is the turn's record (it includes tasks refused before dispatch, which send no agent event).
+  const tasks = finalTaskStatuses(final);
+  const completed = tasks
+    ? tasks.filter((status) => status === 'completed').length
+    : events.filter((event) => event.metadata.stage === 'agent_done' && event.metadata.state?.status !== 'input_required').length;
+  const failed = tasks
+    ? tasks.filter((status) => status === 'failed' || status === 'skipped').length
+    : events.filter((event) => event.metadata.stage === 'agent_failed').length;
   const waiting =
     (final?.metadata.semantic_info ?? []).length > 0 ||
     pendingConfirmations(final) > 0 ||
+    (tasks ?? []).some((status) => status === 'input_required' || status === 'parked' || status === 'awaiting_confirmation') ||
     events.some((event) => event.metadata.stage === 'agent_done' && event.metadata.state?.status === 'input_required');
   if (failed > 0 && completed === 0 && !waiting) return 'failed';
   if (failed > 0) return 'partial';
@@ -52,4 +59,11 @@ export type CacheName = 'answer' | 'response' | 'intent';
 /** Counts one cache lookup as a hit or a miss. */
 export function recordCacheLookup(metrics: Metrics, cache: CacheName, hit: boolean): void {
   (hit ? metrics.cacheHits : metrics.cacheMisses).inc({ cache });
+}
+
+/** The task statuses a final event lists (`state.tasks[].status`), or undefined when it lists none. */
+function finalTaskStatuses(event: ResponseState | undefined): string[] | undefined {
+  const list = event?.metadata.state?.tasks;
+  if (!Array.isArray(list)) return undefined;
+  return list.flatMap((task) => (task && typeof task === 'object' && typeof (task as { status?: unknown }).status === 'string' ? [(task as { status: string }).status] : []));
 }
