@@ -57,7 +57,7 @@ export interface LlmRecognizerOptions {
   metrics?: IntentFallbackMetrics;
   /** Word lists of the rule fast path (the offline recognizer's defaults when absent). */
   lexicon?: Partial<SimpleIntentLexicon>;
-  /** Above this many enabled agents the prompt shows pre-selected cards only. Default 12. */
+  /** Above this many enabled agents the prompt shows pre-selected cards only. Default 40 (see `card-preselect.ts`). */
   maxPromptCards?: number;
   /** Replaces the default pre-selector (built from `maxPromptCards`). */
   preselector?: CardPreselector;
@@ -72,7 +72,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
   if (!options.logger) throw new TypeError('LLM recognizer: logger is required');
   const { gateway, fallback, cache, logger, metrics } = options;
   const classifierFor = createSnapshotClassifiers(options.lexicon);
-  const preselector = options.preselector ?? createCardPreselector({ limit: options.maxPromptCards ?? 12 });
+  const preselector = options.preselector ?? createCardPreselector({ limit: options.maxPromptCards ?? 40 });
   const ajv = new Ajv({ allErrors: true, strict: false });
   // The intent part is checked without the plan: a usable intent with a broken
   // plan draft keeps the intent and lets the planner plan from it (no retry).

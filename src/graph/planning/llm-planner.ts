@@ -32,7 +32,8 @@ import type { ValidateFunction } from 'ajv';
 import { findDates } from '../../text/date-extractor.js';
 import { extractOne } from '../../text/key-extractor.js';
 import { resolveAgentId } from '../../registry/index.js';
-import { createAgentRanker, type AgentRanker } from '../../intent/agent-ranker.js';
+import type { AgentRanker } from '../../intent/agent-ranker.js';
+import { createExampleRanker } from '../../intent/example-ranker.js';
 import type { AgentClauseValues } from '../../intent/clause-values.js';
 import { DRAFT_PLAN_ENVELOPE_SCHEMA, type DraftPlanEnvelope, type DraftSubTask } from '../../intent/intent-schema.js';
 import type { RankedIntent } from '../../intent/types.js';
@@ -49,7 +50,7 @@ export interface LlmPlannerOptions {
   /** Plans turns without a usable draft (normally the offline planner). */
   fallback: Planner;
   logger: Logger;
-  /** Finds which clause of the query asked for each agent (default: the offline ranker). */
+  /** Finds which clause of the query asked for each agent (default: a new example ranker; share the recogniser's so the model is trained once per snapshot). */
   ranker?: AgentRanker;
 }
 
@@ -70,7 +71,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
   if (!options?.fallback || typeof options.fallback.plan !== 'function') throw new TypeError('LLM planner: fallback planner is required');
   if (!options.logger) throw new TypeError('LLM planner: logger is required');
   const { fallback, logger } = options;
-  const ranker = options.ranker ?? createAgentRanker();
+  const ranker = options.ranker ?? createExampleRanker();
   const validateDraft: ValidateFunction = new Ajv({ allErrors: true, strict: false }).compile(DRAFT_PLAN_ENVELOPE_SCHEMA);
 
   return {
@@ -96,7 +97,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
 export function planFromDraft(
   envelope: DraftPlanEnvelope,
   request: PlanRequest,
-  ranker: AgentRanker = createAgentRanker(),
+  ranker: AgentRanker,
 ): { result?: PlanResult; corrections: DraftCorrections } {
   const { snapshot } = request;
   const corrections: DraftCorrections = { droppedAgents: [], droppedDependencies: [], droppedKeys: [], droppedValues: [], outOfClauseValues: [] };
