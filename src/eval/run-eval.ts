@@ -16,6 +16,7 @@ import type { CardPreselector } from '../intent/card-preselect.js';
 import type { IntentRecognizer, IntentResult } from '../intent/types.js';
 import { createLlmUsage } from '../llm/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
+import { readQuery } from '../text/index.js';
 import type { EvalCase } from './eval-set.js';
 
 /** What the supervisor decided for one labelled line. */
@@ -65,7 +66,7 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
   const pendingAgents = pendingOf(memory, snapshot);
   const preselected = options.preselector.select({ query: item.query, history: memory.history, pendingAgents, snapshot }).cards.map((card) => card.id);
   const started = performance.now();
-  const intent = await options.recognizer.recognize({ query: item.query, history: memory.history, snapshot, pendingAgents, usage: createLlmUsage(), now });
+  const intent = await options.recognizer.recognize({ ...readQuery(item.query), history: memory.history, snapshot, pendingAgents, usage: createLlmUsage(), now });
   const latencyMs = performance.now() - started;
   const predicted = intent.kind === 'business' ? [...new Set(intent.intents.map((found) => found.agentId))] : [];
   const inputs: Record<string, Record<string, unknown>> = {};
@@ -78,7 +79,7 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
 
 async function playTurn(query: string, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string): Promise<{ memory: SessionMemory }> {
   const { snapshot } = options;
-  const intent = await options.recognizer.recognize({ query, history: memory.history, snapshot, pendingAgents: pendingOf(memory, snapshot), usage: createLlmUsage(), now });
+  const intent = await options.recognizer.recognize({ ...readQuery(query), history: memory.history, snapshot, pendingAgents: pendingOf(memory, snapshot), usage: createLlmUsage(), now });
   const agents = intent.kind === 'business' ? [...new Set(intent.intents.map((found) => found.agentId))] : [];
   const turn = { query, rewrittenQuery: intent.rewrittenQuery || query, answer: '', agents };
   if (agents.length === 0) {

@@ -21,11 +21,11 @@ describe('detectLanguage', () => {
 
 describe('composeDirectAnswer', () => {
   it('lists enabled cards by name and description for capability questions, never ids', () => {
-    const zh = composeDirectAnswer('capabilities', travel, '你能做什么');
+    const zh = composeDirectAnswer('capabilities', travel, 'zh', '你能做什么');
     expect(zh).toContain('- 酒店服务：酒店查询与预订');
     expect(zh).toContain('天气查询');
     expect(zh).not.toMatch(AGENT_ID);
-    const en = composeDirectAnswer('capabilities', travel, 'what can you do');
+    const en = composeDirectAnswer('capabilities', travel, 'en', 'what can you do');
     expect(en).toMatch(/^Here is what I can help with:/);
     expect(en).toContain('- 机票服务: ');
     expect(en).not.toMatch(AGENT_ID);
@@ -33,7 +33,7 @@ describe('composeDirectAnswer', () => {
 
   it('leaves disabled cards out', () => {
     const cards = travelCards().map((entry) => (entry.id === 'flight_agent' ? { ...entry, enabled: false } : entry));
-    expect(composeDirectAnswer('capabilities', snapshotOf(cards), '你能做什么')).not.toContain('机票服务');
+    expect(composeDirectAnswer('capabilities', snapshotOf(cards), 'zh', '你能做什么')).not.toContain('机票服务');
   });
 
   it.each([
@@ -48,22 +48,22 @@ describe('composeDirectAnswer', () => {
     ['abusive', 'idiot', /respectful/],
     ['escalate', '转人工', /人工客服/],
   ] as const)('%s for %j', (kind, query, pattern) => {
-    const answer = composeDirectAnswer(kind, travel, query);
+    const answer = composeDirectAnswer(kind, travel, detectLanguage(query), query);
     expect(answer).toMatch(pattern);
     expect(answer).not.toMatch(AGENT_ID);
   });
 
   it('copes with no enabled agents', () => {
-    expect(composeDirectAnswer('capabilities', snapshotOf([]), '你能做什么')).toContain('没有可用的服务');
-    expect(composeDirectAnswer('out_of_scope', snapshotOf([]), 'poem')).toContain('no services');
+    expect(composeDirectAnswer('capabilities', snapshotOf([]), 'zh', '你能做什么')).toContain('没有可用的服务');
+    expect(composeDirectAnswer('out_of_scope', snapshotOf([]), 'en', 'poem')).toContain('no services');
   });
 });
 
 describe('composeIntentMessage', () => {
-  it('names the cards in the query language', () => {
+  it('names the cards in the turn language', () => {
     const [hotel, limo] = travelCards();
-    expect(composeIntentMessage([hotel!, limo!], '订酒店和接机')).toBe('明白了！我将为您处理：酒店服务、机场接送机服务。');
-    expect(composeIntentMessage([hotel!], 'book a hotel')).toBe("Got it! I'll take care of: 酒店服务.");
-    expect(composeIntentMessage([], '订酒店')).toBe('明白了！正在为您处理。');
+    expect(composeIntentMessage([hotel!, limo!], 'zh')).toBe('明白了！我将为您处理：酒店服务、机场接送机服务。');
+    expect(composeIntentMessage([hotel!], 'en')).toBe("Got it! I'll take care of: 酒店服务.");
+    expect(composeIntentMessage([], 'zh')).toBe('明白了！正在为您处理。');
   });
 });

@@ -15,27 +15,26 @@ import {
   sensitiveText,
   thanksText,
   transferText,
+  type Language,
 } from '../i18n/index.js';
 import { cardDescription, cardName } from '../registry/localized-text.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
 import type { SimpleIntentKind } from './types.js';
-import { detectLanguage } from '../text/text-terms.js';
 
 /** Kinds of direct answer: the simple intents plus a hand-over to a human. */
 export type DirectAnswerKind = SimpleIntentKind | 'escalate';
 
 const FAREWELL = /再见|拜拜|回头见|下次见|\bbye\b|goodbye|good bye|see you|see ya/i;
 
-/** The answer to a simple turn (or an escalation), in the language of the query. */
-export function composeDirectAnswer(kind: DirectAnswerKind, snapshot: Pick<RegistrySnapshot, 'enabledAgents'>, query: string): string {
-  const language = detectLanguage(typeof query === 'string' ? query : '');
+/** The answer to a simple turn (or an escalation) in the turn's language; `query` tells a farewell from thanks. */
+export function composeDirectAnswer(kind: DirectAnswerKind, snapshot: Pick<RegistrySnapshot, 'enabledAgents'>, language: Language, query = ''): string {
   const cards = snapshot.enabledAgents;
   const names = cards.map((card) => cardName(card, language));
   switch (kind) {
     case 'greeting':
       return greetingText(language, names);
     case 'thanks':
-      return FAREWELL.test(query) ? farewellText(language) : thanksText(language);
+      return typeof query === 'string' && FAREWELL.test(query) ? farewellText(language) : thanksText(language);
     case 'capabilities':
       return capabilitiesText(language, cards.map((card) => ({ name: cardName(card, language), description: cardDescription(card, language) })));
     case 'out_of_scope':
@@ -55,7 +54,6 @@ export function composeDirectAnswer(kind: DirectAnswerKind, snapshot: Pick<Regis
  * The `intent_done` line from the matched cards' names, e.g.
  * "明白了！我将为您处理：酒店服务、机场接送机服务。"
  */
-export function composeIntentMessage(cards: readonly Pick<AgentCard, 'name' | 'names'>[], query: string): string {
-  const language = detectLanguage(typeof query === 'string' ? query : '');
+export function composeIntentMessage(cards: readonly Pick<AgentCard, 'name' | 'names'>[], language: Language): string {
   return intentUnderstoodText(language, cards.map((card) => cardName(card, language)));
 }

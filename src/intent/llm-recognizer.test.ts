@@ -7,6 +7,7 @@ import { createLlmRecognizer } from './llm-recognizer.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
 import { card, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { IntentInput } from './types.js';
+import { readQuery } from '../text/index.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const snapshot = snapshotOf([...travelCards(), card({ id: 'train_agent', name: '火车票', description: 'train tickets', enabled: false })]);
@@ -14,7 +15,7 @@ const snapshot = snapshotOf([...travelCards(), card({ id: 'train_agent', name: '
 const model = useFakeModelGateway();
 
 function input(query: string, fields: Partial<IntentInput> = {}): IntentInput {
-  return { query, history: [], snapshot, pendingAgents: [], now: NOW, usage: createLlmUsage(), ...fields };
+  return { ...readQuery(query), history: [], snapshot, pendingAgents: [], now: NOW, usage: createLlmUsage(), ...fields };
 }
 
 function reply(fields: Record<string, unknown>) {

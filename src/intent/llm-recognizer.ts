@@ -38,7 +38,6 @@ import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
 import type { IntentCache } from './intent-cache.js';
 import { intentCacheKey } from './intent-cache.js';
 import { createSnapshotClassifiers, type SimpleIntentLexicon } from './simple-intents.js';
-import { detectLanguage, normalizeText } from '../text/text-terms.js';
 import type { IntentInput, IntentRecognizer, IntentResult, RankedIntent } from './types.js';
 
 /** The counter the recognizer increments when the offline path decides (structurally `Metrics.intentFallbacks`). */
@@ -94,7 +93,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
       input?.signal?.throwIfAborted();
       if (!input || typeof input.query !== 'string' || !input.snapshot) return fallback.recognize(input);
       const text = input.query.trim();
-      const normalized = normalizeText(text);
+      const normalized = input.normalizedQuery;
 
       // Level 1: word rules.
       if (normalized.length === 0 || classifierFor(input.snapshot).findOverride(normalized) || classifierFor(input.snapshot).findSmallTalk(normalized)) {
@@ -179,8 +178,7 @@ function enabledCards(snapshot: RegistrySnapshot, agentIds: readonly string[]): 
 
 /** Turns a validated reply into an `IntentResult` for the turn's snapshot (see the file header). */
 function toIntentResult(reply: IntentReply, input: IntentInput, text: string, logger: Logger, leakCheck: PromptLeakCheck): IntentResult {
-  const { snapshot } = input;
-  const language = detectLanguage(text);
+  const { snapshot, language } = input;
   const idScrubber = createContentGuard(snapshot, { inventedIdsIn: language });
   // Model text for the user: ids named, addresses and secrets removed; a text repeating the prompt is dropped whole.
   const scrubber = {
@@ -196,11 +194,11 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
   const base = { confidence: reply.confidence, reason: reply.reason ?? '', rewrittenQuery, source: 'model' as const, ...(memorySummary ? { memorySummary } : {}) };
 
   if (reply.kind === 'escalate') {
-    return { ...base, kind: 'escalate', intents: [], userFriendlyMessage: composeDirectAnswer('escalate', snapshot, text) };
+    return { ...base, kind: 'escalate', intents: [], userFriendlyMessage: composeDirectAnswer('escalate', snapshot, language, text) };
   }
   if (reply.kind === 'simple') {
     const simpleKind = reply.simple_kind ?? 'out_of_scope';
-    const answer = scrubber.scrub(reply.answer ?? '').trim() || composeDirectAnswer(simpleKind, snapshot, text);
+    const answer = scrubber.scrub(reply.answer ?? '').trim() || composeDirectAnswer(simpleKind, snapshot, language, text);
     return { ...base, kind: 'simple', simpleKind, intents: [], userFriendlyMessage: answer, answer };
   }
 
@@ -216,7 +214,7 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
   if (accepted.length === 0) {
     // A reply without `kind` (the bare intent shape) speaks to the user in `user_friendly_message`.
     const modelText = reply.kind === undefined && dropped.length === 0 ? scrubber.scrub(reply.user_friendly_message).trim() : '';
-    const answer = modelText || composeDirectAnswer('out_of_scope', snapshot, text);
+    const answer = modelText || composeDirectAnswer('out_of_scope', snapshot, language, text);
     return { ...base, kind: 'simple', simpleKind: 'out_of_scope', intents: [], userFriendlyMessage: answer, answer, reason: `${base.reason} (no enabled capability matched)`.trim() };
   }
   const score = SCORE_BY_CONFIDENCE[reply.confidence];
@@ -228,7 +226,7 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
     ...base,
     kind: 'business',
     intents,
-    userFriendlyMessage: message || composeIntentMessage(cards, text),
+    userFriendlyMessage: message || composeIntentMessage(cards, language),
     ...(draftPlan ? { draftPlan } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createOfflineRecognizer } from './offline-recognizer.js';
 import { snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { MemoryTurn } from './types.js';
+import { readQuery } from '../text/index.js';
 
 const TODAY = new Date('2026-06-01T08:00:00Z');
 const recognizer = createOfflineRecognizer({ now: () => TODAY });
@@ -9,7 +10,7 @@ const snapshot = snapshotOf(travelCards());
 const hotelTurn: MemoryTurn = { query: '帮我订上海明天的酒店', rewrittenQuery: '帮我订上海明天的酒店', answer: '已为您找到酒店', agents: ['hotel_agent'] };
 
 function recognize(query: string, history: MemoryTurn[]) {
-  return recognizer.recognize({ query, history, snapshot, pendingAgents: [] });
+  return recognizer.recognize({ ...readQuery(query), history, snapshot, pendingAgents: [] });
 }
 
 describe('offline follow-ups', () => {

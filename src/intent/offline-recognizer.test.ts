@@ -3,13 +3,14 @@ import type { RegistrySnapshot } from '../registry/types.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
 import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { IntentInput, MemoryTurn } from './types.js';
+import { readQuery } from '../text/index.js';
 
 const travel = snapshotOf(travelCards());
 const ecommerce = snapshotOf(ecommerceCards());
 const TODAY = new Date(2026, 10, 25, 12, 0);
 
 function input(query: string, extra: Partial<IntentInput> = {}, snapshot: RegistrySnapshot = travel): IntentInput {
-  return { query, history: [], pendingAgents: [], snapshot, ...extra };
+  return { ...readQuery(query), history: [], pendingAgents: [], snapshot, ...extra };
 }
 
 function turn(fields: Partial<MemoryTurn>): MemoryTurn {
@@ -195,7 +196,9 @@ describe('rewrite from short-term memory', () => {
 
 describe('input checks', () => {
   it('names what is wrong', async () => {
-    await expect(recognizer.recognize(input(42 as unknown as string))).rejects.toThrow('intent input: query must be a string');
+    await expect(recognizer.recognize({ ...input('hi'), query: 42 as unknown as string })).rejects.toThrow('intent input: query must be a string');
+    await expect(recognizer.recognize({ ...input('hi'), normalizedQuery: undefined as unknown as string })).rejects.toThrow('normalizedQuery must be a string');
+    await expect(recognizer.recognize({ ...input('hi'), language: 'fr' as 'en' })).rejects.toThrow('language must be "zh" or "en"');
     await expect(recognizer.recognize({ ...input('hi'), snapshot: {} as RegistrySnapshot })).rejects.toThrow('snapshot must be a registry snapshot');
     await expect(recognizer.recognize({ ...input('hi'), history: null as unknown as MemoryTurn[] })).rejects.toThrow('history must be an array');
   });

@@ -43,7 +43,7 @@ import { isFollowUp, refersToPreviousTurn } from './follow-up.js';
 import { extractOne } from '../text/key-extractor.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
 import { splitClauses } from './clause-splitter.js';
-import { detectLanguage, normalizeText } from '../text/text-terms.js';
+import type { Language } from '../i18n/index.js';
 
 /** Options of the offline recognizer; every field has a default. */
 export interface OfflineRecognizerOptions {
@@ -75,10 +75,11 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       assertInput(input);
       const { snapshot } = input;
       // `text` is what the user typed (trimmed), kept for the rewrite and replies;
-      // `query` is its NFKC form, used for all matching.
+      // `query` is its normal form, read once for the turn and used for all matching.
       const text = input.query.trim();
-      const query = normalizeText(text);
-      if (query.length === 0) return simple('out_of_scope', snapshot, text, 'empty query', 'high');
+      const query = input.normalizedQuery;
+      const { language } = input;
+      if (query.length === 0) return simple('out_of_scope', snapshot, text, language, 'empty query', 'high');
 
       const classifier = classifierFor(snapshot);
       const override = classifier.findOverride(query);
@@ -90,10 +91,10 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
             confidence: 'high',
             reason: `asked for a human: "${override.phrase}"`,
             rewrittenQuery: text,
-            userFriendlyMessage: composeDirectAnswer('escalate', snapshot, text),
+            userFriendlyMessage: composeDirectAnswer('escalate', snapshot, language, text),
           };
         }
-        return simple(override.kind, snapshot, text, `${override.kind} word: "${override.phrase}"`, 'high');
+        return simple(override.kind, snapshot, text, language, `${override.kind} word: "${override.phrase}"`, 'high');
       }
 
       const carried = carriedAgents(input, snapshot);
@@ -103,7 +104,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         const intents = ranked.intents.map(({ agentId, score, clause }) => ({ agentId, score, clause }));
         const completesPending =
           input.pendingAgents.length > 0 && carried.agents.length > 0 && intents.every((intent) => carried.agents.includes(intent.agentId));
-        if (completesPending) return business(snapshot, text, intents, ranked.confidence, ranked.reason, merge(previous, text));
+        if (completesPending) return business(snapshot, language, intents, ranked.confidence, ranked.reason, merge(previous, text, language));
         // A new request plus, in clauses of their own, the values a parked request was waiting for
         // ("北京，明天，顺便查下天气"): keep the parked request alongside the new one.
         const matchedClauses = new Set(intents.map((intent) => intent.clause).filter((clause): clause is string => clause !== undefined));
@@ -111,28 +112,28 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         const fragments = splitClauses(query).filter((clause) => !matchedClauses.has(clause.text) && ![...matchedClauses].some((matched) => matched.includes(clause.text)));
         if (pendingLeft.length > 0 && fragments.some((clause) => isFragment(clause.text, pendingLeft, snapshot))) {
           const withPending = [...intents, ...pendingLeft.map((agentId) => ({ agentId, score: 0.5 }))];
-          return business(snapshot, text, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text));
+          return business(snapshot, language, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text, language));
         }
         // "那边天气怎么样": a new service, but its place comes from the previous turn.
-        const rewritten = previous && refersToPreviousTurn(text) ? merge(previous, text) : text;
-        return business(snapshot, text, intents, ranked.confidence, ranked.reason, rewritten);
+        const rewritten = previous && refersToPreviousTurn(text) ? merge(previous, text, language) : text;
+        return business(snapshot, language, intents, ranked.confidence, ranked.reason, rewritten);
       }
 
       if (carried.agents.length > 0 && isFragment(query, carried.agents, snapshot)) {
         const intents = carried.agents.map((agentId) => ({ agentId, score: 0.5 }));
         const reason = `fragment completing the ${carried.source === 'pending' ? 'pending' : 'previous'} request: ${carried.agents.join(', ')}`;
-        return business(snapshot, text, intents, 'medium', reason, merge(previous, text));
+        return business(snapshot, language, intents, 'medium', reason, merge(previous, text, language));
       }
 
       // "地址呢？", "and the day after?": no service named, so the previous request goes on.
       if (carried.agents.length > 0 && isFollowUp(query) && !classifier.findSmallTalk(query)) {
         const intents = carried.agents.map((agentId) => ({ agentId, score: 0.5 }));
-        return business(snapshot, text, intents, 'medium', `follow-up of the previous request: ${carried.agents.join(', ')}`, merge(previous, text));
+        return business(snapshot, language, intents, 'medium', `follow-up of the previous request: ${carried.agents.join(', ')}`, merge(previous, text, language));
       }
 
       const smallTalk = classifier.findSmallTalk(query);
-      if (smallTalk) return simple(smallTalk.kind, snapshot, text, `${smallTalk.kind}: "${smallTalk.phrase}"`, 'high');
-      return simple('out_of_scope', snapshot, text, ranked.reason, 'medium');
+      if (smallTalk) return simple(smallTalk.kind, snapshot, text, language, `${smallTalk.kind}: "${smallTalk.phrase}"`, 'high');
+      return simple('out_of_scope', snapshot, text, language, ranked.reason, 'medium');
     },
   };
 
@@ -159,16 +160,16 @@ function carriedAgents(input: IntentInput, snapshot: RegistrySnapshot): { agents
   return { agents: previous ? enabled(previous.agents) : [], source: 'history' };
 }
 
-function merge(previous: MemoryTurn | undefined, query: string): string {
+function merge(previous: MemoryTurn | undefined, query: string, language: Language): string {
   const base = (previous?.rewrittenQuery || previous?.query || '').trim();
   if (base.length === 0) return query;
-  const separator = detectLanguage(`${base}${query}`) === 'zh' ? '，' : ', ';
+  const separator = language === 'zh' ? '，' : ', ';
   return `${base.replace(/[，,。.;；\s]+$/u, '')}${separator}${query}`;
 }
 
 function business(
   snapshot: RegistrySnapshot,
-  query: string,
+  language: Language,
   intents: RankedIntent[],
   confidence: IntentResult['confidence'],
   reason: string,
@@ -179,13 +180,14 @@ function business(
     const found = snapshot.byId.get(intent.agentId);
     return found ? [found] : [];
   });
-  return { kind: 'business', intents, confidence, reason, rewrittenQuery, userFriendlyMessage: composeIntentMessage(cards, query) };
+  return { kind: 'business', intents, confidence, reason, rewrittenQuery, userFriendlyMessage: composeIntentMessage(cards, language) };
 }
 
 function simple(
   simpleKind: NonNullable<IntentResult['simpleKind']>,
   snapshot: RegistrySnapshot,
   query: string,
+  language: Language,
   reason: string,
   confidence: IntentResult['confidence'],
 ): IntentResult {
@@ -196,13 +198,15 @@ function simple(
     confidence,
     reason,
     rewrittenQuery: query,
-    userFriendlyMessage: composeDirectAnswer(simpleKind, snapshot, query),
+    userFriendlyMessage: composeDirectAnswer(simpleKind, snapshot, language, query),
   };
 }
 
 function assertInput(input: IntentInput): void {
   if (input === null || typeof input !== 'object') throw new TypeError('intent input must be an object');
   if (typeof input.query !== 'string') throw new TypeError('intent input: query must be a string');
+  if (typeof input.normalizedQuery !== 'string') throw new TypeError('intent input: normalizedQuery must be a string (see readQuery)');
+  if (input.language !== 'zh' && input.language !== 'en') throw new TypeError('intent input: language must be "zh" or "en"');
   if (!input.snapshot || !Array.isArray(input.snapshot.enabledAgents) || !(input.snapshot.byId instanceof Map)) {
     throw new TypeError('intent input: snapshot must be a registry snapshot');
   }

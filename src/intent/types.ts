@@ -4,6 +4,7 @@
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
+import type { Language } from '../i18n/language.js';
 
 export type SimpleIntentKind =
   | 'greeting'
@@ -48,8 +49,18 @@ export interface IntentResult {
   source?: 'rules' | 'cache' | 'model' | 'fallback';
 }
 
+/**
+ * What a recogniser reads. The turn reads the query once — its normal form
+ * and its language travel with it (`text/readQuery`) — so no recogniser
+ * normalises or detects the language again.
+ */
 export interface IntentInput {
+  /** What the user typed. */
   query: string;
+  /** `query` in normal form (NFKC, trimmed): what matching reads. */
+  normalizedQuery: string;
+  /** The language of the turn: replies and messages are written in it. */
+  language: Language;
   history: readonly MemoryTurn[];
   /** The layered summary of older turns as prompt text ('' when none). */
   summary?: string;

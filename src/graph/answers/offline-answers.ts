@@ -148,7 +148,7 @@ export function composeSummary(input: SummaryInput): string {
 export function createOfflineAnswers(): AnswerComposer {
   return {
     async direct(input) {
-      return composeDirectAnswer(input.kind, input.snapshot, input.query);
+      return composeDirectAnswer(input.kind, input.snapshot, input.language, input.query);
     },
     async summarize(input) {
       return composeSummary(input);

@@ -5,6 +5,7 @@
 import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { intentStartText } from '../../i18n/index.js';
+import { normalizeText } from '../../text/index.js';
 import { renderSummary } from '../layered-summary.js';
 import { renderProfile } from '../profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
@@ -16,6 +17,9 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
     emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     const intent = await dependencies.recognizer.recognize({
       query: state.query,
+      // The turn's language was read from this query when the turn started; its normal form is made here, once.
+      normalizedQuery: normalizeText(state.query),
+      language: context.language,
       history: state.memory.history,
       profile: renderProfile(state.profile, context.now),
       summary: renderSummary(state.memory.summary, (agentId) => context.snapshot.byId.get(agentId)?.name ?? agentId),
