@@ -171,4 +171,47 @@ describe('turn lifecycle', () => {
     await turns.drain(0);
     await running.done;
   });
+
+  it('stops a turn still running well past its time budget (a call that ignores the deadline), with a done that says why', async () => {
+    const weather = card({
+      id: 'weather_agent',
+      name: '天气查询',
+      description: '城市天气预报查询',
+      examples: ['北京明天的天气怎么样'],
+      keywords: ['天气', 'weather'],
+      endpoint: { url: 'http://127.0.0.1:9/invoke', protocol: 'http-json', timeoutMs: 5000, retries: 0, headers: {} },
+      requiredKeys: [keySpec('city', '查询城市', { type: 'enum', values: ['北京', '上海'] }, 'city_selector')],
+    });
+    const base = snapshotOf([weather]);
+    const snapshot = { ...base, supervisor: { ...base.supervisor, budgets: { ...base.supervisor.budgets, maxTurnMs: 200 } } };
+    storage = openSqliteStorage(':memory:');
+    let calls = 0;
+    const graph = buildSupervisorGraph({
+      recognizer: createOfflineRecognizer(),
+      planner: createOfflinePlanner(),
+      // Never settles and never looks at its signal: only the turn's own stop can end this turn.
+      agentClient: { call: () => (calls++, new Promise(() => {})) },
+      answers: createOfflineAnswers(),
+      logger: silentLogger,
+      checkpointer: storage.checkpointer,
+    });
+    const reached: string[] = [];
+    const turns = createTurnRunner({
+      registry: createStaticRegistry(snapshot),
+      graph,
+      storage,
+      logger: silentLogger,
+      budgetGraceMs: 300,
+      onBudgetReached: (budget) => reached.push(budget),
+    });
+    const started = Date.now();
+    const { events } = await (await runTurn(turns, 's1')).done;
+    expect(calls).toBe(1);
+    expect(Date.now() - started).toBeLessThan(3000);
+    const final = events.find((event) => event.metadata.stage === 'final');
+    expect(final?.content).toContain('时间上限');
+    expect(events.at(-1)!.metadata.state).toMatchObject({ outcome: 'cancelled', reason: 'max_turn_ms', budget_stops: ['max_turn_ms'] });
+    expect(reached).toEqual(['max_turn_ms']);
+    expect(await storage.leases.holder(sessionLeaseKey('u1', 's1'))).toBeUndefined();
+  });
 });
