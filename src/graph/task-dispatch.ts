@@ -8,9 +8,10 @@ import { keyOptions } from './planning/semantic-check.js';
 import { agentSecrets, redactSecretsDeep } from '../agents/agent-secrets.js';
 import type { AgentClient, AgentOutcome } from '../agents/types.js';
 import { NoSuchAgentError } from '../errors.js';
-import { agentDoneText, agentFailedText, agentStartText, failureReasonText } from '../i18n/index.js';
+import { agentDoneText, agentStartText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
 import { cardName } from '../registry/localized-text.js';
+import { agentFailedEvent } from './agent-failed-event.js';
 import { ownerOf, type NodeEvent, type TurnContext } from './context.js';
 import type { SubTask, TaskOutcome } from './plan-types.js';
 import type { SemanticInfo } from './response-state.js';
@@ -87,13 +88,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         await context.tasks?.dispatched({ task_id: requestTaskId, agent_id: card.id, inputs: task.inputs });
       } catch (error) {
         dependencies.logger.error({ traceId: context.traceId, task: task.task_id, err: error }, 'recording a sub-task failed; not sending it');
-        emit({
-          stage: 'agent_failed',
-          content: agentFailedText(language, name, failureReasonText(language, 'agent_failed')),
-          agent_id: card.id,
-          is_thinking: true,
-          state: { task_id: task.task_id, code: 'not_recorded' },
-        });
+        emit(agentFailedEvent(card, language, { task_id: task.task_id, code: 'not_recorded' }));
         return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: 'agent_failed', detail: 'the dispatch could not be recorded' };
       }
       // The turn's time budget aborts the call as the turn's cancel does, but the turn goes on to answer.
@@ -133,13 +128,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       );
       if (!outcome.ok) {
         const code = failureCode ?? outcome.code;
-        emit({
-          stage: 'agent_failed',
-          content: agentFailedText(language, name, failureReasonText(language, code)),
-          agent_id: card.id,
-          is_thinking: true,
-          state: { task_id: task.task_id, code, reason: outcome.reason, attempts: outcome.attempts },
-        });
+        emit(agentFailedEvent(card, language, { task_id: task.task_id, code, reason: outcome.reason, attempts: outcome.attempts }));
         return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: code, detail: outcome.reason, attempts: outcome.attempts, duration_ms: outcome.durationMs };
       }
       const reply = outcome.reply;

@@ -10,8 +10,7 @@
  */
 import type { AgentCard } from '../../registry/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import { agentFailedText, failureReasonText } from '../../i18n/index.js';
-import { cardName } from '../../registry/localized-text.js';
+import { agentFailedEvent } from '../agent-failed-event.js';
 import type { SubTask, TaskOutcome } from '../plan-types.js';
 import { runTaskGraph } from '../planning/scheduler.js';
 import { selectWithinSubtaskBudget } from '../planning/subtask-budget.js';
@@ -33,13 +32,7 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
     const notRun = (task: SubTask, code: string) => {
       const card: AgentCard | undefined = snapshot.byId.get(task.assigned_agent);
       if (!card) return;
-      emit({
-        stage: 'agent_failed',
-        content: agentFailedText(language, cardName(card, language), failureReasonText(language, code)),
-        agent_id: card.id,
-        is_thinking: true,
-        state: { task_id: task.task_id, code },
-      });
+      emit(agentFailedEvent(card, language, { task_id: task.task_id, code }));
     };
 
     const budgetCut: Record<string, TaskOutcome> = {};
