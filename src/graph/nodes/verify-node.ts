@@ -17,6 +17,7 @@ import type { SemanticInfo } from '../response-state.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import { createTaskDispatch, type DispatchDependencies } from '../task-dispatch.js';
 import { ruleCheck, type InsufficientTask } from '../verify/rule-check.js';
+import { screenRetries } from '../verify/retry-screen.js';
 import type { Verification, Verifier, VerifyTaskView } from '../verify/types.js';
 import { verifyDoneText, verifyStartText } from '../../i18n/index.js';
 
@@ -49,7 +50,7 @@ export function createVerifyNode(dependencies: VerifyDependencies) {
     let missing = ruleCheck(plan.sub_tasks, outcomes, cardOf);
     const allCompleted = ran.every((task) => outcomes[task.task_id]?.status === 'completed');
     const needsJudge = dependencies.verifier.usesModel && !(missing.length === 0 && allCompleted && plan.sub_tasks.length === 1);
-    const judgement = needsJudge
+    const verdict = needsJudge
       ? await dependencies.verifier.judge(
           { query: state.rewritten_query, language, tasks: ran.map((task) => taskView(task, outcomes, missing, retryable(task, outcomes), snapshot.byId.get(task.assigned_agent)?.name)) },
           context,
@@ -57,9 +58,21 @@ export function createVerifyNode(dependencies: VerifyDependencies) {
       : undefined;
 
     const byId = new Map(plan.sub_tasks.map((task) => [task.task_id, task]));
-    let retries = (judgement?.sufficient === false ? judgement.retry : [])
+    const asked = (verdict?.sufficient === false ? verdict.retry : [])
       .filter((item, index, all) => all.findIndex((other) => other.task_id === item.task_id) === index)
       .filter((item) => byId.has(item.task_id) && retryable(byId.get(item.task_id)!, outcomes));
+    // Results are data: what they may have steered the judge into is screened (verify/retry-screen.ts).
+    const screen = screenRetries({
+      retries: asked,
+      tasks: ran,
+      outcomes,
+      ruleFlagged: new Set(missing.map((item) => item.task_id)),
+      userTexts: [state.query, state.rewritten_query],
+    });
+    if (screen.refused.length > 0) dependencies.logger.warn({ traceId: context.traceId, refused: screen.refused }, 'verify: retries refused; the results tried to steer the judge');
+    // A judge that read instruction-like results is not acted on beyond what the rules found.
+    const judgement = screen.tainted ? undefined : verdict;
+    let retries = screen.allowed;
     const judgedMissing: InsufficientTask[] =
       judgement?.sufficient === false
         ? retries.filter((item) => !missing.some((found) => found.task_id === item.task_id)).map((item) => ({ task_id: item.task_id, agent_id: byId.get(item.task_id)!.assigned_agent, reason: 'judged', detail: judgement.reason }))
