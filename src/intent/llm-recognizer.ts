@@ -26,6 +26,7 @@ import { completeJson } from '../llm/complete-json.js';
 import { formatLocalDate } from '../text/local-date.js';
 import { DATA_BLOCK_RULES } from '../text/data-block.js';
 import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';
+import { hasInjectionSignals } from '../text/injection-signals.js';
 import { createContentGuard } from '../guard/content-guard.js';
 import { buildIntentMessages, INTENT_PROMPT_RULES } from './intent-prompt.js';
 import { INTENT_REPLY_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type IntentReply } from './intent-schema.js';
@@ -160,13 +161,34 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         delete reply.task_plan;
       }
 
-      const result = toIntentResult(reply, input, text, logger, leakCheck);
+      let result = toIntentResult(reply, input, text, logger, leakCheck);
+      // A message that tries to instruct the model does not get to choose services the words themselves do not ask for.
+      if (result.kind === 'business' && hasInjectionSignals(text)) result = confineToOffline(result, await fallback.recognize(input), logger);
       if (cache && result.confidence === 'high' && result.kind !== 'escalate') {
         await cache.set(key, result).catch((error: unknown) => logger.warn({ err: error }, 'intent cache write failed'));
       }
       return result;
     },
   };
+}
+
+/**
+ * The model's business result limited to the agents the offline recognizer
+ * also finds in the message (its plan draft too); none in common → the
+ * offline result decides the turn.
+ */
+function confineToOffline(result: IntentResult, offline: IntentResult, logger: Logger): IntentResult {
+  const found = new Set(offline.kind === 'business' ? offline.intents.map((intent) => intent.agentId) : []);
+  const kept = result.intents.filter((intent) => found.has(intent.agentId));
+  const dropped = result.intents.filter((intent) => !found.has(intent.agentId)).map((intent) => intent.agentId);
+  if (dropped.length === 0) return result;
+  logger.warn({ dropped }, 'intent: instruction-like message; services the offline reading does not find are dropped');
+  if (kept.length === 0) return { ...offline, source: 'fallback' };
+  const draft = result.draftPlan as DraftPlanEnvelope | undefined;
+  const draftPlan = draft?.task_plan
+    ? { ...draft, task_plan: { ...draft.task_plan, sub_tasks: draft.task_plan.sub_tasks.filter((task) => kept.some((intent) => intent.agentId === task.assigned_agent)) } }
+    : undefined;
+  return { ...result, intents: kept, confidence: 'medium', userFriendlyMessage: offline.userFriendlyMessage, ...(draftPlan ? { draftPlan } : {}) };
 }
 
 function enabledCards(snapshot: RegistrySnapshot, agentIds: readonly string[]): AgentCard[] {

@@ -3,10 +3,11 @@
  * sub-agent output is data). The judge read every result, so a result can
  * try to steer it; what it may not achieve:
  *
- * - carry one agent's data to another: a revised message that repeats text
- *   of another task's result (not its declared upstream, not in the user's
- *   request or the task's own description) is refused — data reaches another
- *   agent only as the `upstream` of a dependent;
+ * - carry result text into a request: a revised message that repeats text
+ *   of a task's result (its own included; only its declared upstream is
+ *   allowed, and what the user's request or the task's description already
+ *   says) is refused — a revised message rewords the request, and data
+ *   reaches another agent only as the `upstream` of a dependent;
  * - cause calls: when any result the judge read carries signs of instructing
  *   a model (text/injection-signals.ts), only tasks the rule check itself
  *   found insufficient may be re-sent.
@@ -40,7 +41,7 @@ export interface RetryScreenInput {
 /** A refused retry and why (for logs). */
 export interface RefusedRetry {
   task_id: string;
-  reason: 'tainted_results' | 'foreign_data';
+  reason: 'tainted_results' | 'copied_result';
 }
 
 function normalise(text: string): string {
@@ -86,13 +87,13 @@ export function screenRetries(input: RetryScreenInput): { allowed: RetryRequest[
       refused.push({ task_id: task.task_id, reason: 'tainted_results' });
       continue;
     }
-    const own = new Set([task.task_id, ...task.dependencies]);
-    const allowedWindows = windowsOf([...input.userTexts, task.description, ...[...own].flatMap((id) => resultTexts(input.outcomes[id]))].join('\n'));
+    const upstream = new Set(task.dependencies);
+    const allowedWindows = windowsOf([...input.userTexts, task.description, ...[...upstream].flatMap((id) => resultTexts(input.outcomes[id]))].join('\n'));
     const messageWindows = windowsOf(retry.revised_message);
     const copied = input.tasks
-      .filter((other) => !own.has(other.task_id))
+      .filter((other) => !upstream.has(other.task_id))
       .some((other) => resultTexts(input.outcomes[other.task_id]).some((text) => [...windowsOf(text)].some((window) => messageWindows.has(window) && !allowedWindows.has(window))));
-    if (copied) refused.push({ task_id: task.task_id, reason: 'foreign_data' });
+    if (copied) refused.push({ task_id: task.task_id, reason: 'copied_result' });
     else allowed.push(retry);
   }
   return { allowed, refused, tainted };
