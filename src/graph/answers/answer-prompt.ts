@@ -62,7 +62,11 @@ const DIRECT_RULES = [
 ].join('\n');
 
 /** Fixed texts of the answer system prompts (for the prompt-leak check). */
-export const ANSWER_PROMPT_RULES: readonly string[] = [SUMMARY_RULES, DIRECT_RULES];
+export const ANSWER_PROMPT_RULES: readonly string[] = [
+  SUMMARY_RULES,
+  DIRECT_RULES,
+  ...Object.values(LANGUAGE_NAMES).map((name) => `Answer in ${name}, the user's language.`),
+];
 
 /** Messages of the final-answer call of a business turn. */
 export function buildSummaryMessages(input: SummaryPromptInput): ChatMessage[] {
