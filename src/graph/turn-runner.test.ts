@@ -9,6 +9,8 @@ import { openSqliteStorage, type Storage } from '../store/index.js';
 import { createOfflineAnswers } from './answers/offline-answers.js';
 import { buildSupervisorGraph } from './build-graph.js';
 import { createOfflinePlanner } from './planning/offline-planner.js';
+import type { NodeEvent, TurnContext } from './context.js';
+import type { SupervisorGraph } from './build-graph.js';
 import type { ResponseState } from './response-state.js';
 import { createTurnRunner } from './turn-runner.js';
 
@@ -55,5 +57,64 @@ describe('createTurnRunner content guard', () => {
     expect(done?.agent_id).toBe('weather_agent');
     expect(result.finalAnswer).toContain('结果来自天气查询：北京明天晴。');
     for (const event of events) expect(event.content).not.toContain('weather_agent');
+  });
+});
+
+describe('createTurnRunner with a scripted graph', () => {
+  let storage: Storage | undefined;
+  afterEach(async () => {
+    await storage?.close();
+  });
+
+  /** A graph stand-in that records one dispatch and emits `chunks` as one agent's progress, then the final answer. */
+  function scriptedGraph(inputs: Record<string, unknown>, chunks: readonly string[]): SupervisorGraph {
+    return {
+      async stream(_input: unknown, config: { context: TurnContext }) {
+        await config.context.tasks!.dispatched({ task_id: 'task_1', agent_id: 'ticket_agent', inputs });
+        const events: NodeEvent[] = [
+          { stage: 'agent_start', content: '开始', agent_id: 'ticket_agent', is_thinking: true, state: { task_id: 'task_1' } },
+          ...chunks.map((content): NodeEvent => ({ stage: 'agent_stream', content, agent_id: 'ticket_agent', is_thinking: true, state: { task_id: 'task_1' } })),
+          { stage: 'agent_done', content: '完成', agent_id: 'ticket_agent', is_thinking: true, state: { task_id: 'task_1', status: 'completed' } },
+          { stage: 'final', content: '好的', agent_id: 'summarize', is_thinking: false },
+        ];
+        return (async function* () {
+          yield* events;
+        })();
+      },
+    } as unknown as SupervisorGraph;
+  }
+
+  it('stores task inputs with every personal value masked, numbers included, even on storage without a masking wrapper', async () => {
+    const ticket = card({ id: 'ticket_agent', name: '工单', description: '工单查询', endpoint: { url: 'http://127.0.0.1:9/invoke', protocol: 'http-json', timeoutMs: 1000, retries: 0, headers: {} } });
+    storage = openSqliteStorage(':memory:');
+    const inputs = { phone: 13812345678, note: '卡号 6222021234567890128，邮箱 zhang.san@example.com', id_no: '11010519491231002X', nights: 2 };
+    const runner = createTurnRunner({ registry: createStaticRegistry(snapshotOf([ticket])), graph: scriptedGraph(inputs, []), storage, logger: silentLogger });
+    const started = await runner.start({ query: '查工单', userId: 'u1', traceId: 't' }, { signal: new AbortController().signal, onEvent: () => {} });
+    await started.done;
+    const [task] = await storage.tasks.listTasks(started.turnId!);
+    expect(task!.inputs).toEqual({ phone: '138****5678', note: '卡号 6222***********0128，邮箱 zh***@example.com', id_no: '110105********002X', nights: 2 });
+  });
+
+  it('never splits a secret or a phone number between two streamed events; what was held goes out before agent_done', async () => {
+    const secret = 'sk-live-7f3a9b2c4d';
+    const ticket = card({
+      id: 'ticket_agent',
+      name: '工单',
+      description: '工单查询',
+      endpoint: { url: 'http://127.0.0.1:9/invoke', protocol: 'http-json', timeoutMs: 1000, retries: 0, headers: { 'X-Api-Key': secret } },
+    });
+    storage = openSqliteStorage(':memory:');
+    const chunks = ['电话 1381234', '5678，密钥 sk-li', 've-7f3a9b2c4d', ' ok'];
+    const runner = createTurnRunner({ registry: createStaticRegistry(snapshotOf([ticket])), graph: scriptedGraph({}, chunks), storage, logger: silentLogger });
+    const events: ResponseState[] = [];
+    const started = await runner.start({ query: '查工单', userId: 'u1', traceId: 't' }, { signal: new AbortController().signal, onEvent: (event) => events.push(event) });
+    await started.done;
+    const stages = events.map((event) => event.metadata.stage);
+    const streamed = events.filter((event) => event.metadata.stage === 'agent_stream').map((event) => event.content);
+    expect(streamed.join('')).toBe('电话 13812345678，密钥 [redacted] ok');
+    expect(streamed.some((content) => content.includes('13812345678'))).toBe(true);
+    for (const content of streamed) expect(content).not.toMatch(/sk-|7f3a|1381234$/);
+    expect(stages.lastIndexOf('agent_stream')).toBeLessThan(stages.indexOf('agent_done'));
+    expect(events.map((event) => event.metadata.seq)).toEqual(events.map((_event, index) => index + 1));
   });
 });

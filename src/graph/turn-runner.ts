@@ -14,8 +14,11 @@ import { randomUUID } from 'node:crypto';
 import { detectLanguage } from '../text/index.js';
 import type { Logger } from '../logger.js';
 import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from './output-guard.js';
-import type { AgentCard, Registry, RegistrySnapshot } from '../registry/types.js';
+import { contentGuardTerms } from '../guard/content-guard.js';
+import { createHeldStream, type HeldStream } from '../guard/stream-hold-back.js';
+import type { Registry, RegistrySnapshot } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
+import { maskForSnapshot, type PiiMasker } from '../privacy/index.js';
 import { DEFAULT_TENANT, ownerKey } from '../store/owner-key.js';
 import { UserError } from '../errors.js';
 import { type StopNoticeReason, turnFailedText, turnStoppedText } from '../i18n/index.js';
@@ -52,8 +55,6 @@ export interface TurnRunnerOptions {
   queueWaitMs?: number;
   /** Announce each stored batch of events on the signal bus (for resume followers); on where signals are cheap. */
   announceEvents?: boolean;
-  /** Masks personal data in the inputs kept in task records. Default: keys declared phone/email. */
-  maskInputs?: (card: AgentCard | undefined, inputs: Record<string, unknown>) => Record<string, unknown>;
   /** Drops older checkpoints of a thread after each turn (keeps storage bounded). */
   pruneCheckpoints?: (threadId: string) => Promise<void>;
   now?: () => Date;
@@ -72,20 +73,6 @@ export interface TurnRunnerOptions {
   streamCaps?: Partial<StreamCaps>;
   /** Called for each progress event a cap dropped; `first` once per cap per turn (metrics). */
   onStreamDrop?: (cap: StreamCapName, first: boolean) => void;
-}
-
-/** Masks the values of keys the agent declares as phone or e-mail (`138****5678`, `z***@example.com`). */
-export function maskDeclaredInputs(card: AgentCard | undefined, inputs: Record<string, unknown>): Record<string, unknown> {
-  const kinds = new Map((card?.requiredKeys ?? []).map((spec) => [spec.key, spec.extract.type]));
-  return Object.fromEntries(
-    Object.entries(inputs).map(([key, value]) => {
-      if (typeof value !== 'string') return [key, value];
-      const kind = kinds.get(key);
-      if (kind === 'phone') return [key, value.length > 7 ? `${value.slice(0, 3)}****${value.slice(-4)}` : '****'];
-      if (kind === 'email') return [key, value.replace(/^([^@])[^@]*@/, '$1***@')];
-      return [key, value];
-    }),
-  );
 }
 
 function stopReasonOf(signal: AbortSignal): TurnStopReason {
@@ -134,6 +121,18 @@ function createSessionQueues(maxQueued: number) {
   };
 }
 
+/** The held stream of one sub-task's progress. */
+function agentStreamKey(event: NodeEvent): string {
+  return `agent:${String(event.state?.task_id ?? event.agent_id)}`;
+}
+
+/** Which held stream a streamed event belongs to; undefined for every other event. */
+function heldStreamKey(event: NodeEvent): string | undefined {
+  if (event.stage === 'agent_stream') return agentStreamKey(event);
+  if (event.stage === 'final' && event.state?.delta === true) return `final:${event.agent_id}`;
+  return undefined;
+}
+
 interface ActiveTurn {
   controller: AbortController;
   done: Promise<TurnResult>;
@@ -144,6 +143,15 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   // One content guard per snapshot, built on first use and dropped with the snapshot.
   const guards = new WeakMap<RegistrySnapshot, OutputGuard>();
   const leakCheck = createSystemPromptLeakCheck();
+  const termsBySnapshot = new WeakMap<RegistrySnapshot, string[]>();
+  const guardTerms = (snapshot: RegistrySnapshot): string[] => {
+    let terms = termsBySnapshot.get(snapshot);
+    if (!terms) {
+      terms = contentGuardTerms(snapshot);
+      termsBySnapshot.set(snapshot, terms);
+    }
+    return terms;
+  };
   const contentGuard = (snapshot: RegistrySnapshot): OutputGuard => {
     let guard = guards.get(snapshot);
     if (!guard) {
@@ -156,7 +164,17 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const now = options.now ?? (() => new Date());
   const replicaId = options.replicaId ?? `r_${randomUUID().slice(0, 8)}`;
   const leaseTtlMs = options.leaseTtlMs ?? 15000;
-  const maskInputs = options.maskInputs ?? maskDeclaredInputs;
+  // Task records keep inputs with every personal value masked, whatever the key's type (CONTRACT §7);
+  // the agent itself is sent the real values.
+  const maskers = new WeakMap<RegistrySnapshot, PiiMasker>();
+  const maskInputs = (snapshot: RegistrySnapshot, inputs: Record<string, unknown>): Record<string, unknown> => {
+    let masker = maskers.get(snapshot);
+    if (!masker) {
+      masker = maskForSnapshot(snapshot);
+      maskers.set(snapshot, masker);
+    }
+    return masker.maskDeep(inputs);
+  };
   const active = new Map<string, ActiveTurn>();
   const queues = createSessionQueues(options.maxQueuedTurns ?? 5);
   const queueWaitMs = options.queueWaitMs ?? 120000;
@@ -175,7 +193,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           user_id: turn.owner,
           session_id: turn.sessionId,
           agent_id: task.agent_id,
-          inputs: maskInputs(snapshot.byId.get(task.agent_id), task.inputs),
+          inputs: maskInputs(snapshot, task.inputs),
           created_at: new Date().toISOString(),
         });
       },
@@ -236,15 +254,13 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     let finalAnswer = '';
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
 
-    const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
-      // Progress over the turn's caps is dropped here, before it is numbered, stored or sent.
-      if (event.stage === 'agent_stream' && !progress.admit(event.agent_id, event.content)) return;
+    const deliver = (event: NodeEvent, type: ResponseState['type'], content: string): void => {
       const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
       const state = complete ? { ...event.state, ...usageState(), ...budgetState(), ...droppedState() } : event.state;
       const seq = events.length + 1;
       const response: ResponseState = {
         type,
-        content: guard.clean(event.content),
+        content,
         agent_id: event.agent_id,
         is_thinking: event.is_thinking,
         session_id: request.sessionId,
@@ -262,6 +278,37 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       events.push(response);
       eventLog.append({ seq, data: JSON.stringify(response) });
       if (!clientSignal.aborted) onEvent(response);
+    };
+
+    // Streamed text (agent progress per task, answer deltas per speaker) goes through a held stream, so
+    // nothing a guard or the masking must see whole is ever split between two events (stream-hold-back.ts).
+    const held = new Map<string, { stream: HeldStream; first: NodeEvent }>();
+    const terms = guardTerms(snapshot);
+    const flushHeld = (which: (key: string) => boolean): void => {
+      for (const [key, entry] of held) {
+        if (!which(key)) continue;
+        held.delete(key);
+        const rest = entry.stream.flush();
+        if (rest !== '') deliver(entry.first, 'content', rest);
+      }
+    };
+    const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
+      // Progress over the turn's caps is dropped here, before it is held, numbered, stored or sent.
+      if (event.stage === 'agent_stream' && !progress.admit(event.agent_id, event.content)) return;
+      const key = heldStreamKey(event);
+      if (key !== undefined) {
+        let entry = held.get(key);
+        if (!entry) {
+          entry = { stream: createHeldStream({ scrub: (text) => guard.clean(text), terms }), first: event };
+          held.set(key, entry);
+        }
+        const content = entry.stream.push(event.content);
+        if (content !== '') deliver(event, type, content);
+        return;
+      }
+      if (event.stage === 'agent_done' || event.stage === 'agent_failed') flushHeld((name) => name === agentStreamKey(event));
+      else if (event.stage !== 'agent_start') flushHeld(() => true);
+      deliver(event, type, guard.clean(event.content));
     };
 
     const context: TurnContext = {

@@ -22,9 +22,18 @@ export interface ContentGuardOptions {
 /** Builds the content guard of one registry snapshot. */
 export function createContentGuard(snapshot: RegistrySnapshot, options: ContentGuardOptions = {}): TextScrubber {
   return createTextScrubber({
-    terms: [...idTerms(snapshot.agents), ...secretTerms(agentSecrets(snapshot)), ...addressTerms(snapshot)],
+    terms: guardedTerms(snapshot),
     patterns: options.inventedIdsIn ? [inventedIdPattern(options.inventedIdsIn)] : [],
   });
+}
+
+/** The literal texts the content guard hides (ids, header values, addresses): a stream must never cut one in two. */
+export function contentGuardTerms(snapshot: RegistrySnapshot): string[] {
+  return [...new Set(guardedTerms(snapshot).map((term) => term.text))];
+}
+
+function guardedTerms(snapshot: RegistrySnapshot): ScrubTerm[] {
+  return [...idTerms(snapshot.agents), ...secretTerms(agentSecrets(snapshot)), ...addressTerms(snapshot)];
 }
 
 /** Endpoint URLs of the registry (and the ticket webhook) and their `host:port` / host parts. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isChineseIdNumber, isLuhnCardNumber, maskPersonalData, maskPersonalDataDeep } from './mask-personal-data.js';
+import { isChineseIdNumber, isLuhnCardNumber, maskPersonalData, maskPersonalDataDeep, maskPersonalNumber } from './mask-personal-data.js';
 
 describe('maskPersonalData', () => {
   it('masks a mobile number in the 138****5678 style', () => {
@@ -25,5 +25,15 @@ describe('maskPersonalData', () => {
   it('masks every string of a nested value and keeps the keys', () => {
     const masked = maskPersonalDataDeep({ phone: '13812345678', turns: [{ query: 'a@b.io' }], count: 2 });
     expect(masked).toEqual({ phone: '138****5678', turns: [{ query: 'a***@b.io' }], count: 2 });
+  });
+
+  it('masks personal values written as numbers: mobiles, long Luhn cards, identifiers past float precision; leaves quantities and timestamps', () => {
+    expect(maskPersonalNumber(13812345678)).toBe('138****5678');
+    expect(maskPersonalNumber(378282246310005)).toBe('3782*******0005');
+    // 6222021234567890128 cannot be held exactly by a number; what is left is still an identifier.
+    expect(maskPersonalNumber(6222021234567890128)).toMatch(/^6222\*{11}\d{4}$/);
+    expect(maskPersonalNumber(110105194912310020)).toMatch(/^1101\*{10}\d{4}$/);
+    for (const kept of [2, 12.5, -13812345678, 1795446528799, 12345678901, 123456789012345, 1e21]) expect(maskPersonalNumber(kept)).toBe(kept);
+    expect(maskPersonalDataDeep({ phone: 13812345678, nights: 2, at: 1795446528799 })).toEqual({ phone: '138****5678', nights: 2, at: 1795446528799 });
   });
 });

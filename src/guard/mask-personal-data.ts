@@ -63,9 +63,28 @@ export function maskPersonalData(text: string): string {
     .replace(NUMBER_RUN, maskNumberRun);
 }
 
-/** A deep copy of `value` with every string masked (object keys are kept). */
+/**
+ * A personal value written as a JSON number (a sub-agent's `{"phone":
+ * 13812345678}`, a model's inputs) as its masked text; any other number
+ * unchanged. Recognised: an 11-digit Chinese mobile number; a Luhn-valid card
+ * number of 15 to 19 digits; and any integer of 16 to 19 digits beyond exact
+ * float precision (an ID or card number that lost its last digits is still an
+ * identifier, never a quantity). 13- and 14-digit numbers are left alone even
+ * when Luhn-valid: millisecond timestamps have 13 digits, and written as text
+ * such cards are still masked.
+ */
+export function maskPersonalNumber(value: number): number | string {
+  if (!Number.isInteger(value) || value <= 0 || value >= 1e20) return value;
+  const digits = value.toFixed(0);
+  if (CN_MOBILE.test(digits)) return star(digits, 3, 4);
+  if (Number.isSafeInteger(value)) return digits.length >= 15 && isLuhnCardNumber(digits) ? star(digits, 4, 4) : value;
+  return digits.length >= 16 && digits.length <= 19 ? star(digits, 4, 4) : value;
+}
+
+/** A deep copy of `value` with every string and personal number masked (object keys are kept). */
 export function maskPersonalDataDeep<T>(value: T): T {
   if (typeof value === 'string') return maskPersonalData(value) as T;
+  if (typeof value === 'number') return maskPersonalNumber(value) as T;
   if (Array.isArray(value)) return value.map((item) => maskPersonalDataDeep(item)) as T;
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskPersonalDataDeep(item)])) as T;

@@ -63,7 +63,7 @@ function maskChannelValues(values: Record<string, unknown>, masker: PiiMasker): 
       const known = memory.known_values;
       const safeKnown =
         known !== null && typeof known === 'object'
-          ? Object.fromEntries(Object.entries(known).filter(([, item]) => typeof item !== 'string' || masker.mask(item) === item))
+          ? Object.fromEntries(Object.entries(known).filter(([, item]) => JSON.stringify(masker.maskDeep(item)) === JSON.stringify(item)))
           : known;
       masked[channel] = { ...masker.maskDeep(memory), ...kept, ...(known === undefined ? {} : { known_values: safeKnown }) };
     } else {

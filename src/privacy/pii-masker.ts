@@ -11,14 +11,18 @@
  * The built-in patterns are fixed and linear; registry patterns run on the
  * linear-time engine (`src/util/safe-pattern.ts`).
  */
-import { maskPersonalData } from '../guard/mask-personal-data.js';
+import { maskPersonalData, maskPersonalNumber } from '../guard/mask-personal-data.js';
 import type { PiiPattern } from '../registry/types.js';
 
 /** Masks personal data in text and in any JSON-like value. */
 export interface PiiMasker {
   /** `text` with every recognised value masked. */
   mask(text: string): string;
-  /** A deep copy of `value` with every string masked (object keys included). */
+  /**
+   * A deep copy of `value` with every string masked (object keys included)
+   * and every number that is a personal value replaced by its masked text
+   * (`maskPersonalNumber`; registry patterns apply to text only).
+   */
   maskDeep<T>(value: T): T;
 }
 
@@ -33,6 +37,7 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
   const maskDeep = <T>(value: T): T => {
     const visit = (item: unknown, depth: number): unknown => {
       if (typeof item === 'string') return mask(item);
+      if (typeof item === 'number') return maskPersonalNumber(item);
       if (depth > 64 || item === null || typeof item !== 'object') return item;
       if (Array.isArray(item)) return item.map((child) => visit(child, depth + 1));
       if (item instanceof Date) return item;

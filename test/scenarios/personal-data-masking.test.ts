@@ -1,8 +1,12 @@
 /**
  * CONTRACT §7: a scripted session full of personal data (mobile, ID card,
- * bank card, e-mail and a registry-declared member number); afterwards the
- * whole log output and every database file are searched for each raw value.
- * The sub-agent must still have received the real values of its declared keys.
+ * bank card, e-mail and a registry-declared member number, some of them as
+ * JSON numbers in a sub-agent's output, one split across two streamed
+ * progress chunks next to the agent's own header secret, also split);
+ * afterwards the whole log output and every database file are searched for
+ * each raw value and each fragment. The sub-agent must still have received the
+ * real values of every key it declared, and the stored task records hold them
+ * masked whatever the key's type.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +17,8 @@ import { startServer, type RunningServer } from '../../src/http/index.js';
 import { createLogger } from '../../src/logger.js';
 import { createPiiMasking } from '../../src/privacy/index.js';
 import { createSwitchboard, type Switchboard } from '../../src/switchboard.js';
-import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
-import { chatOverSse, finalEvent } from '../support/switchboard-harness.js';
+import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { chatOverSse, finalEvent, stageEvents } from '../support/switchboard-harness.js';
 
 const RAW = {
   mobile: '13812345678',
@@ -24,7 +28,16 @@ const RAW = {
   member: 'M20261122',
 };
 
-function registry(url: string): string {
+/** Personal values a sub-agent returns as JSON numbers. */
+const NUMBERS = { mobile: 13912345678, amexCard: 378282246310005 };
+
+/** The progress agent's header secret; it echoes it, split across two chunks. */
+const PROGRESS_TOKEN = 'sk-live-7f3a9b2c4d';
+
+/** Pieces that would be stored if a streamed value were split between two events. */
+const FRAGMENTS = ['1381234', '7f3a9b2c4d', 'sk-live'];
+
+function registry(url: string, progressUrl: string): string {
   return `version: 1
 supervisor:
   pii_patterns: [{ name: member_no, pattern: "M[0-9]{8}" }]
@@ -37,12 +50,24 @@ agents:
     required_semantic_keys:
       - { key: phone, description: 手机号, extract: { type: phone } }
       - { key: email, description: 邮箱, extract: { type: email } }
+      - { key: id_no, description: 身份证号, extract: { pattern: "身份证[ ]*([0-9]{17}[0-9Xx])" } }
+      - { key: card_no, description: 银行卡号, extract: { pattern: "银行卡[ ]*([0-9]{16,19})" } }
+  - id: progress_agent
+    name: 工单进度
+    description: 工单进度查询 ticket progress
+    keywords: [工单, 进度, ticket]
+    endpoint:
+      url: "${progressUrl}"
+      protocol: http-sse
+      retries: 0
+      headers: { X-Api-Key: "\${PROGRESS_TOKEN}" }
 `;
 }
 
 describe('personal data never lands raw in logs or the database', () => {
   let dir: string;
   let agent: FakeAgent;
+  let progress: FakeAgent;
   let switchboard: Switchboard;
   let server: RunningServer;
   const logLines: string[] = [];
@@ -50,22 +75,29 @@ describe('personal data never lands raw in logs or the database', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sb-pii-'));
     agent = await startFakeAgent((body) =>
-      jsonReply({ output: { registered: true, echo: JSON.stringify(body) }, message: `已登记 ${RAW.mobile} / ${RAW.email}，身份证 ${RAW.idCard}，卡 ${RAW.bankCard}，会员 ${RAW.member}` }),
+      jsonReply({ output: { registered: true, echo: JSON.stringify(body), mobile_number: NUMBERS.mobile, amex_card: NUMBERS.amexCard }, message: `已登记 ${RAW.mobile} / ${RAW.email}，身份证 ${RAW.idCard}，卡 ${RAW.bankCard}，会员 ${RAW.member}` }),
+    );
+    progress = await startFakeAgent(
+      sseReply({
+        progress: [`已收到，联系电话 ${RAW.mobile.slice(0, 7)}`, `${RAW.mobile.slice(7)}，校验 ${PROGRESS_TOKEN.slice(0, 8)}`, `${PROGRESS_TOKEN.slice(8)} 完成，稍等…`],
+        result: { status: 'completed', output: { ticket: 'T-1' }, message: '工单处理中' },
+      }),
     );
     const configPath = join(dir, 'agents_config.yaml');
-    writeFileSync(configPath, registry(agent.url));
+    writeFileSync(configPath, registry(agent.url, progress.url));
     const masking = createPiiMasking();
     const logger = createLogger({
       level: 'debug',
       masker: masking,
       destination: new Writable({ write: (chunk: Buffer, _encoding, done) => (logLines.push(chunk.toString('utf8')), done()) }),
     });
-    switchboard = await createSwitchboard({ configPath, databaseUrl: `sqlite:${join(dir, 'switchboard.db')}`, logger, masking, env: {}, watch: false });
+    switchboard = await createSwitchboard({ configPath, databaseUrl: `sqlite:${join(dir, 'switchboard.db')}`, logger, masking, env: { PROGRESS_TOKEN }, watch: false });
     server = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });
   });
 
   afterAll(async () => {
     await agent.close();
+    await progress.close();
     if (!process.env.KEEP_PII_DIR) rmSync(dir, { recursive: true, force: true });
     else console.log('DIR', dir);
   });
@@ -80,9 +112,29 @@ describe('personal data never lands raw in logs or the database', () => {
     expect(finalEvent(first).content.length).toBeGreaterThan(0);
     expect(agent.calls).toHaveLength(1);
     const sent = agent.calls[0]!.body as { inputs: Record<string, string> };
-    expect(sent.inputs).toMatchObject({ phone: RAW.mobile, email: RAW.email });
+    expect(sent.inputs).toEqual({ phone: RAW.mobile, email: RAW.email, id_no: RAW.idCard, card_no: RAW.bankCard });
+    // The audit record of the dispatch keeps every declared value masked, whatever the key's type.
+    const [task] = await switchboard.storage.tasks.listTasks(String(first[0]!.metadata.turn_id));
+    expect(task!.inputs).toEqual({ phone: '138****5678', email: 'zh***@example.com', id_no: '110105********002X', card_no: '6222***********0128' });
     await chatOverSse(server.url, `转人工，我的卡号是 ${RAW.bankCard}`, session);
+
+    // A streamed progress message splits a phone number and the agent's own header secret between two chunks.
+    const streamed = await chatOverSse(server.url, '查询工单进度', { sessionId: 'pii-2', userId: 'u-pii' });
+    expect(progress.calls).toHaveLength(1);
+    expect(progress.calls[0]!.headers['x-api-key']).toBe(PROGRESS_TOKEN);
+    const chunks = stageEvents(streamed, 'agent_stream').map((event) => event.content);
+    expect(chunks.join('')).toBe(`已收到，联系电话 ${RAW.mobile}，校验 [redacted] 完成，稍等…`);
+    expect(chunks.some((chunk) => chunk.includes(RAW.mobile))).toBe(true);
+    for (const chunk of chunks) expect(chunk).not.toMatch(/sk-live|7f3a9b2c4d/);
+
     const history = await (await fetch(`${server.url}/v1/sessions/pii-1/messages?user_id=u-pii`)).text();
+    // Checkpoints may be stored in a binary encoding a byte search misses: read them back as well.
+    const checkpoints: string[] = [];
+    for (const thread of ['u-pii:pii-1', 'u-pii:pii-2']) {
+      for await (const tuple of switchboard.storage.checkpointer.list({ configurable: { thread_id: thread } })) checkpoints.push(JSON.stringify(tuple));
+    }
+    expect(checkpoints.length).toBeGreaterThan(0);
+    const checkpointText = checkpoints.join('\n');
     await server.close();
     await switchboard.close();
 
@@ -95,6 +147,15 @@ describe('personal data never lands raw in logs or the database', () => {
       expect(logText.includes(value), `${kind} raw in the logs`).toBe(false);
       expect(database.includes(Buffer.from(value, 'utf8')), `${kind} raw in the database`).toBe(false);
       expect(history.includes(value), `${kind} raw in the stored transcript`).toBe(false);
+    }
+    for (const [kind, value] of Object.entries({ ...RAW, ...NUMBERS })) expect(checkpointText.includes(String(value)), `${kind} raw in a checkpoint`).toBe(false);
+    for (const [kind, value] of Object.entries(NUMBERS)) {
+      expect(logText.includes(String(value)), `${kind} (a number) raw in the logs`).toBe(false);
+      expect(database.includes(Buffer.from(String(value), 'utf8')), `${kind} (a number) raw in the database`).toBe(false);
+    }
+    for (const fragment of FRAGMENTS) {
+      expect(logText.includes(fragment), `${fragment} in the logs`).toBe(false);
+      expect(database.includes(Buffer.from(fragment, 'utf8')), `${fragment} in the database`).toBe(false);
     }
     expect(history).toContain('138****5678');
     expect(history).toContain('[member_no]');
