@@ -143,8 +143,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   // One content guard per snapshot, built on first use and dropped with the snapshot.
   const guards = new WeakMap<RegistrySnapshot, OutputGuard>();
   const leakCheck = createSystemPromptLeakCheck();
-  const termsBySnapshot = new WeakMap<RegistrySnapshot, string[]>();
-  const guardTerms = (snapshot: RegistrySnapshot): string[] => {
+  const termsBySnapshot = new WeakMap<RegistrySnapshot, { secrets: string[]; others: string[] }>();
+  const guardTerms = (snapshot: RegistrySnapshot): { secrets: string[]; others: string[] } => {
     let terms = termsBySnapshot.get(snapshot);
     if (!terms) {
       terms = contentGuardTerms(snapshot);
@@ -299,7 +299,11 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       if (key !== undefined) {
         let entry = held.get(key);
         if (!entry) {
-          entry = { stream: createHeldStream({ scrub: (text) => guard.clean(text), terms }), first: event };
+          entry = {
+            // Progress arrives as whole messages a client shows one at a time; deltas are appended.
+            stream: createHeldStream({ scrub: (text) => guard.clean(text), secrets: terms.secrets, terms: terms.others, kind: event.stage === 'agent_stream' ? 'messages' : 'tokens' }),
+            first: event,
+          };
           held.set(key, entry);
         }
         const content = entry.stream.push(event.content);

@@ -27,9 +27,10 @@ export function createContentGuard(snapshot: RegistrySnapshot, options: ContentG
   });
 }
 
-/** The literal texts the content guard hides (ids, header values, addresses): a stream must never cut one in two. */
-export function contentGuardTerms(snapshot: RegistrySnapshot): string[] {
-  return [...new Set(guardedTerms(snapshot).map((term) => term.text))];
+/** The literal texts the content guard hides, secrets (header values) apart from ids and addresses: a stream must never cut one in two. */
+export function contentGuardTerms(snapshot: RegistrySnapshot): { secrets: string[]; others: string[] } {
+  const texts = (terms: readonly ScrubTerm[]) => [...new Set(terms.map((term) => term.text))];
+  return { secrets: texts(secretTerms(agentSecrets(snapshot))), others: texts([...idTerms(snapshot.agents), ...addressTerms(snapshot)]) };
 }
 
 function guardedTerms(snapshot: RegistrySnapshot): ScrubTerm[] {
