@@ -246,11 +246,29 @@ describe('createAgentClient', () => {
     expect(outcome).toMatchObject({ ok: false, code: 'too_large' });
   });
 
-  it('caps an event stream too', async () => {
+  it('caps a whole event stream at the stream cap', async () => {
     const fake = await start(sseReply({ progress: Array.from({ length: 50 }, () => 'x'.repeat(1000)) }));
+    const small = createAgentClient({ maxResponseBytes: 10_000, maxStreamBytes: 20_000 });
+    const outcome = await small.call(fakeAgentCard({ url: fake.url, protocol: 'http-sse' }), body);
+    expect(outcome).toMatchObject({ ok: false, code: 'too_large' });
+    if (!outcome.ok) expect(outcome.reason).toMatch(/20000-byte limit/);
+  });
+
+  it('caps a single event of a stream at the reply cap', async () => {
+    const fake = await start(sseReply({ progress: ['x'.repeat(50_000)] }));
     const small = createAgentClient({ maxResponseBytes: 10_000 });
     const outcome = await small.call(fakeAgentCard({ url: fake.url, protocol: 'http-sse' }), body);
     expect(outcome).toMatchObject({ ok: false, code: 'too_large' });
+    if (!outcome.ok) expect(outcome.reason).toMatch(/one event .*10000-byte limit/);
+  });
+
+  it('reads megabytes of progress under the stream cap and still gets the result', async () => {
+    const chunk = 'y'.repeat(10_000);
+    const fake = await start(sseReply({ progress: Array.from({ length: 300 }, () => chunk), result: { status: 'completed', output: { done: true } } }));
+    let relayed = 0;
+    const outcome = await client.call(fakeAgentCard({ url: fake.url, protocol: 'http-sse' }), body, { onProgress: () => relayed++ });
+    expect(outcome).toMatchObject({ ok: true, reply: { status: 'completed', output: { done: true } } });
+    expect(relayed).toBe(300);
   });
 
   it('cuts an event stream that runs past the timeout, however steadily it sends progress', async () => {

@@ -26,8 +26,10 @@ export interface AgentClientOptions {
   /** What requests go through; tests may hand in one that returns prepared `Response`s. */
   fetch?: typeof globalThis.fetch;
   logger?: Logger;
-  /** Largest reply body (or whole event stream) accepted, in bytes. */
+  /** Largest reply body (or single event of an event stream) accepted, in bytes. */
   maxResponseBytes?: number;
+  /** Largest whole event stream, progress included, in bytes. */
+  maxStreamBytes?: number;
   /** First retry waits about this long; each further retry doubles it. */
   retryBaseDelayMs?: number;
   /** Extra or replacement protocol adapters, keyed by protocol name. */
@@ -35,8 +37,10 @@ export interface AgentClientOptions {
 }
 
 const FALLBACK_TIMEOUT_MS = 15_000;
-/** Largest reply body (or whole event stream) the client accepts unless told otherwise. */
+/** Largest reply body (or single event of a stream) the client accepts unless told otherwise. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
+/** Largest whole event stream (progress included) the client reads unless told otherwise. */
+export const DEFAULT_MAX_STREAM_BYTES = 8_000_000;
 const MAX_RETRY_DELAY_MS = 5_000;
 /** Header names the client sets itself; a card cannot override them. */
 const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'x-switchboard-depth', 'content-type', 'accept', 'content-length']);
@@ -46,6 +50,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
   const fetchFunction = options.fetch ?? globalThis.fetch;
   const logger = options.logger ?? silentLogger;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const maxStreamBytes = Math.max(maxResponseBytes, options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES);
   const retryBaseDelayMs = options.retryBaseDelayMs ?? 100;
   const adapters = createProtocolAdapters(options.protocols);
 
@@ -132,6 +137,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
         body: plan.body,
         signal,
         maxResponseBytes,
+        maxStreamBytes,
         onProgress: plan.onProgress,
       });
     } catch (error) {

@@ -16,12 +16,14 @@ const WEATHER_QUERY = '北京明天的天气怎么样';
 const result = (city: string) => ({ status: 'completed', output: { city, forecast: [{ date: TOMORROW, condition: '晴', high: 8, low: -2 }] }, message: `${city}明天晴，最高8度。` });
 
 /**
- * The weather agent's reply per call: thousands of small events (Beijing), then a
- * few huge ones (Shanghai: another city, so neither cache answers the second turn).
+ * The weather agent's reply per call: thousands of small events (Beijing), then
+ * sixty large ones (Shanghai), then three megabytes (Guangzhou); another city
+ * each time, so no cache answers a later turn.
  */
 const FLOODS = [
   sseReply({ progress: Array.from({ length: 3000 }, (_, index) => `查询进度 ${index + 1}`), result: result('北京') }),
   sseReply({ progress: Array.from({ length: 60 }, (_, index) => `${index}:${'很'.repeat(2000)}`), result: result('上海') }),
+  sseReply({ progress: Array.from({ length: 300 }, () => 'z'.repeat(10_000)), result: result('广州') }),
 ];
 
 async function counter(board: TestSwitchboard, name: string, labels: string): Promise<number> {
@@ -86,5 +88,14 @@ describe('a sub-agent that floods its progress stream', () => {
 
     expect(await counter(board, 'switchboard_agent_stream_dropped_total', 'cap="agent_stream_bytes"')).toBe(50);
     expect(await counter(board, 'switchboard_guard_stops_total', 'guard="agent_stream_bytes"')).toBe(1);
+  });
+
+  it('reads megabytes of progress to the result, relaying only its share', async () => {
+    const events = await board.chat('广州明天的天气怎么样', { sessionId: 'flood-megabytes' });
+    expect(weather.calls).toHaveLength(3);
+    const streamed = stageEvents(events, 'agent_stream');
+    expect(streamed).toHaveLength(6);
+    expectResultArrived(events, '广州');
+    expect(events.at(-1)!.metadata.state?.agent_stream_dropped).toEqual({ events_per_turn: 0, agent_stream_bytes: 294 });
   });
 });

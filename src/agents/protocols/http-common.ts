@@ -11,7 +11,7 @@ import type { AttemptResult, ProtocolAttempt } from './protocol-adapter.js';
 /** The result of reading a body under a byte cap. */
 export type BoundedRead =
   | { ok: true; text: string; stopped: boolean }
-  | { ok: false; kind: 'too_large'; bytesRead: number }
+  | { ok: false; kind: 'too_large'; bytesRead: number; /** The cap that was passed, when not the reply cap. */ limit?: number }
   | { ok: false; kind: 'read_error'; error: unknown };
 
 /**
@@ -23,7 +23,10 @@ export async function readBoundedBody(
   response: Response,
   maxBytes: number,
   onText?: (text: string) => boolean | void,
+  options: { keepText?: boolean } = {},
 ): Promise<BoundedRead> {
+  // A reader that consumes the pieces as they come (an event stream) need not hold them all.
+  const keepText = options.keepText ?? true;
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) {
     await cancelQuietly(response);
@@ -44,7 +47,7 @@ export async function readBoundedBody(
         return { ok: false, kind: 'too_large', bytesRead };
       }
       const text = decoder.decode(value, { stream: true });
-      pieces.push(text);
+      if (keepText) pieces.push(text);
       if (onText?.(text) === true) {
         await reader.cancel().catch(() => undefined);
         return { ok: true, text: pieces.join(''), stopped: true };
@@ -58,7 +61,7 @@ export async function readBoundedBody(
   }
   const tail = decoder.decode();
   if (tail) {
-    pieces.push(tail);
+    if (keepText) pieces.push(tail);
     onText?.(tail);
   }
   return { ok: true, text: pieces.join(''), stopped: false };
@@ -129,7 +132,7 @@ export function readFailure(read: Exclude<BoundedRead, { ok: true }>, attempt: P
     return {
       ok: false,
       code: 'too_large',
-      reason: `${what} from ${describeTarget(attempt.url)} exceeded the ${attempt.maxResponseBytes}-byte limit`,
+      reason: `${what} from ${describeTarget(attempt.url)} exceeded the ${read.limit ?? attempt.maxResponseBytes}-byte limit`,
     };
   }
   const detail = redactHeaderValues(describeError(read.error), attempt.headers);

@@ -3,6 +3,11 @@
  * relayed as they arrive; the first `result` event ends the call (we stop
  * reading there, so an agent that keeps the stream open does not hold us).
  * Events are parsed by eventsource-parser, never by hand.
+ *
+ * Two size limits: one event (the `result` included) may not pass the reply
+ * cap, and the whole stream may not pass the larger stream cap, so a chatty
+ * agent's megabytes of progress do not cost it its result while a flood
+ * still ends. The text is consumed as it comes, never held whole.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { safeJsonParse } from '../../util/safe-json.js';
@@ -44,9 +49,18 @@ export function createHttpSseAdapter({ envelope }: { envelope: EnvelopeValidator
 async function readEventStream(response: Response, attempt: ProtocolAttempt, envelope: EnvelopeValidator): Promise<AttemptResult> {
   let resultData: string | undefined;
   let progressCount = 0;
+  // Bytes fed since the last chunk that completed an event: bounds a single event (and garbage without event breaks).
+  let pendingBytes = 0;
+  let eventCompleted = false;
+  let eventTooLarge = false;
   const parser = createParser({
     onEvent(event: EventSourceMessage) {
-      if (resultData !== undefined) return;
+      eventCompleted = true;
+      if (resultData !== undefined || eventTooLarge) return;
+      if (Buffer.byteLength(event.data, 'utf8') > attempt.maxResponseBytes) {
+        eventTooLarge = true;
+        return;
+      }
       if (event.event === 'result') resultData = event.data;
       else if (event.event === 'progress') {
         progressCount++;
@@ -54,12 +68,21 @@ async function readEventStream(response: Response, attempt: ProtocolAttempt, env
       }
     },
   });
-  const read = await readBoundedBody(response, attempt.maxResponseBytes, (text) => {
-    parser.feed(text);
-    return resultData !== undefined;
-  });
+  const read = await readBoundedBody(
+    response,
+    attempt.maxStreamBytes,
+    (text) => {
+      eventCompleted = false;
+      parser.feed(text);
+      pendingBytes = eventCompleted ? 0 : pendingBytes + Buffer.byteLength(text, 'utf8');
+      if (pendingBytes > attempt.maxResponseBytes) eventTooLarge = true;
+      return resultData !== undefined || eventTooLarge;
+    },
+    { keepText: false },
+  );
+  if (eventTooLarge) return readFailure({ ok: false, kind: 'too_large', bytesRead: pendingBytes }, attempt, 'one event of the event stream');
   if (resultData !== undefined) return parseReplyText(envelope, resultData, 'the result event');
-  if (!read.ok && read.kind === 'too_large') return readFailure(read, attempt, 'the event stream');
+  if (!read.ok && read.kind === 'too_large') return readFailure({ ...read, limit: attempt.maxStreamBytes }, attempt, 'the event stream');
   // As in the SSE spec, an event whose closing blank line never came is discarded.
   const cause = read.ok ? 'ended' : 'broke off';
   return {

@@ -16,7 +16,14 @@ export interface ProtocolAttempt {
   readonly body: AgentRequestBody;
   /** Fires on the caller's abort or on this attempt's timeout. */
   readonly signal: AbortSignal;
+  /** Largest reply body, and largest single event of an event stream (the `result` included). */
   readonly maxResponseBytes: number;
+  /**
+   * Largest whole event stream, progress included. Larger than `maxResponseBytes`
+   * so a chatty agent's result still arrives (what reaches the user is capped
+   * per turn elsewhere), yet bounded so no agent can keep us parsing forever.
+   */
+  readonly maxStreamBytes: number;
   readonly onProgress?: (content: string) => void;
 }
 
