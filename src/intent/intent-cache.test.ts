@@ -9,7 +9,7 @@ const RESULT: IntentResult = {
   reason: 'r',
   rewrittenQuery: '帮我订北京的酒店',
   userFriendlyMessage: '明白了！',
-  draftPlan: { query: 'q', task_plan: { sub_tasks: [{ assigned_agent: 'hotel_agent', inputs: { city: '北京' } }] } },
+  draftPlan: { query: 'q', task_plan: { sub_tasks: [{ description: 'd', assigned_agent: 'hotel_agent', inputs: { city: '北京' }, dependencies: [] }] } },
 };
 
 const KEY_INPUT = { query: '帮我订北京的酒店', registryVersion: 'v1', history: [], pendingAgents: [], day: '2026-11-22' };

@@ -99,18 +99,19 @@ export interface IntentReply {
 }
 
 /**
- * What the recognizer puts on `IntentResult.draftPlan`: the drafted plan and
- * the user's own words of this turn (the planner checks key values against
- * them, since the plan request only carries the rewritten query).
+ * The reply as the first check sees it: every intent field validated, the
+ * plan draft not yet (a broken draft only drops the draft, never the intent).
+ */
+export type UncheckedIntentReply = Omit<IntentReply, 'task_plan'> & { task_plan?: unknown };
+
+/**
+ * What the recognizer puts on `IntentResult.draftPlan`: the drafted plan,
+ * validated against `TASK_PLAN_DRAFT_SCHEMA` where the model reply was parsed
+ * (the planner takes it as typed and only checks it against the registry),
+ * and the user's own words of this turn (the planner checks key values
+ * against them, since the plan request only carries the rewritten query).
  */
 export interface DraftPlanEnvelope {
   query: string;
   task_plan: DraftTaskPlan;
 }
-
-/** Schema of `DraftPlanEnvelope` (the planner re-validates what it is handed). */
-export const DRAFT_PLAN_ENVELOPE_SCHEMA = {
-  type: 'object',
-  required: ['query', 'task_plan'],
-  properties: { query: { type: 'string' }, task_plan: TASK_PLAN_DRAFT_SCHEMA },
-} as const;

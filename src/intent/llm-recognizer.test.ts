@@ -63,6 +63,15 @@ describe('LLM recognizer', () => {
     expect(system).not.toContain('train_agent'); // disabled cards are not offered
   });
 
+  it('checks the plan draft once, where the reply is parsed: a broken draft is dropped, the intent kept, no retry', async () => {
+    const before = model.fake.requests.length;
+    model.fake.push(reply({ intent: ['hotel_agent'], task_plan: { sub_tasks: [{ assigned_agent: 'hotel_agent' }] } }));
+    const result = await createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger }).recognize(input('帮我订北京的酒店'));
+    expect(result).toMatchObject({ kind: 'business', source: 'model', intents: [{ agentId: 'hotel_agent' }] });
+    expect(result.draftPlan).toBeUndefined();
+    expect(model.fake.requests.length).toBe(before + 1);
+  });
+
   it('turns a business reply with no enabled capability into an out-of-scope answer', async () => {
     model.fake.push(reply({ intent: ['train_agent'], user_friendly_message: '为您买火车票' }));
     const result = await createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger }).recognize(input('帮我买一张去上海的火车票'));

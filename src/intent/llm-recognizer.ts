@@ -20,7 +20,6 @@
  * cards that remain.
  */
 import { Ajv } from 'ajv';
-import type { ValidateFunction } from 'ajv';
 import { chooseTier } from '../llm/model-router.js';
 import { completeJson } from '../llm/complete-json.js';
 import { formatLocalDate } from '../text/local-date.js';
@@ -29,7 +28,14 @@ import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak
 import { hasInjectionSignals } from '../text/injection-signals.js';
 import { createContentGuard } from '../guard/content-guard.js';
 import { buildIntentMessages, INTENT_PROMPT_RULES } from './intent-prompt.js';
-import { INTENT_REPLY_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type IntentReply } from './intent-schema.js';
+import {
+  INTENT_REPLY_SCHEMA,
+  TASK_PLAN_DRAFT_SCHEMA,
+  type DraftPlanEnvelope,
+  type DraftTaskPlan,
+  type IntentReply,
+  type UncheckedIntentReply,
+} from './intent-schema.js';
 import type { LlmGateway } from '../llm/types.js';
 import type { Logger } from '../logger.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
@@ -77,8 +83,8 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
   // The intent part is checked without the plan: a usable intent with a broken
   // plan draft keeps the intent and lets the planner plan from it (no retry).
   const { task_plan: _plan, ...intentProperties } = INTENT_REPLY_SCHEMA.properties;
-  const validateReply: ValidateFunction = ajv.compile({ ...INTENT_REPLY_SCHEMA, properties: intentProperties });
-  const validatePlan: ValidateFunction = ajv.compile(TASK_PLAN_DRAFT_SCHEMA);
+  const validateReply = ajv.compile<UncheckedIntentReply>({ ...INTENT_REPLY_SCHEMA, properties: intentProperties });
+  const validatePlan = ajv.compile<DraftTaskPlan>(TASK_PLAN_DRAFT_SCHEMA);
   // Texts the model writes for the user must not repeat its own instructions.
   const leakCheck = createPromptLeakCheck([INTENT_PROMPT_RULES, DATA_BLOCK_RULES]);
 
@@ -141,7 +147,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         foldOldest: history.length >= input.snapshot.supervisor.memoryMaxHistory,
       });
       const tier = chooseTier({ purpose: 'intent', turnKind: 'unknown', query: text });
-      const called = await completeJson<IntentReply>(gateway, {
+      const called = await completeJson<UncheckedIntentReply>(gateway, {
         purpose: 'intent',
         tier: tier.tier,
         tierReason: tier.reason,
@@ -155,10 +161,12 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         usage: input.usage,
       });
       if (!called.ok) return fallBack(input, called.failure === 'call_failed' ? called.reason : 'invalid_reply', called.detail);
-      const reply = called.value;
-      if (reply.task_plan !== undefined && !validatePlan(reply.task_plan)) {
-        logger.info({ problem: validatePlan.errors?.slice(0, 3) }, 'intent: plan draft unusable; planning from the intents');
-        delete reply.task_plan;
+      // The one check of the plan draft: from here on it is a `DraftTaskPlan`.
+      const { task_plan: draft, ...fields } = called.value;
+      const reply: IntentReply = fields;
+      if (draft !== undefined) {
+        if (validatePlan(draft)) reply.task_plan = draft;
+        else logger.info({ problem: validatePlan.errors?.slice(0, 3) }, 'intent: plan draft unusable; planning from the intents');
       }
 
       let result = toIntentResult(reply, input, text, logger, leakCheck);

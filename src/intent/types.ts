@@ -5,6 +5,7 @@
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { Language } from '../i18n/language.js';
+import type { DraftPlanEnvelope } from './intent-schema.js';
 
 export type SimpleIntentKind =
   | 'greeting'
@@ -41,8 +42,8 @@ export interface IntentResult {
   userFriendlyMessage: string;
   /** The complete reply of a simple turn when the recognizer already has it (no further model call). */
   answer?: string;
-  /** A task plan drafted in the same model call (shape owned by the LLM planner, which re-validates it). */
-  draftPlan?: unknown;
+  /** A task plan drafted in the same model call, schema-checked where the reply was parsed (LLM mode). */
+  draftPlan?: DraftPlanEnvelope;
   /** The layered summary updated by the model to cover the turn leaving the verbatim window (LLM mode). */
   memorySummary?: string;
   /** Which level decided: word rules, the intent cache, the model, or the offline fallback after a model failure. */

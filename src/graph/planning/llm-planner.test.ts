@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { card, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
+import type { DraftSubTask } from '../../intent/intent-schema.js';
 import type { IntentResult } from '../../intent/types.js';
 import { silentLogger } from '../../logger.js';
 import type { AgentCard } from '../../registry/types.js';
@@ -18,8 +19,8 @@ function cards(): AgentCard[] {
   );
 }
 
-function request(query: string, subTasks: unknown[] | undefined, options: { memory?: SessionMemory; snapshotCards?: AgentCard[]; intents?: string[] } = {}): PlanRequest {
-  const intentAgents = options.intents ?? [...new Set((subTasks ?? []).map((entry) => (entry as { assigned_agent: string }).assigned_agent))];
+function request(query: string, subTasks: DraftSubTask[] | undefined, options: { memory?: SessionMemory; snapshotCards?: AgentCard[]; intents?: string[] } = {}): PlanRequest {
+  const intentAgents = options.intents ?? [...new Set((subTasks ?? []).map((entry) => entry.assigned_agent))];
   const intent: IntentResult = {
     kind: 'business',
     intents: intentAgents.map((agentId) => ({ agentId, score: 0.9 })),
@@ -144,12 +145,10 @@ describe('LLM planner', () => {
     expect(invalidKeys.plan_test_task_1).toEqual([expect.objectContaining({ key: 'check_in_date' })]);
   });
 
-  it('falls back to the offline planner without a draft, with a draft failing the schema, or with no usable agent', async () => {
+  it('falls back to the offline planner without a draft or with no usable agent', async () => {
     const offline = createOfflinePlanner();
     const noDraft = request('帮我订北京的酒店，明天入住', undefined, { intents: ['hotel_agent'] });
     expect(await planner.plan(noDraft)).toEqual(await offline.plan(noDraft));
-    const broken = request('帮我订北京的酒店，明天入住', [{ assigned_agent: 'hotel_agent' }], { intents: ['hotel_agent'] });
-    expect((await planner.plan(broken)).plan.sub_tasks[0]!.description).toBe((await offline.plan(broken)).plan.sub_tasks[0]!.description);
     const ghost = request('帮我订火车票', [sub('t1', 'ghost_agent', {})], { intents: [] });
     expect((await planner.plan(ghost)).plan.sub_tasks).toEqual([]);
   });

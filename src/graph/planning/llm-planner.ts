@@ -27,19 +27,16 @@
  *
  * No usable draft (none, or it fails the schema) → the offline planner.
  */
-import { Ajv } from 'ajv';
-import type { ValidateFunction } from 'ajv';
 import { findDates } from '../../text/date-extractor.js';
 import { extractOne } from '../../text/key-extractor.js';
 import { resolveAgentId } from '../../registry/index.js';
 import type { AgentRanker } from '../../intent/agent-ranker.js';
 import { createExampleRanker } from '../../intent/example-ranker.js';
 import type { AgentClauseValues } from '../../intent/clause-values.js';
-import { DRAFT_PLAN_ENVELOPE_SCHEMA, type DraftPlanEnvelope, type DraftSubTask } from '../../intent/intent-schema.js';
+import type { DraftPlanEnvelope, DraftSubTask } from '../../intent/intent-schema.js';
 import type { RankedIntent } from '../../intent/types.js';
 import type { Logger } from '../../logger.js';
 import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';
-import { validateValue } from '../../util/safe-json.js';
 import type { InvalidKey, SubTask } from '../plan-types.js';
 import { findCycle, topologicalOrder } from './dag.js';
 import { assemblePlan, buildSubTasks } from './offline-planner.js';
@@ -72,19 +69,14 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
   if (!options.logger) throw new TypeError('LLM planner: logger is required');
   const { fallback, logger } = options;
   const ranker = options.ranker ?? createExampleRanker();
-  const validateDraft: ValidateFunction = new Ajv({ allErrors: true, strict: false }).compile(DRAFT_PLAN_ENVELOPE_SCHEMA);
 
   return {
     async plan(request: PlanRequest): Promise<PlanResult> {
       request.signal?.throwIfAborted();
+      // The draft was schema-checked where the model reply was parsed; here it is checked against the registry only.
       const draft = request.intent?.draftPlan;
       if (draft === undefined) return fallback.plan(request);
-      const checked = validateValue<DraftPlanEnvelope>(draft, validateDraft);
-      if (!checked.ok) {
-        logger.warn({ problem: checked.error }, 'planner: drafted plan fails the schema; offline planner decides');
-        return fallback.plan(request);
-      }
-      const { result, corrections } = planFromDraft(checked.value, request, ranker);
+      const { result, corrections } = planFromDraft(draft, request, ranker);
       if (!result) return fallback.plan(request);
       const dropped = Object.entries(corrections).filter(([, list]) => list.length > 0);
       if (dropped.length > 0) logger.info(Object.fromEntries(dropped), 'planner: corrected the drafted plan');
