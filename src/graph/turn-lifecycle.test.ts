@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hangReply, jsonReply, startFakeAgent, type FakeAgent, type FakeBehaviour } from '../../test/support/fake-agent.js';
 import { createAgentClient } from '../agents/index.js';
 import { ERROR_CATALOGUE, UserError } from '../errors.js';
-import { card, keySpec, snapshotOf } from '../../test/support/registry-fixtures.js';
+import { snapshotOf, weatherCard } from '../../test/support/registry-fixtures.js';
 import { createOfflineRecognizer } from '../intent/index.js';
 import { silentLogger } from '../logger.js';
 import { createStaticRegistry } from '../registry/index.js';
@@ -26,15 +26,7 @@ afterEach(async () => {
 
 async function setUp(behaviour: FakeBehaviour, options: { leaseTtlMs?: number } = {}) {
   agent = await startFakeAgent(behaviour);
-  const weather = card({
-    id: 'weather_agent',
-    name: '天气查询',
-    description: '城市天气预报查询',
-    examples: ['北京明天的天气怎么样'],
-    keywords: ['天气', 'weather'],
-    endpoint: { url: agent.url, protocol: 'http-json', timeoutMs: 5000, retries: 0, headers: {} },
-    requiredKeys: [keySpec('city', '查询城市', { type: 'enum', values: ['北京', '上海'] }, 'city_selector')],
-  });
+  const weather = weatherCard(agent.url);
   storage = openSqliteStorage(':memory:');
   const store = storage;
   const registry = createStaticRegistry(snapshotOf([weather]));
@@ -173,15 +165,7 @@ describe('turn lifecycle', () => {
   });
 
   it('stops a turn still running well past its time budget (a call that ignores the deadline), with a done that says why', async () => {
-    const weather = card({
-      id: 'weather_agent',
-      name: '天气查询',
-      description: '城市天气预报查询',
-      examples: ['北京明天的天气怎么样'],
-      keywords: ['天气', 'weather'],
-      endpoint: { url: 'http://127.0.0.1:9/invoke', protocol: 'http-json', timeoutMs: 5000, retries: 0, headers: {} },
-      requiredKeys: [keySpec('city', '查询城市', { type: 'enum', values: ['北京', '上海'] }, 'city_selector')],
-    });
+    const weather = weatherCard('http://127.0.0.1:9/invoke');
     const base = snapshotOf([weather]);
     const snapshot = { ...base, supervisor: { ...base.supervisor, budgets: { ...base.supervisor.budgets, maxTurnMs: 200 } } };
     storage = openSqliteStorage(':memory:');

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonReply, startFakeAgent, type FakeAgent } from '../../test/support/fake-agent.js';
 import { createAgentClient } from '../agents/index.js';
-import { card, keySpec, snapshotOf } from '../../test/support/registry-fixtures.js';
+import { snapshotOf, weatherCard } from '../../test/support/registry-fixtures.js';
 import { createOfflineRecognizer } from '../intent/index.js';
 import { silentLogger } from '../logger.js';
 import { createStaticRegistry } from '../registry/index.js';
@@ -24,15 +24,7 @@ describe('createTurnRunner content guard', () => {
 
   it("shows the agent's name where its reply named an agent id", async () => {
     agent = await startFakeAgent(jsonReply({ message: '结果来自weather_agent：北京明天晴。', output: { city: '北京' } }));
-    const weather = card({
-      id: 'weather_agent',
-      name: '天气查询',
-      description: '城市天气预报查询',
-      examples: ['北京明天的天气怎么样'],
-      keywords: ['天气', 'weather'],
-      endpoint: { url: agent.url, protocol: 'http-json', timeoutMs: 5000, retries: 0, headers: {} },
-      requiredKeys: [keySpec('city', '查询城市', { type: 'enum', values: ['北京', '上海'] }, 'city_selector')],
-    });
+    const weather = weatherCard(agent.url);
     const snapshot = snapshotOf([weather]);
     storage = openSqliteStorage(':memory:');
     const graph = buildSupervisorGraph({

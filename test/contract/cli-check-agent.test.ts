@@ -2,25 +2,12 @@
  * `switchboard check-agent` through the real CLI (CONTRACT §6 v2): exit 0 on a
  * conforming agent, 1 naming the failed MUST checks, 2 on a usage mistake.
  */
-import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
-import { REPO_ROOT, childEnv } from './harness.js';
+import { childEnv, runCommand, type CommandResult } from './harness.js';
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check-agent', ...args], {
-      cwd: REPO_ROOT,
-      env: childEnv({ LOG_LEVEL: 'silent' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[]): Promise<CommandResult> {
+  return runCommand(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check-agent', ...args], childEnv({ LOG_LEVEL: 'silent' }));
 }
 
 describe('check-agent', () => {

@@ -4,39 +4,17 @@
  * command; each command's `--help` gives its usage and the environment
  * variables it reads, and exits 0 without doing the command's work.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { REPO_ROOT, childEnv } from './harness.js';
+import { REPO_ROOT, childEnv, runCommand, type CommandResult } from './harness.js';
 
 // Each case starts a Node process that compiles TypeScript on the fly; a loaded machine needs time.
 vi.setConfig({ testTimeout: 60_000 });
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `switchboard ARGS` through its bin script (killed after 45 s, which reads as code null). */
-function switchboard(...args: string[]): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/switchboard.js'), ...args], {
-      cwd: REPO_ROOT,
-      env: childEnv({ LOG_LEVEL: 'silent' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** Runs `switchboard ARGS` through its bin script. */
+function switchboard(...args: string[]): Promise<CommandResult> {
+  return runCommand(process.execPath, [join(REPO_ROOT, 'bin/switchboard.js'), ...args], childEnv({ LOG_LEVEL: 'silent' }));
 }
 
 const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };

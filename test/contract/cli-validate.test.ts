@@ -3,7 +3,6 @@
  * checkout (`npm run cli -- validate F`): exit 0 for a good file, and for a
  * bad one exit 1 with every problem on its own `file:line:col` line.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
@@ -11,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CLINIC_TOKEN, clinicRegistry } from './clinic-registry.js';
-import { REPO_ROOT, childEnv } from './harness.js';
+import { childEnv, runCommand, type CommandResult } from './harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sb-contract-validate-'));
 const URLS = {
@@ -33,29 +32,9 @@ function fileWith(name: string, text: string): string {
   return path;
 }
 
-interface RunResult {
-  code: number | null;
-  all: string;
-}
-
-/** Runs a command to its end (killed after 45 s, which reads as code null; generous for a loaded CI machine). */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let all = '';
-    child.stdout.on('data', (chunk: Buffer) => (all += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (all += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 45000);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, all });
-    });
-  });
-}
-
 /** `npm run cli -- validate F`, as a user runs it from a checkout. */
-function validate(path: string, env: Record<string, string> = { CLINIC_TOKEN }): Promise<RunResult> {
-  return run('npm', ['run', '--silent', 'cli', '--', 'validate', path], childEnv(env));
+function validate(path: string, env: Record<string, string> = { CLINIC_TOKEN }): Promise<CommandResult> {
+  return runCommand('npm', ['run', '--silent', 'cli', '--', 'validate', path], childEnv(env));
 }
 
 /** 1-based line of the first line containing `needle`. */
@@ -115,8 +94,8 @@ describe.concurrent('validate', () => {
 });
 
 describe.concurrent('serve refuses to start on bad settings, with a clear message', () => {
-  function serve(args: string[], env: Record<string, string> = {}): Promise<RunResult> {
-    return run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], childEnv({ LOG_LEVEL: 'silent', CLINIC_TOKEN, DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`, ...env }));
+  function serve(args: string[], env: Record<string, string> = {}): Promise<CommandResult> {
+    return runCommand(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], childEnv({ LOG_LEVEL: 'silent', CLINIC_TOKEN, DATABASE_URL: `sqlite:${join(dir, 'serve.db')}`, ...env }));
   }
 
   it('a missing registry file', async () => {
@@ -155,7 +134,7 @@ describe('serve exits when its port is taken', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '0.0.0.0', () => resolve()));
     const { port } = blocker.address() as AddressInfo;
     try {
-      const result = await run(
+      const result = await runCommand(
         process.execPath,
         ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--config', fileWith('ok3.yaml', clinicRegistry(URLS)), '--port', String(port)],
         childEnv({ LOG_LEVEL: 'silent', CLINIC_TOKEN, DATABASE_URL: `sqlite:${join(dir, 'port.db')}` }),

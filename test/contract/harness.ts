@@ -39,6 +39,37 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** What a finished command printed and its exit code (null when it was killed at the time limit). */
+export interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr interleaved as they arrived. */
+  all: string;
+}
+
+/** Runs a command from the repository root to its end; killed after `timeoutMs` (default 45 s, generous for a loaded CI machine). */
+export function runCommand(command: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs = 45_000): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const result: CommandResult = { code: null, stdout: '', stderr: '', all: '' };
+    child.stdout.on('data', (chunk: Buffer) => {
+      result.stdout += chunk.toString('utf8');
+      result.all += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      result.stderr += chunk.toString('utf8');
+      result.all += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ ...result, code });
+    });
+  });
+}
+
 /** Starts `switchboard serve` on a temp registry and SQLite file; resolves once `/healthz` answers. */
 export async function spawnServer(options: {
   registryYaml: string;

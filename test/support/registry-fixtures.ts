@@ -109,6 +109,19 @@ export function travelCards(): AgentCard[] {
   ];
 }
 
+/** A one-key weather agent (city: 北京 or 上海) answering http-json at `url`, without retries: the card of turn tests. */
+export function weatherCard(url: string): AgentCard {
+  return card({
+    id: 'weather_agent',
+    name: '天气查询',
+    description: '城市天气预报查询',
+    examples: ['北京明天的天气怎么样'],
+    keywords: ['天气', 'weather'],
+    endpoint: { url, protocol: 'http-json', timeoutMs: 5000, retries: 0, headers: {} },
+    requiredKeys: [keySpec('city', '查询城市', { type: 'enum', values: ['北京', '上海'] }, 'city_selector')],
+  });
+}
+
 /** The e-commerce customer-service cards (examples/ecommerce). */
 export function ecommerceCards(): AgentCard[] {
   const orderId = keySpec('order_id', '订单号', patternSpec('(?:订单号?[:：]?\\s*)?\\b(\\d{10,20})\\b'), 'order_selector');
