@@ -1,0 +1,43 @@
+/**
+ * The demo as shipped (the demo travel agents behind the root registry):
+ * the same weather question asked in two sessions is answered from the
+ * answer cache the second time, and a later session of a user who asked
+ * about one city twice is offered that city as the usual one.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResponseState } from '../../src/graph/response-state.js';
+import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
+import { stageEvents } from '../support/switchboard-harness.js';
+
+const NOW = new Date(2026, 10, 22, 10, 0, 0);
+
+const completeFinal = (events: readonly ResponseState[]) => events.find((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true)!;
+
+describe('demo: hot questions and the usual city', () => {
+  let fleet: DemoSwitchboard;
+  beforeAll(async () => {
+    fleet = await startDemoSwitchboard({ now: () => NOW });
+  });
+  afterAll(() => fleet.close());
+
+  it('answers the same weather in a second session from cache and offers the usual city in a new session', async () => {
+    const first = await fleet.board.chat('北京明天天气怎么样', { sessionId: 'demo-a', userId: 'traveller' });
+    expect(stageEvents(first, 'agent_done')).toHaveLength(1);
+    expect(completeFinal(first).metadata.state?.cached).toBeUndefined();
+
+    const second = await fleet.board.chat('北京明天天气怎么样', { sessionId: 'demo-b', userId: 'another-traveller' });
+    expect(stageEvents(second, 'agent_start')).toHaveLength(0);
+    expect(completeFinal(second).metadata.state?.cached).toBe(true);
+    expect(completeFinal(second).content).toBe(completeFinal(first).content);
+
+    // The same user again, in a new session: from cache too, and it counts as the second time this city was asked.
+    const again = await fleet.board.chat('明天北京天气如何', { sessionId: 'demo-c', userId: 'traveller' });
+    expect(completeFinal(again).metadata.state?.cached).toBe(true);
+
+    const offered = await fleet.board.chat('后天天气怎么样', { sessionId: 'demo-d', userId: 'traveller' });
+    const final = completeFinal(offered);
+    expect(final.content.startsWith('已按您常用的查询城市 北京 为您处理，如需更换请告诉我。')).toBe(true);
+    expect(final.metadata.state?.profile_filled).toEqual([expect.objectContaining({ key: 'city', value: '北京' })]);
+    expect(stageEvents(offered, 'agent_done')).toHaveLength(1);
+  });
+});
