@@ -106,7 +106,10 @@ async function measureLongSession(): Promise<{ turn: number; promptTokens: numbe
   return rows;
 }
 
-/** Part (b): one miss, then the same question from another session of another user, on one board per cache. */
+/**
+ * Part (b): one miss, then the same question from another session of another user, on one board per
+ * cache. The intent is a confident one, so the repeat's intent comes from the intent cache.
+ */
 async function measureCacheHit(): Promise<{ missMs: number; responseHitMs: number; answerHitMs: number; answerHitCalls: number }> {
   const query = '北京明天天气怎么样';
   const timed = async (bench: Awaited<ReturnType<typeof startBench>>, sessionId: string) => {
@@ -121,7 +124,7 @@ async function measureCacheHit(): Promise<{ missMs: number; responseHitMs: numbe
   let missMs: number;
   let responseHitMs: number;
   try {
-    replies.fake.push(weatherIntent(query, '北京'), { content: '北京明天晴。', usage: false }, { content: '北京明天晴。', usage: false });
+    replies.fake.push(weatherIntent(query, '北京', { confidence: 'high' }), { content: '北京明天晴。', usage: false }, { content: '北京明天晴。', usage: false });
     const miss = await timed(replies, 'bench-cache-1');
     const hit = await timed(replies, 'bench-cache-2');
     if (miss.replyCached || !hit.replyCached) throw new Error('expected a miss then a response cache hit');
@@ -133,7 +136,7 @@ async function measureCacheHit(): Promise<{ missMs: number; responseHitMs: numbe
   }
   const answers = await startBench(200);
   try {
-    answers.fake.push(weatherIntent(query, '北京'), { content: '北京明天晴。', usage: false });
+    answers.fake.push(weatherIntent(query, '北京', { confidence: 'high' }), { content: '北京明天晴。', usage: false });
     const miss = await timed(answers, 'bench-cache-3');
     const hit = await timed(answers, 'bench-cache-4');
     if (miss.answerCached || !hit.answerCached) throw new Error('expected a miss then an answer cache hit');
