@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonReply, startFakeAgent, type FakeAgent } from '../../test/support/fake-agent.js';
 import { createAgentClient } from '../agents/index.js';
-import { snapshotOf, weatherCard } from '../../test/support/registry-fixtures.js';
+import { card, snapshotOf, weatherCard } from '../../test/support/registry-fixtures.js';
 import { createOfflineRecognizer } from '../intent/index.js';
 import { silentLogger } from '../logger.js';
 import { createStaticRegistry } from '../registry/index.js';
