@@ -11,6 +11,7 @@
  *   key; never for an agent with `side_effects` (a write is never made on an
  *   assumed value without the user seeing it).
  */
+import { keyDescription } from '../registry/localized-text.js';
 import type { AgentCard } from '../registry/types.js';
 import type { ProfileEvidence, ProfileFact } from '../store/types.js';
 import { type Language, profileUsedText } from '../i18n/index.js';
@@ -44,6 +45,7 @@ export function fillFromProfile(
   cardOf: (agentId: string) => AgentCard | undefined,
   invalidKeys: Readonly<Record<string, readonly { key: string }[]>>,
   now: Date,
+  language?: string,
 ): { tasks: SubTask[]; filled: ProfileFill[] } {
   const filled: ProfileFill[] = [];
   const next = tasks.map((task) => {
@@ -56,7 +58,7 @@ export function fillFromProfile(
       const fact = usableFact(facts, spec.key, now);
       if (!fact || checkKeyValue(spec.extract, fact.value) !== null) continue;
       inputs = { ...inputs, [spec.key]: fact.value };
-      filled.push({ task_id: task.task_id, key: spec.key, value: fact.value, description: spec.description });
+      filled.push({ task_id: task.task_id, key: spec.key, value: fact.value, description: language ? keyDescription(spec, language) : spec.description });
     }
     return inputs === task.inputs ? task : { ...task, inputs };
   });

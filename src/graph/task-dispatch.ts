@@ -4,6 +4,7 @@
  * Used by the execute node for the plan and by the verify node to re-send a
  * sub-task with a revised message.
  */
+import { keyDescription } from '../registry/localized-text.js';
 import { keyOptions } from './planning/semantic-check.js';
 import { agentSecrets, redactSecretsDeep } from '../agents/agent-secrets.js';
 import type { AgentClient, AgentOutcome } from '../agents/types.js';
@@ -140,7 +141,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
           type: 'miss',
           sub_agent_id: card.id,
           keys,
-          key_descriptions: keys.map((key, index) => specs[index]?.description ?? key),
+          key_descriptions: keys.map((key, index) => (specs[index] ? keyDescription(specs[index]!, language) : key)),
           fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
           key_options: specs.map(keyOptions),
         };

@@ -133,7 +133,14 @@ function buildKeys(
       }
       return;
     }
-    requiredKeys.push({ key: rawKey.key, description: rawKey.description, widget, extract: normalised.spec });
+    const description = readLocalized(rawKey.description);
+    requiredKeys.push({
+      key: rawKey.key,
+      description: description.text,
+      ...(Object.keys(description.byLanguage).length > 0 ? { descriptions: description.byLanguage } : {}),
+      widget,
+      extract: normalised.spec,
+    });
   });
   return { value: issues.length > 0 ? undefined : requiredKeys, issues, warnings };
 }

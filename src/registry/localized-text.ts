@@ -1,5 +1,5 @@
 /**
- * Agent names and descriptions per language. The registry accepts a string or
+ * Agent names and descriptions, and semantic key descriptions, per language. The registry accepts a string or
  * a map by language (`name: { zh: 酒店服务, en: Hotel booking }`); a card keeps
  * one default text (Chinese first, then English, then the first given) plus the
  * map, and user-facing texts of a turn pick the turn's language from it.
@@ -37,4 +37,9 @@ export function cardDescription(card: Pick<LocalizedCardText, 'description' | 'd
 /** Every text of the card's name (default and each language), for matching. */
 export function allNames(card: Pick<LocalizedCardText, 'name' | 'names'>): string[] {
   return [...new Set([card.name, ...Object.values(card.names ?? {})])];
+}
+
+/** A semantic key's description in `language`, else its default description. */
+export function keyDescription(spec: { readonly description: string; readonly descriptions?: Readonly<Record<string, string>> }, language: string): string {
+  return spec.descriptions?.[language] ?? spec.description;
 }

@@ -23,6 +23,7 @@ export function toPublicCard(card: AgentCard): PublicAgentCard {
     required_semantic_keys: card.requiredKeys.map((spec) => ({
       key: spec.key,
       description: spec.description,
+      ...(spec.descriptions ? { descriptions: { ...spec.descriptions } } : {}),
       widget: spec.widget,
       extract: extractToJson(spec.extract),
     })),

@@ -10,7 +10,7 @@ import type { AgentProtocol } from './types.js';
 /** One raw `required_semantic_keys` entry. */
 export interface RawKey {
   key: string;
-  description: string;
+  description: LocalizedField;
   widget?: string;
   fe_wigdets_suggestion?: string;
   extract?: RawExtract;

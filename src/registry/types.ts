@@ -19,7 +19,10 @@ export type ExtractSpec =
 /** One entry of `required_semantic_keys`, widget already resolved. */
 export interface SemanticKeySpec {
   readonly key: string;
+  /** Default text (Chinese first when the registry gives a map). */
   readonly description: string;
+  /** Description per language when the registry gives a map (`{ zh: 入住城市, en: check-in city }`). */
+  readonly descriptions?: Readonly<Record<string, string>>;
   /** Resolved: key spec → `widgets` dictionary → "". */
   readonly widget: string;
   readonly extract: ExtractSpec;
@@ -183,7 +186,7 @@ export interface PublicAgentCard {
   keywords: string[];
   depends_on: string[];
   protocol: AgentProtocol;
-  required_semantic_keys: { key: string; description: string; widget: string; extract: Record<string, unknown> }[];
+  required_semantic_keys: { key: string; description: string; descriptions?: Record<string, string>; widget: string; extract: Record<string, unknown> }[];
   input_schema?: Record<string, unknown>;
   output_schema?: Record<string, unknown>;
   /** Passive health from recent calls, when the server tracks it. */

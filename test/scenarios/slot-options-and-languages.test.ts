@@ -2,7 +2,8 @@
  * What a front end needs to render a slot request, in the user's language:
  * `semantic_info` carries index-aligned `key_options` (an enum key's values,
  * `[]` for free input), and an English turn names agents by their English
- * registry texts while a Chinese turn keeps the Chinese ones. A value outside a
+ * registry texts (agent names, key descriptions) while a Chinese turn keeps the
+ * Chinese ones. A value outside a
  * key's enum is `invalid`, named in the answer with the allowed values, and the
  * request goes on once a listed value is given.
  */
@@ -42,11 +43,12 @@ it('an English turn uses the English name; a Chinese turn the Chinese one', asyn
 });
 
 it('/v1/agents shows the default texts and the per-language maps', async () => {
-  const body = (await (await fetch(`${board.url}/v1/agents`)).json()) as { agents: { id: string; name: string; names?: Record<string, string>; descriptions?: Record<string, string> }[] };
+  const body = (await (await fetch(`${board.url}/v1/agents`)).json()) as { agents: { id: string; name: string; names?: Record<string, string>; descriptions?: Record<string, string>; required_semantic_keys?: Record<string, unknown>[] }[] };
   const hotel = body.agents.find((agent) => agent.id === 'hotel_agent');
   expect(hotel?.name).toBe('酒店服务');
   expect(hotel?.names).toEqual({ zh: '酒店服务', en: 'Hotel booking' });
   expect(hotel?.descriptions?.en).toMatch(/^Hotel search/);
+  expect(hotel?.required_semantic_keys?.[0]).toMatchObject({ key: 'city', description: '入住城市', descriptions: { zh: '入住城市', en: 'check-in city' } });
 });
 
 it.each([
@@ -59,7 +61,14 @@ it.each([
   expect(final.content).toContain(sentence);
   expect(final.content).not.toContain(askWord);
   expect(final.metadata.semantic_info).toEqual([
-    expect.objectContaining({ type: 'invalid', sub_agent_id: 'hotel_agent', keys: ['city'], fe_widgets_suggestion: ['city_selector'], key_options: [expect.arrayContaining(['北京', 'Beijing'])] }),
+    expect.objectContaining({
+      type: 'invalid',
+      sub_agent_id: 'hotel_agent',
+      keys: ['city'],
+      key_descriptions: [language === 'zh' ? '入住城市' : 'check-in city'],
+      fe_widgets_suggestion: ['city_selector'],
+      key_options: [expect.arrayContaining(['北京', 'Beijing'])],
+    }),
   ]);
 
   // The user picks a listed city: the parked request runs with it and the date given before.
@@ -74,4 +83,11 @@ it('a reply that is only an unlisted name, to a request asking for the city, is 
   const final = finalEvent(await board.chat('南京', { sessionId: 'invalid-reply' }));
   expect(final.content).toContain('暂不支持 南京');
   expect(final.metadata.semantic_info?.map((info) => [info.type, info.keys])).toEqual([['invalid', ['city']]]);
+});
+
+it('an English turn asks for keys by their English descriptions', async () => {
+  const final = finalEvent(await board.chat('book a hotel', { sessionId: 'lang-keys-en' }));
+  expect(final.metadata.semantic_info?.[0]?.key_descriptions).toEqual(['check-in city', 'check-in date']);
+  expect(final.content).toContain('check-in city (e.g. Beijing, Shanghai, Guangzhou)');
+  expect(final.content).not.toMatch(/[\u4e00-\u9fff]/);
 });

@@ -7,6 +7,7 @@
  * Keys come first: a task still missing keys is parked for them as usual and
  * asks for confirmation once they are given.
  */
+import { keyDescription } from '../../registry/localized-text.js';
 import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
 import { confirmationSummaryText, dateLabelText, type Language } from '../../i18n/index.js';
 import { cardName } from '../../registry/localized-text.js';
@@ -25,7 +26,7 @@ export function confirmationSummary(task: Pick<SubTask, 'description' | 'inputs'
   const properties = (card.inputSchema?.properties ?? {}) as Record<string, { description?: unknown; format?: unknown }>;
   const labelOf = (key: string) => {
     const spec = card.requiredKeys.find((candidate) => candidate.key === key);
-    if (spec) return spec.description;
+    if (spec) return keyDescription(spec, language);
     const described = properties[key]?.description;
     if (typeof described === 'string' && described.trim()) return described.trim();
     if (properties[key]?.format === 'date') return dateLabelText(language);

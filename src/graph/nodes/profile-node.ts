@@ -27,7 +27,7 @@ export function createFillFromProfileNode() {
     const context = turnContext(config);
     const plan = state.task_plan;
     if (!plan || state.profile.length === 0) return {};
-    const { tasks, filled } = fillFromProfile(plan.sub_tasks, state.profile, (id) => context.snapshot.byId.get(id), state.invalid_keys, context.now);
+    const { tasks, filled } = fillFromProfile(plan.sub_tasks, state.profile, (id) => context.snapshot.byId.get(id), state.invalid_keys, context.now, context.language);
     if (filled.length === 0) return {};
     return { task_plan: { ...plan, sub_tasks: tasks }, profile_filled: filled };
   };

@@ -33,7 +33,7 @@ export function createSemanticCheckNode() {
     const context = turnContext(config);
     const emit = eventWriter(config);
     if (!state.task_plan) return { execution_path: [...state.execution_path, 'semantic_check'] };
-    const checked = checkPlanSemantics(state.task_plan, state.invalid_keys, context.snapshot);
+    const checked = checkPlanSemantics(state.task_plan, state.invalid_keys, context.snapshot, context.language);
     const { semanticInfo, heldBack } = checked;
     // Side-effect tasks with every key wait for the user's yes (control/confirmation.ts).
     const { plan, confirmation } = holdSideEffects(checked.plan, context.snapshot, context.language);

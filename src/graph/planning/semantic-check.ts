@@ -4,6 +4,7 @@
  * so a task missing keys is parked and the user is asked for exactly those keys
  * (with their descriptions and widget ids) while every other task still runs.
  */
+import { keyDescription } from '../../registry/localized-text.js';
 import { isCnMobile, isEmailAddress } from '../../text/index.js';
 import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../../registry/types.js';
 import type { SemanticInfo } from '../response-state.js';
@@ -59,12 +60,12 @@ export function keyOptions(spec: SemanticKeySpec | undefined): string[] {
   return spec?.extract.type === 'enum' ? [...spec.extract.values] : [];
 }
 
-function infoEntry(type: SemanticInfo['type'], card: AgentCard, specs: SemanticKeySpec[]): SemanticInfo {
+function infoEntry(type: SemanticInfo['type'], card: AgentCard, specs: SemanticKeySpec[], language: string | undefined): SemanticInfo {
   return {
     type,
     sub_agent_id: card.id,
     keys: specs.map((spec) => spec.key),
-    key_descriptions: specs.map((spec) => spec.description),
+    key_descriptions: specs.map((spec) => (language ? keyDescription(spec, language) : spec.description)),
     fe_widgets_suggestion: specs.map((spec) => spec.widget),
     key_options: specs.map(keyOptions),
   };
@@ -72,12 +73,14 @@ function infoEntry(type: SemanticInfo['type'], card: AgentCard, specs: SemanticK
 
 /**
  * Marks tasks that cannot be dispatched as `parked` (missing or invalid keys,
- * or waiting on a parked task) and returns the `semantic_info` for the user.
+ * or waiting on a parked task) and returns the `semantic_info` for the user
+ * (key descriptions in `language` when the registry gives them per language).
  */
 export function checkPlanSemantics(
   plan: TaskPlan,
   invalidKeys: Readonly<Record<string, readonly InvalidKey[]>>,
   snapshot: RegistrySnapshot,
+  language?: string,
 ): SemanticCheckResult {
   const semanticInfo: SemanticInfo[] = [];
   const heldBack: Record<string, string> = {};
@@ -120,8 +123,8 @@ export function checkPlanSemantics(
           .join('; ')}`;
       }
     }
-    if (missing.length > 0) semanticInfo.push(infoEntry('miss', card, missing));
-    if (invalid.length > 0) semanticInfo.push(infoEntry('invalid', card, invalid));
+    if (missing.length > 0) semanticInfo.push(infoEntry('miss', card, missing, language));
+    if (invalid.length > 0) semanticInfo.push(infoEntry('invalid', card, invalid, language));
     if (missing.length > 0 || invalid.length > 0) {
       task.status = 'parked';
       heldBack[task.task_id] = [
