@@ -4,9 +4,9 @@
  * so the supervisor keeps the previous turn's agents; "那边天气怎么样" names a
  * service but takes its place from the previous turn, so its values are read
  * with the previous request in view.
+ *
+ * Both rules read a query in normal form (`IntentInput.normalizedQuery`).
  */
-import { normalizeText } from '../text/text-terms.js';
-
 const HAN = /\p{Script=Han}/gu;
 const ZH_LEAD = /^(?:那|那么|那就|还有|换成|改成|换到|改到|如果|要是|再)/u;
 const ZH_TAIL = /(?:呢|吗|么)\s*[?？!！。.]*$/u;
@@ -23,9 +23,8 @@ export interface FollowUpOptions {
   maxWords?: number;
 }
 
-/** True when `query` is a short message that only makes sense after the previous turn. */
-export function isFollowUp(query: string, options: FollowUpOptions = {}): boolean {
-  const text = normalizeText(query);
+/** True when `text` is a short message that only makes sense after the previous turn. */
+export function isFollowUp(text: string, options: FollowUpOptions = {}): boolean {
   if (text.length === 0) return false;
   const han = (text.match(HAN) ?? []).length;
   const words = (text.match(/[A-Za-z]+/gu) ?? []).length;
@@ -34,8 +33,7 @@ export function isFollowUp(query: string, options: FollowUpOptions = {}): boolea
   return EN_LEAD.test(text) || EN_REFERENCE.test(text) || /\?\s*$/u.test(text);
 }
 
-/** True when `query` points at the place (or thing) of the previous turn ("那边", "there"). */
-export function refersToPreviousTurn(query: string): boolean {
-  const text = normalizeText(query);
+/** True when `text` points at the place (or thing) of the previous turn ("那边", "there"). */
+export function refersToPreviousTurn(text: string): boolean {
   return ZH_PLACE_REFERENCE.test(text) || EN_PLACE_REFERENCE.test(text);
 }

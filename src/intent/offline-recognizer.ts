@@ -115,7 +115,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
           return business(snapshot, language, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text, language));
         }
         // "那边天气怎么样": a new service, but its place comes from the previous turn.
-        const rewritten = previous && refersToPreviousTurn(text) ? merge(previous, text, language) : text;
+        const rewritten = previous && refersToPreviousTurn(query) ? merge(previous, text, language) : text;
         return business(snapshot, language, intents, ranked.confidence, ranked.reason, rewritten);
       }
 

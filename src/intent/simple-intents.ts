@@ -11,7 +11,7 @@
  * business request.
  */
 import { createPhraseMatcher, type PhraseMatcher } from '../text/phrase-matcher.js';
-import { isHan, normalizeText } from '../text/text-terms.js';
+import { isHan } from '../text/text-terms.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 
 /** The configurable word lists. */
@@ -67,7 +67,7 @@ export interface SimpleIntentMatch<Kind extends string = string> {
   phrase: string;
 }
 
-/** Classifies queries against a lexicon. */
+/** Classifies queries against a lexicon. Both methods read a query in normal form (`IntentInput.normalizedQuery`). */
 export interface SimpleIntentClassifier {
   /** Escalation, abuse, sensitive topics: override any business match. */
   findOverride(query: string): SimpleIntentMatch<'escalate' | 'abusive' | 'sensitive'> | null;
@@ -101,15 +101,14 @@ export function createSimpleIntentClassifier(lexicon: Partial<SimpleIntentLexico
 
   return {
     findOverride(query) {
-      const hits = overrides.findAll(normalizeText(query));
+      const hits = overrides.findAll(query);
       for (const kind of priority) {
         const hit = hits.find((entry) => entry.payloads.includes(kind));
         if (hit) return { kind, phrase: hit.phrase };
       }
       return null;
     },
-    findSmallTalk(query) {
-      const text = normalizeText(query);
+    findSmallTalk(text) {
       const hits = smallTalk.findAll(text);
       const meaningful = hits.filter((hit) => !hit.payloads.every((payload) => payload === 'filler'));
       if (meaningful.length === 0) return null;
