@@ -7,6 +7,7 @@ import { main as reload } from './reload.js';
 import { main as llmCalls } from './llm-calls.js';
 import { main as replicas } from './replicas.js';
 import { main as memoryAndCaches } from './memory-and-caches.js';
+import { main as abuse } from './abuse.js';
 
 const reloadResult = await reload();
 console.log('');
@@ -15,4 +16,6 @@ console.log('');
 const replicasResult = await replicas();
 console.log('');
 const memoryResult = await memoryAndCaches();
-process.exitCode = reloadResult.pass && replicasResult.pass && memoryResult.pass ? 0 : 1;
+console.log('');
+const abuseResult = await abuse();
+process.exitCode = reloadResult.pass && replicasResult.pass && memoryResult.pass && abuseResult.pass ? 0 : 1;

@@ -37,5 +37,5 @@ describe('injection corpus', () => {
     // The compromised model was really consulted (intent, verify and answer calls).
     const purposes = new Set(fleet.model.requests.map((request) => request.response_format?.json_schema?.name ?? (request.stream ? 'answer' : 'other')));
     expect([...purposes]).toEqual(expect.arrayContaining(['intent_and_plan', 'verify', 'answer']));
-  }, 120_000);
+  }, 240_000);
 });

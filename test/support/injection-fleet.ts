@@ -214,7 +214,11 @@ export async function startInjectionFleet(): Promise<InjectionFleet> {
     if (entry.channel === 'indirect') injectedFor.set(user, entry.text);
     let events: ResponseState[];
     try {
-      events = await board.chat(query, { userId: user, sessionId: `s_${user}` });
+      // A reused keep-alive connection the server just closed fails before the request is read: try once more.
+      events = await board.chat(query, { userId: user, sessionId: `s_${user}` }).catch((error: unknown) => {
+        if (error instanceof TypeError && error.message === 'fetch failed') return board.chat(query, { userId: user, sessionId: `s_${user}` });
+        throw error;
+      });
     } finally {
       injectedFor.delete(user);
     }
