@@ -36,6 +36,7 @@ describe('response cache', () => {
     expect(await cache.lookup(request({ inputs: { date: '2026-11-23', city: '北京' } }))).toBeDefined();
     expect(await cache.lookup(request({ inputs: { city: '上海', date: '2026-11-23' } }))).toBeUndefined();
     expect(await cache.lookup(request({ registryVersion: 'v2' }))).toBeUndefined();
+    expect(await cache.lookup(request({ userId: 'acme/u1' }))).toBeUndefined(); // another tenant
     clock += 61_000;
     expect(await cache.lookup(request())).toBeUndefined();
   });

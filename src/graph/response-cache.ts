@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import type { AgentCard } from '../registry/types.js';
 import type { KeyValue, KeyValueStore } from '../store/index.js';
 import { normalizeQueryForCache } from '../intent/index.js';
+import { tenantOfOwner } from '../store/owner-key.js';
 import { canonicalJson, digest, isUserSpecific } from './cache-scope.js';
 
 /** A reply as the cache keeps it. */
@@ -28,6 +29,7 @@ export interface CachedReply {
 export interface ReplyCacheRequest {
   card: AgentCard;
   registryVersion: string;
+  /** The owner key of the user (the user id within its tenant): per-user entries are keyed on it, shared ones on its tenant. */
   userId: string;
   inputs: Readonly<Record<string, unknown>>;
   message: string;
@@ -48,7 +50,8 @@ export function isCacheable(card: AgentCard): boolean {
 /** The cache key of one request. */
 export function replyCacheKey(request: ReplyCacheRequest): string {
   const hasInputs = Object.values(request.inputs).some((value) => value !== undefined && value !== null);
-  const scope = isUserSpecific(request.card, request.inputs) ? `user:${digest(request.userId)}` : 'shared';
+  // A shared reply is shared within a tenant only (the tenant is read from the owner key).
+  const scope = isUserSpecific(request.card, request.inputs) ? `user:${digest(request.userId)}` : `shared:${tenantOfOwner(request.userId)}`;
   const subject = canonicalJson(request.inputs) + (hasInputs ? '' : `|${normalizeQueryForCache(request.message)}`);
   return `reply:${request.registryVersion}:${request.card.id}:${scope}:${digest(subject)}`;
 }
