@@ -33,7 +33,8 @@ import type { Registry, RegistrySnapshot } from './registry/types.js';
 import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
 import { createResponseCache } from './graph/response-cache.js';
 import { createAnswerCache } from './graph/answer-cache.js';
-import { createLlmVerifier, createOfflineVerifier } from './graph/verify/llm-verifier.js';
+import { createLlmVerifier } from './graph/verify/llm-verifier.js';
+import { createOfflineVerifier } from './graph/verify/offline-verifier.js';
 import type { Verifier } from './graph/verify/types.js';
 import { createPiiMasking, maskStorage, type PiiMasking } from './privacy/index.js';
 

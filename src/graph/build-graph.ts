@@ -30,7 +30,7 @@ import { createRecallAnswerNode, routeAfterRecall } from './nodes/recall-answer-
 import type { AnswerCache } from './answer-cache.js';
 import { createFillFromProfileNode, createLoadProfileNode } from './nodes/profile-node.js';
 import type { ProfileStore } from '../store/types.js';
-import { createOfflineVerifier } from './verify/llm-verifier.js';
+import { createOfflineVerifier } from './verify/offline-verifier.js';
 import type { Verifier } from './verify/types.js';
 import type { Planner } from './planning/types.js';
 import type { ResponseCache } from './response-cache.js';

@@ -18,3 +18,8 @@ export function joinNames(names: readonly string[], language: Language): string 
 export function unknownServiceText(language: Language): string {
   return language === 'zh' ? '相关服务' : 'a service';
 }
+
+/** What an agent id the model made up is shown as, in model-written text. */
+export function relatedServiceText(language: Language): string {
+  return language === 'zh' ? '相关服务' : 'a related service';
+}

@@ -15,6 +15,7 @@
  * it starts a term, so deltas shown to the user are already clean and their
  * concatenation equals the scrubbed whole text.
  */
+import { type Language, relatedServiceText } from '../i18n/index.js';
 
 /** A literal text to hide and what shows instead. */
 export interface ScrubTerm {
@@ -159,12 +160,12 @@ export function secretTerms(values: Iterable<string>, replacement = '[redacted]'
 }
 
 /** A pattern that shows a neutral phrase in place of an agent id the model made up (`train_agent`). */
-export function inventedIdPattern(language: 'zh' | 'en'): ScrubPattern {
-  return { pattern: INVENTED_ID, replacement: language === 'zh' ? '相关服务' : 'a related service', maxLength: INVENTED_ID_MAX_LENGTH };
+export function inventedIdPattern(language: Language): ScrubPattern {
+  return { pattern: INVENTED_ID, replacement: relatedServiceText(language), maxLength: INVENTED_ID_MAX_LENGTH };
 }
 
 /** The scrubber of model-written text: known ids become names, made-up ids a neutral phrase in `language`. */
-export function createIdScrubber(cards: readonly { id: string; name: string }[], language: 'zh' | 'en' = 'zh'): TextScrubber {
+export function createIdScrubber(cards: readonly { id: string; name: string }[], language: Language = 'zh'): TextScrubber {
   return createTextScrubber({ terms: idTerms(cards), patterns: [inventedIdPattern(language)] });
 }
 

@@ -67,8 +67,3 @@ export function createLlmVerifier(options: { gateway: LlmGateway; logger: Logger
     },
   };
 }
-
-/** The offline verifier: never judges, so the rule check decides alone. */
-export function createOfflineVerifier(): Verifier {
-  return { usesModel: false, judge: async () => undefined };
-}
