@@ -230,3 +230,46 @@ describe('budgets.max_llm_tokens', () => {
     expect(await counter(board, 'switchboard_guard_stops_total', 'guard="budget_llm_tokens"')).toBe(1);
   });
 });
+
+describe('budgets.max_turn_ms with a model that does not answer', () => {
+  let agents: Agents;
+  let board: TestSwitchboard;
+  let fake: FakeOpenAI;
+  let gateway: OpenAiCompatibleGateway;
+  beforeAll(async () => {
+    agents = await startAgents({});
+    fake = await startFakeOpenAI();
+    // The model's own timeout is far longer than the turn's time budget.
+    gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', logger: silentLogger, timeoutMs: 20_000, maxRetries: 0, breaker: false });
+    board = await startTestSwitchboard({ registryYaml: registryWithBudgets(agents, '{ max_turn_ms: 1000 }'), llm: gateway, now: () => NOW });
+  });
+  afterEach(() => fake.assertComplete());
+  afterAll(async () => {
+    await closeAll(board, agents);
+    gateway.close();
+    await fake.close();
+  });
+
+  it('cuts the model call at the deadline, sends no sub-task, and still ends the stream with an answer that says why', async () => {
+    fake.push({ hang: true });
+    const started = Date.now();
+    const events = await board.chat(PARALLEL, { sessionId: 'budget-deadline-model' });
+    expect(Date.now() - started).toBeLessThan(4000);
+    expectCleanEnd(events);
+    expect(fake.requests).toHaveLength(1);
+    expect(agents.hotel.calls).toHaveLength(0);
+    expect(agents.weather.calls).toHaveLength(0);
+    const final = completeFinal(events);
+    expect(final.content).toContain('时间上限（1秒）');
+    expect(final.content).toContain('「酒店服务」');
+    expect(final.content).toContain('「天气查询」');
+    expect(taskStates(final).map((task) => [task.agent, task.status, task.reason])).toEqual(
+      expect.arrayContaining([
+        ['hotel_agent', 'skipped', 'max_turn_ms'],
+        ['weather_agent', 'skipped', 'max_turn_ms'],
+      ]),
+    );
+    expect(final.metadata.state?.budget_stops).toEqual(['max_turn_ms']);
+    expect(await counter(board, 'switchboard_guard_stops_total', 'guard="budget_turn_ms"')).toBe(1);
+  });
+});
