@@ -19,7 +19,7 @@ import { createHeldStream, type HeldStream } from '../guard/stream-hold-back.js'
 import type { Registry, RegistrySnapshot } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
 import { maskForSnapshot, type PiiMasker } from '../privacy/index.js';
-import { DEFAULT_TENANT, ownerKey } from '../store/owner-key.js';
+import { DEFAULT_TENANT, checkpointThread, ownerKey } from '../store/owner-key.js';
 import { UserError } from '../errors.js';
 import { type StopNoticeReason, turnFailedText, turnStoppedText } from '../i18n/index.js';
 import type { LlmUsage } from '../llm/types.js';
@@ -329,7 +329,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       tasks: taskRecorder(request, snapshot),
       budget,
     };
-    const threadKey = `${request.owner}:${request.sessionId}`;
+    const threadKey = checkpointThread(request.owner, request.sessionId);
     let stopReason: TurnStopReason | undefined;
     try {
       const stream = await options.graph.stream(

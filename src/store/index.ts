@@ -27,4 +27,4 @@ export { openSqliteStorage } from './sqlite/open-sqlite-storage.js';
 export { createMemoryKeyValueStore, type MemoryKeyValueStoreOptions } from './kv-store.js';
 export { createMemoryRateLimiter, type RateLimiterFactory, type RateLimiterOptions } from './rate-limiter.js';
 export { startRetentionJob, type RetentionJob } from './retention-job.js';
-export { DEFAULT_TENANT, ownerKey, tenantOfOwner } from './owner-key.js';
+export { DEFAULT_TENANT, checkpointThread, ownerKey, tenantOfOwner } from './owner-key.js';

@@ -33,3 +33,19 @@ export function tenantOfOwner(owner: string): string {
   const at = owner.indexOf(SEPARATOR);
   return at < 0 ? DEFAULT_TENANT : owner.slice(0, at);
 }
+
+/**
+ * The checkpoint thread of an owner's session. `<owner>:<session>` as before,
+ * except for an owner holding `:` (user ids may), whose threads are
+ * `~<length>:<owner>:<session>`: otherwise user `a`'s session `b:s1` and user
+ * `a:b`'s session `s1` would share one thread, and forgetting `a` would take
+ * `a:b`'s memory too. No owner starts with `~`, so the two forms never meet.
+ */
+export function checkpointThread(owner: string, sessionId: string): string {
+  return `${checkpointThreadPrefix(owner)}${sessionId}`;
+}
+
+/** What every checkpoint thread of `owner` starts with, and no thread of another owner does. */
+export function checkpointThreadPrefix(owner: string): string {
+  return owner.includes(':') ? `~${owner.length}:${owner}:` : `${owner}:`;
+}

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Annotation, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
-import { ownerKey, type Storage, type TurnStart } from '../../src/store/index.js';
+import { checkpointThread, ownerKey, type Storage, type TurnStart } from '../../src/store/index.js';
 
 export interface StorageFactory {
   create(): Promise<Storage>;
@@ -381,6 +381,34 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
           expect(left).toHaveLength(1);
           await graph.invoke({ count: 0 }, config);
           expect((await graph.getState(config)).values.count).toBe(4);
+        });
+      });
+    });
+
+    describe('checkpoint threads', () => {
+      it("keep user a's session b:s1 apart from user a:b's session s1; forgetting a leaves a:b's memory", async () => {
+        await withStorage(factory, async (storage) => {
+          const State = Annotation.Root({ who: Annotation<string>({ reducer: (_a, b) => b, default: () => '' }) });
+          const graph = new StateGraph(State)
+            .addNode('keep', (state) => ({ who: state.who }))
+            .addEdge('__start__', 'keep')
+            .addEdge('keep', '__end__')
+            .compile({ checkpointer: storage.checkpointer });
+          const suffix = randomUUID().slice(0, 8);
+          const plain = { owner: `a${suffix}`, session: 'b:s1' };
+          const colon = { owner: `a${suffix}:b`, session: 's1' };
+          expect(checkpointThread(plain.owner, plain.session)).not.toBe(checkpointThread(colon.owner, colon.session));
+          for (const { owner, session } of [plain, colon]) {
+            await storage.transcript.beginTurn(start({ userId: owner, sessionId: session }));
+            await graph.invoke({ who: owner }, { configurable: { thread_id: checkpointThread(owner, session) } });
+          }
+          const whoIn = async ({ owner, session }: { owner: string; session: string }) =>
+            (await graph.getState({ configurable: { thread_id: checkpointThread(owner, session) } })).values.who as string | undefined;
+          expect(await whoIn(plain)).toBe(plain.owner);
+          expect(await whoIn(colon)).toBe(colon.owner);
+          expect(await storage.forgetUser(plain.owner)).toEqual({ sessions: 1 });
+          expect(await whoIn(plain)).toBeUndefined();
+          expect(await whoIn(colon)).toBe(colon.owner);
         });
       });
     });

@@ -4,6 +4,7 @@
  */
 import type pg from 'pg';
 import { evidenceColumns, factFromRow, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
+import { checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
 
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -62,8 +63,8 @@ export function createPostgresForgetUser(pool: pg.Pool): (userId: string) => Pro
       await client.query('DELETE FROM sb_messages WHERE user_id = $1', [userId]);
       await client.query('DELETE FROM sb_turns WHERE user_id = $1', [userId]);
       const { rowCount } = await client.query('DELETE FROM sb_sessions WHERE user_id = $1', [userId]);
-      // Checkpoint threads are `<user>:<session>`.
-      const prefix = `${userId}:`;
+      // Every checkpoint thread of the owner starts with its prefix, and no other owner's does.
+      const prefix = checkpointThreadPrefix(userId);
       for (const table of ['checkpoint_writes', 'checkpoint_blobs', 'checkpoints']) {
         await client.query(`DELETE FROM ${table} WHERE left(thread_id, length($1)) = $1`, [prefix]);
       }

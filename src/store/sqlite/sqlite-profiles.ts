@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { evidenceColumns, factFromRow, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
+import { checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
 
 /** The SQLite `ProfileStore`. */
@@ -37,7 +38,7 @@ export function createSqliteProfiles(db: Database.Database): ProfileStore {
 export function createSqliteForgetUser(db: Database.Database): (userId: string) => Promise<{ sessions: number }> {
   return async (userId) => {
     const tables = new Set(db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((row) => row.name));
-    const threadPrefix = `${userId}:`;
+    const threadPrefix = checkpointThreadPrefix(userId);
     let sessions = 0;
     db.transaction(() => {
       db.prepare('DELETE FROM sb_profiles WHERE user_id = ?').run(userId);
@@ -46,7 +47,7 @@ export function createSqliteForgetUser(db: Database.Database): (userId: string) 
       db.prepare('DELETE FROM sb_turns WHERE user_id = ?').run(userId);
       db.prepare('DELETE FROM sb_messages WHERE user_id = ?').run(userId);
       sessions = db.prepare('DELETE FROM sb_sessions WHERE user_id = ?').run(userId).changes;
-      // Checkpoint threads are `<user>:<session>`.
+      // Every checkpoint thread of the owner starts with its prefix, and no other owner's does.
       for (const table of ['checkpoints', 'writes']) {
         if (tables.has(table)) db.prepare(`DELETE FROM ${table} WHERE substr(thread_id, 1, ?) = ?`).run(threadPrefix.length, threadPrefix);
       }
