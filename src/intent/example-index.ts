@@ -18,6 +18,7 @@
  * not with the number of cards.
  */
 import { isFunctionTerm } from '../text/text-terms.js';
+import { expandEvidence, type CardMass, type FeatureExpansionOptions } from './feature-expansion.js';
 
 /** A text span to ignore (e.g. a slot value), in UTF-16 offsets. */
 export interface TextMask {
@@ -66,6 +67,8 @@ export interface ExampleIndexOptions {
   smoothing?: number;
   /** Multiplies the naive Bayes log-likelihoods before the softmax (higher = more decided posteriors). Default 1. */
   sharpness?: number;
+  /** Evidence for words a card lacks through the words that stand for them (see `feature-expansion.ts`); `false` turns it off. */
+  expansion?: FeatureExpansionOptions | false;
   /** Spans of a training text to ignore (e.g. slot values), as for queries. */
   masksOf?: (text: string) => readonly TextMask[];
 }
@@ -251,6 +254,7 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
   const centroids: { ids: Int32Array; weights: Float32Array }[] = [];
   // Naive Bayes: log(1 + mass of feature f in card c / smoothing), and log(total mass of c + smoothing × features).
   const likelihoods: { ids: Int32Array; weights: Float32Array }[] = [];
+  const cardMasses: CardMass[] = [];
   const logMass = new Float64Array(cards.length);
   let documentIndex = 0;
   for (let cardIndex = 0; cardIndex < cards.length; cardIndex += 1) {
@@ -273,17 +277,34 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
     const ids = Int32Array.from(touched);
     const weights = new Float32Array(touched.length);
     const evidence = new Float32Array(touched.length);
+    const masses = new Float32Array(touched.length);
     touched.forEach((id, index) => {
       weights[index] = scratch[id]! / norm;
+      masses[index] = scratch[id]!;
       evidence[index] = Math.log(1 + scratch[id]! / smoothing);
       scratch[id] = 0;
     });
     centroids.push({ ids, weights });
     likelihoods.push({ ids, weights: evidence });
+    cardMasses.push({ ids, masses });
     logMass[cardIndex] = Math.log(mass + smoothing * featureCount);
   }
   const documentPostings = buildPostings(featureCount, documents);
   const centroidPostings = buildPostings(featureCount, centroids);
+  if (options.expansion !== false) {
+    const extra = expandEvidence(featureCount, cardMasses, smoothing, strongFeature, options.expansion);
+    extra.forEach((added, cardIndex) => {
+      if (added.ids.length === 0) return;
+      const own = likelihoods[cardIndex]!;
+      const ids = new Int32Array(own.ids.length + added.ids.length);
+      const weights = new Float32Array(ids.length);
+      ids.set(own.ids);
+      ids.set(added.ids, own.ids.length);
+      weights.set(own.weights);
+      weights.set(added.masses, own.weights.length);
+      likelihoods[cardIndex] = { ids, weights };
+    });
+  }
   const likelihoodPostings = buildPostings(featureCount, likelihoods);
   const cardOfDocument = Int32Array.from(documentCard);
 
