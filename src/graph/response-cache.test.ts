@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { card as fixtureCard } from '../../test/support/registry-fixtures.js';
 import { silentLogger } from '../logger.js';
 import type { AgentCard } from '../registry/types.js';
 import { createMemoryKeyValueStore } from '../store/index.js';
@@ -6,20 +7,15 @@ import { isUserSpecific } from './cache-scope.js';
 import { createResponseCache, replyCacheKey, type ReplyCacheRequest } from './response-cache.js';
 
 function card(overrides: Partial<AgentCard> = {}): AgentCard {
-  return {
+  return fixtureCard({
     id: 'weather_agent',
     name: '天气查询',
     description: '天气',
-    enabled: true,
-    examples: [],
-    keywords: [],
-    dependsOn: [],
-    endpoint: { url: 'http://127.0.0.1:1/invoke', protocol: 'http-json', timeoutMs: 1000, retries: 0, headers: {} },
     requiredKeys: [{ key: 'city', description: '城市', widget: '', extract: { type: 'enum', values: ['北京', '上海'] } }],
     inputSchema: { type: 'object', properties: { city: { type: 'string' }, date: { type: 'string', format: 'date' } } },
     cacheTtlS: 60,
     ...overrides,
-  };
+  });
 }
 
 function request(overrides: Partial<ReplyCacheRequest> = {}): ReplyCacheRequest {

@@ -1,15 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { hangReply, jsonReply, startFakeAgent, type FakeAgent, type FakeBehaviour } from '../../test/support/fake-agent.js';
-import { createAgentClient } from '../agents/index.js';
 import { ERROR_CATALOGUE, UserError } from '../errors.js';
 import { snapshotOf, weatherCard } from '../../test/support/registry-fixtures.js';
-import { createOfflineRecognizer } from '../intent/index.js';
+import { buildOfflineGraph } from '../../test/support/offline-graph.js';
 import { silentLogger } from '../logger.js';
 import { createStaticRegistry } from '../registry/index.js';
 import { openSqliteStorage, type Storage } from '../store/index.js';
-import { createOfflineAnswers } from './answers/offline-answers.js';
-import { buildSupervisorGraph } from './build-graph.js';
-import { createOfflinePlanner } from './planning/offline-planner.js';
 import type { ResponseState } from './response-state.js';
 import { sessionLeaseKey } from './session-lease.js';
 import { createTurnRunner } from './turn-runner.js';
@@ -30,14 +26,7 @@ async function setUp(behaviour: FakeBehaviour, options: { leaseTtlMs?: number } 
   storage = openSqliteStorage(':memory:');
   const store = storage;
   const registry = createStaticRegistry(snapshotOf([weather]));
-  const graph = buildSupervisorGraph({
-    recognizer: createOfflineRecognizer(),
-    planner: createOfflinePlanner(),
-    agentClient: createAgentClient(),
-    answers: createOfflineAnswers(),
-    logger: silentLogger,
-    checkpointer: store.checkpointer,
-  });
+  const graph = buildOfflineGraph(store.checkpointer);
   const runner = (replicaId: string, extra: { maxQueuedTurns?: number } = {}): TurnRunner =>
     createTurnRunner({ registry, graph, storage: store, logger: silentLogger, replicaId, leaseTtlMs: options.leaseTtlMs, ...extra });
   return { storage: store, runner };
@@ -170,14 +159,9 @@ describe('turn lifecycle', () => {
     const snapshot = { ...base, supervisor: { ...base.supervisor, budgets: { ...base.supervisor.budgets, maxTurnMs: 200 } } };
     storage = openSqliteStorage(':memory:');
     let calls = 0;
-    const graph = buildSupervisorGraph({
-      recognizer: createOfflineRecognizer(),
-      planner: createOfflinePlanner(),
+    const graph = buildOfflineGraph(storage.checkpointer, {
       // Never settles and never looks at its signal: only the turn's own stop can end this turn.
       agentClient: { call: () => (calls++, new Promise(() => {})) },
-      answers: createOfflineAnswers(),
-      logger: silentLogger,
-      checkpointer: storage.checkpointer,
     });
     const reached: string[] = [];
     const turns = createTurnRunner({

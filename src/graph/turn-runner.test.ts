@@ -1,14 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonReply, startFakeAgent, type FakeAgent } from '../../test/support/fake-agent.js';
-import { createAgentClient } from '../agents/index.js';
 import { card, snapshotOf, weatherCard } from '../../test/support/registry-fixtures.js';
-import { createOfflineRecognizer } from '../intent/index.js';
+import { buildOfflineGraph } from '../../test/support/offline-graph.js';
 import { silentLogger } from '../logger.js';
 import { createStaticRegistry } from '../registry/index.js';
 import { openSqliteStorage, type Storage } from '../store/index.js';
-import { createOfflineAnswers } from './answers/offline-answers.js';
-import { buildSupervisorGraph } from './build-graph.js';
-import { createOfflinePlanner } from './planning/offline-planner.js';
 import type { NodeEvent, TurnContext } from './context.js';
 import type { SupervisorGraph } from './build-graph.js';
 import type { ResponseState } from './response-state.js';
@@ -27,14 +23,7 @@ describe('createTurnRunner content guard', () => {
     const weather = weatherCard(agent.url);
     const snapshot = snapshotOf([weather]);
     storage = openSqliteStorage(':memory:');
-    const graph = buildSupervisorGraph({
-      recognizer: createOfflineRecognizer(),
-      planner: createOfflinePlanner(),
-      agentClient: createAgentClient(),
-      answers: createOfflineAnswers(),
-      logger: silentLogger,
-      checkpointer: storage.checkpointer,
-    });
+    const graph = buildOfflineGraph(storage.checkpointer);
     const runner = createTurnRunner({ registry: createStaticRegistry(snapshot), graph, storage, logger: silentLogger });
     const events: ResponseState[] = [];
     const started = await runner.start(

@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { card as fixtureCard } from '../../../test/support/registry-fixtures.js';
 import type { AgentCard } from '../../registry/types.js';
 import { insufficiencyOf, isEmptyValue, ruleCheck, saysNothingFound } from './rule-check.js';
 
-const card = (overrides: Partial<AgentCard> = {}): AgentCard => ({
-  id: 'weather_agent',
-  name: '天气查询',
-  description: '天气',
-  enabled: true,
-  examples: [],
-  keywords: [],
-  dependsOn: [],
-  endpoint: { url: 'http://127.0.0.1:1/invoke', protocol: 'http-json', timeoutMs: 1000, retries: 0, headers: {} },
-  requiredKeys: [],
-  outputSchema: { type: 'object' },
-  ...overrides,
-});
+const card = (overrides: Partial<AgentCard> = {}): AgentCard =>
+  fixtureCard({ id: 'weather_agent', name: '天气查询', description: '天气', outputSchema: { type: 'object' }, ...overrides });
 
 describe('verify rule check', () => {
   it('recognises "nothing found" messages in Chinese and English, not ordinary answers', () => {
