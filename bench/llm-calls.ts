@@ -28,7 +28,7 @@ import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../t
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const TOMORROW = '2026-11-23';
-const MIXED = '帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气';
+const MIXED = '帮我订北京的酒店，明天入住，安排明天早上7点首都机场接机，再告诉我北京明天的天气';
 const MODEL_LATENCY_MS = 300;
 const AGENT_LATENCY_MS = 1000;
 const BOUND_MS = 3 * MODEL_LATENCY_MS + 2 * AGENT_LATENCY_MS;
@@ -152,11 +152,9 @@ async function measureTurnTypes(): Promise<TurnCost[]> {
       intent({ intent: ['hotel_agent'], confidence: 'medium', rewritten_query: '帮我订酒店，北京，明天入住', task_plan: { sub_tasks: [task('task_1', 'hotel_agent', { city: '北京', check_in_date: TOMORROW })] } }),
       answer('已为您预订北京饭店。'),
     ]);
-    // Another user asks the same in another session: the intent cache saves the intent call; a plan
-    // with a parked task is never answered from the answer cache, so verify and answer still run.
-    await run('cached repeat (other session)', MIXED, 'bench-a6', [verifyOk(), answer(SUMMARY)], 'bench-u6');
-    // A read-only question asked again by another user: the intent and answer caches answer it, no model call.
-    await run('repeat, read-only, other session (answer cache)', '北京明天天气怎么样', 'bench-a7', [], 'bench-u7');
+    // The same user asks again in another session: the intent and answer caches answer it, no model call
+    // (the transfer's pickup time is free text, so this plan's answer is kept per user).
+    await run('repeat, other session (answer cache)', MIXED, 'bench-a6', [], 'bench-u4');
   } finally {
     await fleet.close();
   }
@@ -209,7 +207,6 @@ async function measureLatency(): Promise<LatencyResult> {
       calls = usageOf(events).calls;
       fleet.fake.assertComplete();
       if (index === LATENCY_RUNS - 1) {
-        fleet.fake.push(verifyOk(MODEL_LATENCY_MS), answer(SUMMARY, MODEL_LATENCY_MS));
         const startedCached = performance.now();
         await fleet.board.chat(MIXED, { sessionId: 'bench-b-cached' });
         cachedMs = performance.now() - startedCached;
@@ -307,7 +304,7 @@ export async function main(): Promise<LlmCallsBenchResult> {
   console.log(`(b) three-intent mixed turn, model ${MODEL_LATENCY_MS} ms/call, sub-agents ${AGENT_LATENCY_MS} ms`);
   console.log(`    runs: ${latency.runsMs.map((ms) => Math.round(ms)).join(', ')} ms`);
   console.log(`    median ${Math.round(latency.medianMs)} ms with ${latency.calls} model calls; bound ${latency.boundMs} ms; ratio ${(latency.medianMs / latency.boundMs).toFixed(3)}`);
-  console.log(`    cached repeat (intent from cache: verify + answer, 2 calls): ${Math.round(latency.cachedMs)} ms`);
+  console.log(`    repeat from another session (intent and answer caches: no model or agent call): ${Math.round(latency.cachedMs)} ms`);
   console.log(
     `    baseline measured in this run, same turn with sub-tasks one at a time (max_parallel 1): ${Math.round(latency.sequentialMedianMs)} ms → ` +
       `ratio ${(latency.medianMs / latency.sequentialMedianMs).toFixed(3)}`,
