@@ -23,6 +23,7 @@ export interface StreamCaps {
 /** Which cap dropped an event (the `cap` label of the metric). */
 export type StreamCapName = 'events_per_turn' | 'agent_stream_bytes';
 
+/** 200 progress events per turn, 64 KiB of progress per agent per turn (README "Bounded input and output"). */
 export const DEFAULT_STREAM_CAPS: StreamCaps = Object.freeze({ maxEventsPerTurn: 200, maxBytesPerAgent: 64 * 1024 });
 
 /** One turn's counter of relayed progress. */

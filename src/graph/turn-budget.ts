@@ -33,6 +33,7 @@ export interface TurnBudget {
   dispose(): void;
 }
 
+/** What a turn's budget is made from: the snapshot's limits, and where stops are reported. */
 export interface TurnBudgetOptions {
   limits: TurnBudgets;
   logger: Logger;
