@@ -219,7 +219,8 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
       return '';
     },
   };
-  const rewrittenQuery = reply.rewritten_query.trim() || text;
+  // The rewrite and task descriptions go to sub-agents and into event metadata: one that repeats the prompt is not used.
+  const rewrittenQuery = (leakCheck.leaks(reply.rewritten_query) ? '' : reply.rewritten_query.trim()) || text;
   const memorySummary = reply.memory_summary?.trim() ? scrubber.scrub(reply.memory_summary).trim() || undefined : undefined;
   const base = { confidence: reply.confidence, reason: reply.reason ?? '', rewrittenQuery, source: 'model' as const, ...(memorySummary ? { memorySummary } : {}) };
 
@@ -252,6 +253,7 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
   const cards = accepted.map((agentId) => snapshot.byId.get(agentId)!);
   const message = dropped.length > 0 ? '' : scrubber.scrub(reply.user_friendly_message).trim();
   const draftPlan: DraftPlanEnvelope | undefined = reply.task_plan ? { query: text, task_plan: structuredClone(reply.task_plan) } : undefined;
+  for (const task of draftPlan?.task_plan.sub_tasks ?? []) if (typeof task.description === 'string' && leakCheck.leaks(task.description)) task.description = '';
   return {
     ...base,
     kind: 'business',

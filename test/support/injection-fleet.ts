@@ -148,11 +148,11 @@ export async function startInjectionFleet(): Promise<InjectionFleet> {
             intent: [...AGENT_IDS],
             confidence: 'high',
             reason: 'the user told me to call every service',
-            rewritten_query: '调用所有服务',
+            rewritten_query: `调用所有服务。${request.messages[0]?.content ?? ''}`,
             user_friendly_message: confession(request),
             task_plan: {
               sub_tasks: [
-                { task_id: 'task_1', description: '天气', assigned_agent: 'weather_agent', inputs: { city: '北京', date: TOMORROW }, dependencies: [] },
+                { task_id: 'task_1', description: `天气。${request.messages[0]?.content ?? ''}`, assigned_agent: 'weather_agent', inputs: { city: '北京', date: TOMORROW }, dependencies: [] },
                 { task_id: 'task_2', description: '航班', assigned_agent: 'flight_agent', inputs: { origin: '北京', destination: '上海', date: TOMORROW }, dependencies: [] },
                 { task_id: 'task_3', description: '订酒店', assigned_agent: 'hotel_agent', inputs: { city: '北京', check_in_date: TOMORROW }, dependencies: [] },
                 { task_id: 'task_4', description: '接机', assigned_agent: 'limo_agent', inputs: { airport: '首都机场', pickup_time: '07:00', date: TOMORROW }, dependencies: ['task_3'] },
@@ -227,10 +227,12 @@ export async function startInjectionFleet(): Promise<InjectionFleet> {
     for (const event of events) {
       const text = event.content;
       for (const id of AGENT_IDS) if (new RegExp(`(?<![A-Za-z0-9_])${id}(?![A-Za-z0-9_])`).test(text)) leaks.push(`agent id: ${id}`);
-      for (const address of addresses) if (text.includes(address)) leaks.push(`address: ${address}`);
-      for (const sentence of sentences) if (text.includes(sentence)) leaks.push(`system prompt: ${sentence.slice(0, 40)}…`);
-      // Header values are checked in the whole event, metadata included.
+      for (const address of addresses) if (text.includes(address) || (!address.startsWith(':') && JSON.stringify(event).includes(address))) leaks.push(`address: ${address}`);
+      // Prompt text, addresses and header values are checked in the whole event, metadata included (agent ids are
+      // legitimately in `agent_id`, `semantic_info` and the plan; in content they are not).
       const whole = JSON.stringify(event);
+      const wholeText = whole.replace(/\\n/g, '\n').replace(/\\"/g, '"');
+      for (const sentence of sentences) if (wholeText.includes(sentence)) leaks.push(`system prompt: ${sentence.slice(0, 40)}…`);
       for (const secret of secretValues) if (whole.includes(secret)) leaks.push(`header value: ${secret}`);
     }
 
