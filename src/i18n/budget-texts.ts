@@ -3,12 +3,7 @@
  * `supervisor.budgets`): which tasks were not done and why, or that the rest
  * was handled the simple way. One sentence per budget; they open the answer.
  */
-import type { Language } from './language.js';
-
-function list(labels: readonly string[], language: Language): string {
-  const unique = [...new Set(labels)];
-  return language === 'zh' ? unique.map((text) => `「${text}」`).join('、') : unique.join('; ');
-}
+import { type Language, quotedList } from './language.js';
 
 /** Milliseconds as seconds with at most one decimal. */
 function seconds(ms: number): string {
@@ -17,7 +12,7 @@ function seconds(ms: number): string {
 
 /** The plan had more runnable tasks than `max_subtasks`; `labels` name the ones cut. */
 export function subtaskBudgetText(max: number, labels: readonly string[], language: Language): string {
-  const items = list(labels, language);
+  const items = quotedList(labels, language);
   return language === 'zh'
     ? `您的请求包含的任务较多，单次最多处理${max}项，以下没有处理：${items}。如仍需要，请再单独告诉我。`
     : `Your request had more tasks than I handle at once (at most ${max}), so these were not done: ${items}. Ask for them again if you still need them.`;
@@ -29,7 +24,7 @@ export function turnTimeBudgetText(maxTurnMs: number, labels: readonly string[],
   if (labels.length === 0) {
     return language === 'zh' ? `本次处理已达到时间上限（${limit}秒），回答已简化。` : `This request reached its time limit (${limit} s), so the answer is a simplified one.`;
   }
-  const items = list(labels, language);
+  const items = quotedList(labels, language);
   return language === 'zh'
     ? `本次处理已达到时间上限（${limit}秒），以下未完成的任务已停止：${items}。下面是已完成部分的结果。`
     : `This request reached its time limit (${limit} s), so unfinished tasks were stopped: ${items}. Below is what was completed.`;

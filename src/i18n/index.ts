@@ -3,7 +3,7 @@
  * elsewhere picks a text by language and passes in names and values; it does
  * not write user-facing sentences itself.
  */
-export { type Bilingual, joinNames, type Language, relatedServiceText, unknownServiceText } from './language.js';
+export { type Bilingual, joinNames, type Language, quotedList, relatedServiceText, unknownServiceText } from './language.js';
 export {
   agentDoneText,
   agentFailedText,

@@ -14,6 +14,12 @@ export function joinNames(names: readonly string[], language: Language): string 
   return language === 'zh' ? names.join('、') : names.join(', ');
 }
 
+/** Labels of tasks as one phrase, each once: 「订酒店」、「查天气」 / book a hotel; check the weather. */
+export function quotedList(labels: readonly string[], language: Language): string {
+  const unique = [...new Set(labels)];
+  return language === 'zh' ? unique.map((text) => `「${text}」`).join('、') : unique.join('; ');
+}
+
 /** What a service is called when its card is gone (disabled or removed since). */
 export function unknownServiceText(language: Language): string {
   return language === 'zh' ? '相关服务' : 'a service';

@@ -5,12 +5,7 @@
  * for and acting on a confirmation. `labels` are what the user knows each
  * task by: its confirmation summary, else the service name.
  */
-import type { Language } from './language.js';
-
-function list(labels: readonly string[], language: Language): string {
-  const unique = [...new Set(labels)];
-  return language === 'zh' ? unique.map((text) => `「${text}」`).join('、') : unique.join('; ');
-}
+import { type Language, quotedList } from './language.js';
 
 function duration(seconds: number, language: Language): string {
   if (seconds % 60 === 0) {
@@ -48,7 +43,7 @@ export type NoticeKind = keyof typeof NOTICES;
 
 /** The notice of `kind` for the dropped tasks known by `labels`; `ttlSeconds` is the parking limit (for `expired`). */
 export function noticeText(kind: NoticeKind, labels: readonly string[], language: Language, ttlSeconds = 0): string {
-  return NOTICES[kind][language](list(labels, language), duration(ttlSeconds, language));
+  return NOTICES[kind][language](quotedList(labels, language), duration(ttlSeconds, language));
 }
 
 /** Nothing was parked when the user said a cancel word. */
@@ -70,7 +65,7 @@ export function askAgainText(language: Language): string {
 
 /** The plan_done text of a confirmation turn. */
 export function runningConfirmedText(labels: readonly string[], language: Language): string {
-  const items = list(labels, language);
+  const items = quotedList(labels, language);
   return language === 'zh' ? `好的，已收到您的确认，正在为您办理${items}。` : `Thanks for confirming. Working on it now: ${items}.`;
 }
 
