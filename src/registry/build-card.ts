@@ -5,6 +5,7 @@
  */
 import { readLocalized } from './localized-text.js';
 import { buildEndpoint } from './build-endpoint.js';
+import type { PrivateAddressCheck } from './private-address.js';
 import { normaliseExtract } from './extract-spec.js';
 import { mergeFindings, type Checked, type Findings } from './findings.js';
 import { isRecord, type RawAgent, type RawKey } from './raw-config.js';
@@ -19,6 +20,7 @@ export interface CardContext {
   widgets: Readonly<Record<string, string>>;
   env: Readonly<Record<string, string | undefined>>;
   schemaCompiler: SchemaCompiler;
+  privateAddressProblem: PrivateAddressCheck;
   /** True when the JSON Schema already rejected what is at (or under) this pointer. */
   isMalformed: (pointer: string) => boolean;
 }
@@ -36,6 +38,7 @@ export function buildCard(agent: RawAgent, index: number, context: CardContext):
           env: context.env,
           defaultTimeoutMs: context.supervisor.defaultTimeoutMs,
           allowPrivateEndpoints: context.supervisor.allowPrivateEndpoints,
+          privateAddressProblem: context.privateAddressProblem,
           at,
         });
 

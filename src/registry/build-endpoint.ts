@@ -5,7 +5,7 @@
  */
 import { ENDPOINT_DEFAULTS } from './defaults.js';
 import { interpolateEnv } from './env-interpolation.js';
-import { privateAddressProblem } from './private-address.js';
+import type { PrivateAddressCheck } from './private-address.js';
 import type { Checked } from './findings.js';
 import type { RawAgent } from './raw-config.js';
 import type { AgentEndpoint, ConfigIssue } from './types.js';
@@ -19,6 +19,8 @@ export interface EndpointContext {
   defaultTimeoutMs: number;
   /** `supervisor.allow_private_endpoints`: link-local / metadata / unique-local urls allowed. */
   allowPrivateEndpoints: boolean;
+  /** Judges link-local / metadata / unique-local urls (used unless they are allowed). */
+  privateAddressProblem: PrivateAddressCheck;
   /** JSON pointer of a path under this agent's entry. */
   at: (...segments: (string | number)[]) => string;
 }
@@ -46,7 +48,7 @@ export function buildEndpoint(agent: RawAgent, context: EndpointContext): Checke
   const url = resolve(urlTemplate, at('endpoint', 'url'), `agent "${agent.id}" endpoint url`);
   if (url !== undefined) {
     // The message shows the template as written, never the resolved value.
-    const problem = urlProblem(url, urlTemplate, context.allowPrivateEndpoints);
+    const problem = urlProblem(url, urlTemplate, context.allowPrivateEndpoints ? undefined : context.privateAddressProblem);
     if (problem !== undefined) issues.push(source.issueAt(at('endpoint', 'url'), problem));
   }
 
@@ -77,7 +79,7 @@ export function buildEndpoint(agent: RawAgent, context: EndpointContext): Checke
 }
 
 /** Why a resolved URL is unusable, or undefined when it is fine. */
-function urlProblem(url: string, template: string, allowPrivate: boolean): string | undefined {
+function urlProblem(url: string, template: string, privateAddressProblem: PrivateAddressCheck | undefined): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -87,7 +89,7 @@ function urlProblem(url: string, template: string, allowPrivate: boolean): strin
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     return `endpoint url must use http or https, not ${parsed.protocol.replace(/:$/, '')}`;
   }
-  const privateProblem = allowPrivate ? undefined : privateAddressProblem(parsed);
+  const privateProblem = privateAddressProblem?.(parsed);
   if (privateProblem !== undefined) {
     return `endpoint url ${JSON.stringify(template)} points at ${privateProblem}; set supervisor.allow_private_endpoints: true if this is intended`;
   }

@@ -12,6 +12,7 @@ import { escalationSettings } from './escalation-settings.js';
 import { SUPERVISOR_DEFAULTS } from './defaults.js';
 import { mergeFindings, type Findings } from './findings.js';
 import { freezeSnapshot } from './freeze-snapshot.js';
+import { createPrivateAddressCheck } from './private-address.js';
 import { isRecord, type RawConfig } from './raw-config.js';
 import { createSchemaCompiler, type ValidatorCache } from './schema-compiler.js';
 import type { AgentCard, ConfigIssue, RegistrySnapshot, SupervisorSettings } from './types.js';
@@ -51,7 +52,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
   const isMalformed = (pointer: string): boolean =>
     shapeIssuePointers.some((issuePointer) => issuePointer === pointer || issuePointer.startsWith(`${pointer}/`));
   const schemaCompiler = createSchemaCompiler(options.validatorCache);
-  const context = { source, supervisor, widgets: widgets.value, env: options.env, schemaCompiler, isMalformed };
+  const context = { source, supervisor, widgets: widgets.value, env: options.env, schemaCompiler, privateAddressProblem: createPrivateAddressCheck(), isMalformed };
   const agents: AgentCard[] = [];
   const cardFindings: Findings[] = [];
   config.agents.forEach((agent, index) => {
