@@ -9,6 +9,8 @@
  * held-out line sometimes uses a word none of its card's examples use;
  * out-of-scope lines use objects no agent serves, with the same verbs; a few
  * lines ask for two intents at once. Half the text is Chinese, half English.
+ * Above 150 agents (up to 750) the intents repeat per region ("northern
+ * hotel room", "华北酒店"), for scale and latency runs.
  *
  * Run: `npx tsx bench/synthetic-registry.ts --agents 150 --examples 20 --eval 5 --out DIR`
  * then `npm run cli -- eval DIR/eval.jsonl --config DIR/agents_config.yaml`.
@@ -55,6 +57,14 @@ const OBJECTS: (Phrasing & { id: string })[] = [
   { id: 'vaccine', en: ['vaccination', 'flu shot', 'vaccine appointment'], zh: ['疫苗', '打疫苗', '接种预约'] },
   { id: 'water_bill', en: ['water bill', 'water charges', 'water account'], zh: ['水费', '水费账单', '用水账单'] },
   { id: 'pet_grooming', en: ['pet grooming', 'dog grooming', 'grooming session'], zh: ['宠物美容', '给狗洗澡', '宠物护理'] },
+];
+
+/** Regions that repeat every intent for registries above 150 agents. */
+const REGIONS: (Phrasing & { id: string })[] = [
+  { id: 'north', en: ['northern', 'north side'], zh: ['华北', '北区'] },
+  { id: 'south', en: ['southern', 'south side'], zh: ['华南', '南区'] },
+  { id: 'east', en: ['eastern', 'east side'], zh: ['华东', '东区'] },
+  { id: 'west', en: ['western', 'west side'], zh: ['西部', '西区'] },
 ];
 
 /** Objects no agent serves: out-of-scope lines that still use the agents' verbs. */
@@ -161,24 +171,29 @@ export function generateSyntheticRegistry(options: { agents: number; examples: n
     }
     return items[items.length - 1] as T;
   };
-  const maxAgents = OBJECTS.length * ACTIONS.length;
+  const maxAgents = OBJECTS.length * ACTIONS.length * (REGIONS.length + 1);
   if (!Number.isInteger(options.agents) || options.agents < 1 || options.agents > maxAgents) throw new RangeError(`agents must be 1..${maxAgents}`);
-  const utterance = (action: (typeof ACTIONS)[number], object: Phrasing, language: 'en' | 'zh'): string => {
+  const utterance = (action: (typeof ACTIONS)[number], object: Phrasing, language: 'en' | 'zh', region?: Phrasing): string => {
     const templates = language === 'en' ? action.enTemplates : action.zhTemplates;
-    const core = pick(templates).replace('{verb}', pickSkewed(action[language], 3)).replace('{object}', pickSkewed(object[language], 2));
+    const place = region ? `${pick(region[language])}${language === 'en' ? ' ' : ''}` : '';
+    const core = pick(templates).replace('{verb}', pickSkewed(action[language], 3)).replace('{object}', `${place}${pickSkewed(object[language], 2)}`);
     return language === 'en' ? `${pick(EN_PREFIXES)}${core}${pick(EN_SUFFIXES)}` : `${pick(ZH_PREFIXES)}${core}${pick(ZH_SUFFIXES)}`;
   };
   // Spread agents over objects first so a small registry still mixes domains.
-  const pairs: [number, number][] = [];
-  for (let actionIndex = 0; actionIndex < ACTIONS.length; actionIndex += 1) for (let objectIndex = 0; objectIndex < OBJECTS.length; objectIndex += 1) pairs.push([objectIndex, actionIndex]);
-  const agents: SyntheticAgent[] = pairs.slice(0, options.agents).map(([objectIndex, actionIndex]) => {
+  // Past 150 agents the same intents come again per region ("northern", "华北"), a word every utterance then carries.
+  const pairs: [number, number, number][] = [];
+  for (let regionIndex = -1; regionIndex < REGIONS.length; regionIndex += 1) {
+    for (let actionIndex = 0; actionIndex < ACTIONS.length; actionIndex += 1) for (let objectIndex = 0; objectIndex < OBJECTS.length; objectIndex += 1) pairs.push([objectIndex, actionIndex, regionIndex]);
+  }
+  const agents: SyntheticAgent[] = pairs.slice(0, options.agents).map(([objectIndex, actionIndex, regionIndex]) => {
     const object = OBJECTS[objectIndex]!;
     const action = ACTIONS[actionIndex]!;
+    const region = REGIONS[regionIndex];
     const seen = new Set<string>();
     const draw = (count: number): string[] => {
       const found: string[] = [];
       for (let attempt = 0; found.length < count && attempt < count * 50; attempt += 1) {
-        const text = utterance(action, object, random() < 0.5 ? 'en' : 'zh');
+        const text = utterance(action, object, random() < 0.5 ? 'en' : 'zh', region);
         if (seen.has(text)) continue;
         seen.add(text);
         found.push(text);
@@ -187,11 +202,12 @@ export function generateSyntheticRegistry(options: { agents: number; examples: n
     };
     const examples = draw(options.examples);
     const heldOut = draw(options.heldOut);
+    const [enPlace, zhPlace] = region ? [`${region.en[0]} `, region.zh[0]] : ['', ''];
     return {
-      id: `${action.id}_${object.id}`,
-      name: `${action.en[0]} ${object.en[0]}`.replace(/ of$/u, ''),
-      description: `${action.id} requests for a ${object.en[0]} (${object.zh[0]}${action.zh[0]})`,
-      keywords: [`${action.en[0]} ${object.en[0]}`.replace(/ of /u, ' '), `${object.zh[0]}${action.zh[0]}`],
+      id: `${action.id}_${object.id}${region ? `_${region.id}` : ''}`,
+      name: `${action.en[0]} ${enPlace}${object.en[0]}`.replace(/ of$/u, ''),
+      description: `${action.id} requests for a ${enPlace}${object.en[0]} (${zhPlace}${object.zh[0]}${action.zh[0]})`,
+      keywords: [`${action.en[0]} ${enPlace}${object.en[0]}`.replace(/ of /u, ' '), `${zhPlace}${object.zh[0]}${action.zh[0]}`],
       examples,
       heldOut,
     };
@@ -211,8 +227,8 @@ export function generateSyntheticRegistry(options: { agents: number; examples: n
     while (second.id === first.id) second = pick(agents);
     const zh = random() < 0.5;
     const text = (agent: SyntheticAgent) => {
-      const [objectId, actionId] = [agent.id.slice(agent.id.indexOf('_') + 1), agent.id.slice(0, agent.id.indexOf('_'))];
-      return utterance(ACTIONS.find((action) => action.id === actionId)!, OBJECTS.find((object) => object.id === objectId)!, zh ? 'zh' : 'en');
+      const [objectIndex, actionIndex, regionIndex] = pairs[agents.indexOf(agent)]!;
+      return utterance(ACTIONS[actionIndex]!, OBJECTS[objectIndex]!, zh ? 'zh' : 'en', REGIONS[regionIndex]);
     };
     evalLines.push(JSON.stringify({ query: zh ? `${text(first)}，另外${text(second)}` : `${text(first)}, and also ${text(second)}`, agents: [first.id, second.id] }));
   }
