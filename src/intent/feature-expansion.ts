@@ -76,6 +76,17 @@ export function expandEvidence(
   });
   for (let feature = 0; feature < featureCount; feature += 1) norm[feature] = Math.sqrt(norm[feature]!);
 
+  // Each card's eligible words only, so the similarity pass never looks at character pieces.
+  const words = cards.map((card) => {
+    const ids: number[] = [];
+    const masses: number[] = [];
+    for (let index = 0; index < card.ids.length; index += 1) {
+      if (eligible[card.ids[index]!] !== 1) continue;
+      ids.push(card.ids[index]!);
+      masses.push(card.masses[index]!);
+    }
+    return { ids: Int32Array.from(ids), masses: Float32Array.from(masses) };
+  });
   const extraIds: number[][] = cards.map(() => []);
   const extraWeights: number[][] = cards.map(() => []);
   const dot = new Float64Array(featureCount);
@@ -88,12 +99,12 @@ export function expandEvidence(
     if (eligible[feature] !== 1 || end - start < minCards || end - start > maxSpread || norm[feature] === 0) continue;
     const touched: number[] = [];
     for (let at = start; at < end; at += 1) {
-      const card = cards[owner[at]!]!;
+      const card = words[owner[at]!]!;
       const mass = ownerMass[at]!;
       holds[owner[at]!] = 1;
       for (let index = 0; index < card.ids.length; index += 1) {
         const other = card.ids[index]!;
-        if (other === feature || eligible[other] !== 1) continue;
+        if (other === feature) continue;
         if (dot[other] === 0) touched.push(other);
         dot[other]! += mass * card.masses[index]!;
       }
