@@ -16,4 +16,5 @@ run() {
 
 run examples/travel/eval.jsonl agents_config.yaml "$@"
 run examples/ecommerce/eval.jsonl examples/ecommerce/agents_config.yaml "$@"
+run examples/assistant/eval.jsonl examples/assistant/agents_config.yaml "$@"
 exit "$status"

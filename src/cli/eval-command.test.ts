@@ -10,6 +10,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Accuracy floors for the sample sets: a routing regression below them fails CI. */
 const TRAVEL_MIN = '0.85';
 const ECOMMERCE_MIN = '0.76';
+/** The English assistant set: keyword-free cards, paraphrases that share few words with the examples. */
+const ASSISTANT_MIN = '0.70';
 
 function capture() {
   const out = { stdout: '', stderr: '' };
@@ -45,6 +47,15 @@ describe('switchboard eval', () => {
     expect(report.total).toBeGreaterThanOrEqual(80);
     expect(report.accuracy).toBeGreaterThanOrEqual(Number(ECOMMERCE_MIN));
     expect(report.agents.map((agent: { agent: string }) => agent.agent)).toContain('refund_agent');
+  });
+
+  it('meets its floor on the keyword-free assistant set', async () => {
+    const { out, io } = capture();
+    const code = await runCommand(['examples/assistant/eval.jsonl', '--config', 'examples/assistant/agents_config.yaml', '--min', ASSISTANT_MIN, '--json'], io);
+    expect(code).toBe(0);
+    const report = JSON.parse(out.stdout);
+    expect(report).toMatchObject({ enabled_agents: 16, pass: true });
+    expect(report.outOfScopeKeptOut).toBeGreaterThanOrEqual(0.8);
   });
 
   it('exits 1 below --min and names the shortfall', async () => {
