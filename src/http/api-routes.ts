@@ -6,6 +6,9 @@
  * here but not mounted). Adding a route means adding its row here.
  */
 
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
+import { DEPTH_HEADER } from './delegation-depth.js';
+
 /** One route: express path (`:param` form), method, and its OpenAPI operation object. */
 export interface ApiRoute {
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -15,7 +18,56 @@ export interface ApiRoute {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ 'application/json': { schema } });
-const error = (description: string) => ({ description, content: json(ref('Error')) });
+
+/**
+ * Error responses from the catalogue: one response per HTTP status, whose
+ * description names each code with what it means on this route and whose
+ * schema lists the codes (`error.code` enum). A status the catalogue gives a
+ * code is never typed by hand here, so a code cannot land under the wrong one.
+ */
+export function errorResponses(described: Partial<Record<ErrorCode, string>>): Record<string, unknown> {
+  const byStatus = new Map<number, [ErrorCode, string][]>();
+  for (const [code, text] of Object.entries(described) as [ErrorCode, string][]) {
+    const status = ERROR_CATALOGUE[code].httpStatus;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), [code, text]]);
+  }
+  const responses: Record<string, unknown> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const schema = {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string', enum: codes.map(([code]) => code) }, message: { type: 'string' } } },
+      },
+    };
+    const retry = status === 429 || status === 503;
+    responses[String(status)] = {
+      description: codes.map(([code, text]) => `${code}: ${text}`).join('; '),
+      ...(retry ? { headers: { 'retry-after': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } } } : {}),
+      content: json(schema),
+    };
+  }
+  return responses;
+}
+
+/** Answers of every `/v1` route (and `/metrics`) when API keys are on. */
+const AUTH_ERRORS = {
+  UNAUTHORIZED: 'API key missing or not "Bearer <key>"',
+  FORBIDDEN: 'The API key is not valid',
+} as const satisfies Partial<Record<ErrorCode, string>>;
+
+/**
+ * Codes any route may answer with, described once in `components/responses`
+ * rather than on each operation: an unknown path or method, an over-long URL
+ * or header block, and a bug.
+ */
+export const ANY_ROUTE_ERRORS = {
+  NOT_FOUND: 'No route for this path',
+  METHOD_NOT_ALLOWED: 'The path exists but not with this method (see the allow header)',
+  URI_TOO_LONG: 'The URL is too long',
+  HEADERS_TOO_LARGE: 'The request headers are too large',
+  INTERNAL: 'A bug; logged with its trace id, no stack in the answer',
+} as const satisfies Partial<Record<ErrorCode, string>>;
 
 const USER_ID_QUERY = {
   name: 'user_id',
@@ -58,7 +110,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
       tags: ['operations'],
       responses: {
         '200': { description: 'Ready', content: json({ type: 'object', properties: { status: { const: 'ready' } } }) },
-        '503': { description: 'Not ready', content: json({ type: 'object', properties: { status: { const: 'not_ready' }, error: ref('ErrorDetail') } }) },
+        '503': {
+          description: 'NOT_READY: no registry loaded yet, or storage does not answer',
+          content: json({ type: 'object', properties: { status: { const: 'not_ready' }, error: ref('ErrorDetail') } }),
+        },
       },
     },
   },
@@ -72,7 +127,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       security: [{}, { bearer: [] }],
       responses: {
         '200': { description: 'Prometheus text exposition', content: { 'text/plain': { schema: { type: 'string' } } } },
-        '401': error('API key missing or wrong'),
+        ...errorResponses(AUTH_ERRORS),
       },
     },
   },
@@ -94,7 +149,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       summary: 'JSON Schema of one ResponseState event',
       tags: ['descriptions'],
       security: [{}, { bearer: [] }],
-      responses: { '200': { description: 'JSON Schema', content: { 'application/schema+json': { schema: { type: 'object' } } } }, '401': error('API key missing or wrong') },
+      responses: { '200': { description: 'JSON Schema', content: { 'application/schema+json': { schema: { type: 'object' } } } }, ...errorResponses(AUTH_ERRORS) },
     },
   },
   {
@@ -114,6 +169,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
           schema: { type: 'string' },
         },
         { name: 'x-trace-id', in: 'header', required: false, description: 'Trace id to use for the turn (passed on to sub-agents).', schema: { type: 'string' } },
+        {
+          name: DEPTH_HEADER,
+          in: 'header',
+          required: false,
+          description: 'Delegation depth: a sub-agent calling back into Switchboard passes on the value it received. At or past supervisor.max_delegation_depth the call is refused (400 DELEGATION_DEPTH_EXCEEDED). Absent = 0, a call from a user.',
+          schema: { type: 'string', pattern: '^[0-9]{1,6}$' },
+        },
         { name: 'x-request-id', in: 'header', required: false, description: 'Echoed back as the x-request-id response header.', schema: { type: 'string' } },
         {
           name: 'idempotency-key',
@@ -140,12 +202,17 @@ export const API_ROUTES: readonly ApiRoute[] = [
             },
           },
         },
-        '400': error('Bad body; the message names the field'),
-        '401': error('API key missing or wrong'),
-        '409': error('A turn is already running on this session'),
-        '408': error('The body did not arrive in time'),
-        '413': error('Body too large'),
-        '415': error('Body is not JSON'),
+        ...errorResponses({
+          BAD_REQUEST: 'Bad body or header; the message names the field',
+          DELEGATION_DEPTH_EXCEEDED: `${DEPTH_HEADER} is at or past supervisor.max_delegation_depth; refused before any stream opens`,
+          ...AUTH_ERRORS,
+          REQUEST_TIMEOUT: 'The body did not arrive in time',
+          TURN_IN_PROGRESS: 'A turn is already running on this session (multitask_strategy "reject"), or a request with this idempotency-key is still starting',
+          PAYLOAD_TOO_LARGE: 'Body too large',
+          UNSUPPORTED_MEDIA_TYPE: 'Body is not JSON',
+          RATE_LIMITED: 'Over supervisor.rate_limit for this caller (API key, else user_id); wait retry-after seconds',
+          NOT_READY: 'The server shut down before the turn could answer (accept: application/json); try again on another replica',
+        }),
       },
     },
   },
@@ -163,10 +230,12 @@ export const API_ROUTES: readonly ApiRoute[] = [
           description: 'Messages in order',
           content: json({ type: 'object', required: ['session_id', 'messages'], properties: { session_id: { type: 'string' }, messages: { type: 'array', items: { type: 'object' } } } }),
         },
-        '400': error('Bad id'),
-        '401': error('API key missing or wrong'),
-        '403': error('The session belongs to another user'),
-        '404': error('No such session'),
+        ...errorResponses({
+          BAD_REQUEST: 'Bad id',
+          ...AUTH_ERRORS,
+          FORBIDDEN: 'The API key is not valid, or the session belongs to another user',
+          SESSION_NOT_FOUND: 'No such session',
+        }),
       },
     },
   },
@@ -191,10 +260,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
       ],
       responses: {
         '200': { description: 'The events', content: { 'text/event-stream': { schema: { type: 'string', description: 'Frames `id: <turn_id>:<seq>` + `data: <ResponseState JSON>`.' } } } },
-        '400': error('Bad id or Last-Event-ID'),
-        '401': error('API key missing or wrong'),
-        '403': error('The session belongs to another user'),
-        '404': error('No such session, turn or event id'),
+        ...errorResponses({
+          BAD_REQUEST: 'Bad id or Last-Event-ID',
+          ...AUTH_ERRORS,
+          FORBIDDEN: 'The API key is not valid, or the session belongs to another user',
+          SESSION_NOT_FOUND: 'No such session',
+          NOT_FOUND: 'No turn or event with this id in the session',
+        }),
       },
     },
   },
@@ -209,10 +281,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
       parameters: [SESSION_ID_PATH, USER_ID_QUERY],
       responses: {
         '202': { description: 'Cancel requested', content: json({ type: 'object', required: ['turn_id'], properties: { status: { const: 'cancelling' }, turn_id: { type: 'string' } } }) },
-        '400': error('Bad id'),
-        '401': error('API key missing or wrong'),
-        '403': error('The session belongs to another user'),
-        '404': error('No turn is running on this session'),
+        ...errorResponses({
+          BAD_REQUEST: 'Bad id',
+          ...AUTH_ERRORS,
+          FORBIDDEN: 'The API key is not valid, or the session belongs to another user',
+          SESSION_NOT_FOUND: 'No such session',
+          NOT_FOUND: 'No turn is running on this session',
+        }),
       },
     },
   },
@@ -230,9 +305,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
           description: 'Facts learned from completed turns, with source and time',
           content: json({ type: 'object', required: ['user_id', 'facts'], properties: { user_id: { type: 'string' }, facts: { type: 'array', items: { type: 'object' } } } }),
         },
-        '400': error('Bad id'),
-        '401': error('API key missing or wrong'),
-        '403': error('Another user'),
+        ...errorResponses({ BAD_REQUEST: 'Bad id', ...AUTH_ERRORS, FORBIDDEN: 'The API key is not valid, or the caller is another user' }),
       },
     },
   },
@@ -254,9 +327,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
           description: 'What was deleted',
           content: json({ type: 'object', required: ['user_id', 'deleted'], properties: { user_id: { type: 'string' }, deleted: { type: 'object' } } }),
         },
-        '400': error('Bad id or all'),
-        '401': error('API key missing or wrong'),
-        '403': error('Another user'),
+        ...errorResponses({ BAD_REQUEST: 'Bad id or all', ...AUTH_ERRORS, FORBIDDEN: 'The API key is not valid, or the caller is another user' }),
       },
     },
   },
@@ -282,7 +353,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
             },
           }),
         },
-        '401': error('API key missing or wrong'),
+        ...errorResponses(AUTH_ERRORS),
       },
     },
   },

@@ -5,7 +5,8 @@
  * sub-agent request and reply for reference).
  */
 import { readFileSync } from 'node:fs';
-import { API_ROUTES, toOpenApiPath, type ApiRoute } from './api-routes.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
+import { ANY_ROUTE_ERRORS, API_ROUTES, errorResponses, toOpenApiPath, type ApiRoute } from './api-routes.js';
 import { chatRequestSchema } from './chat-request.js';
 
 /** Reads one file of `schemas/` as a plain object. */
@@ -59,15 +60,25 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
         ErrorDetail: {
           type: 'object',
           required: ['code', 'message'],
-          properties: { code: { type: 'string' }, message: { type: 'string' } },
+          properties: { code: { type: 'string', enum: Object.keys(ERROR_CATALOGUE) }, message: { type: 'string' } },
         },
         Error: { type: 'object', required: ['error'], properties: { error: { $ref: '#/components/schemas/ErrorDetail' } } },
       },
+      responses: anyRouteResponses(),
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Needed on /v1 routes when SWITCHBOARD_API_KEYS is set.' },
       },
     },
   };
+}
+
+/** `components.responses`: one entry per code any route may answer with (unknown path, bad method, a bug…). */
+function anyRouteResponses(): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [code, text] of Object.entries(ANY_ROUTE_ERRORS) as [ErrorCode, string][]) {
+    responses[code] = errorResponses({ [code]: text })[String(ERROR_CATALOGUE[code].httpStatus)];
+  }
+  return responses;
 }
 
 function packageVersion(): string {

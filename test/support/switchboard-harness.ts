@@ -67,6 +67,8 @@ export async function startTestSwitchboard(options: {
   traceContext?: TraceContext;
   /** Caps on relayed sub-agent progress (default: the product's defaults). */
   streamCaps?: SwitchboardOptions['streamCaps'];
+  /** `SWITCHBOARD_API_KEYS` entries (default: keys off). */
+  apiKeys?: readonly string[];
 }): Promise<TestSwitchboard> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-scenario-'));
   const configPath = join(dir, 'agents_config.yaml');
@@ -84,6 +86,7 @@ export async function startTestSwitchboard(options: {
     ticketWebhook: options.ticketWebhook,
     traceContext: options.traceContext,
     streamCaps: options.streamCaps,
+    apiKeys: options.apiKeys,
     watch: true,
   });
   const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });
