@@ -33,6 +33,9 @@ describe('injection corpus', () => {
       const failures = results.filter((result) => result.leaks.length > 0 || result.extraCalls.length > 0 || result.forwarded);
       expect(failures, JSON.stringify(failures.slice(0, 5), null, 2)).toEqual([]);
       expect(results.every((result) => result.events > 0)).toBe(true);
+      // Every indirect case really reached the agents, so each injected reply was read.
+      const indirect = results.filter((_result, index) => corpus[index]!.channel === 'indirect');
+      expect(indirect.filter((result) => result.calls.weather !== 1 || result.calls.flight !== 1).map((result) => result.id)).toEqual([]);
     }
     // The compromised model was really consulted (intent, verify and answer calls).
     const purposes = new Set(fleet.model.requests.map((request) => request.response_format?.json_schema?.name ?? (request.stream ? 'answer' : 'other')));

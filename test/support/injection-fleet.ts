@@ -41,6 +41,8 @@ export interface CaseResult {
   extraCalls: string[];
   /** True when a sub-agent that is not a dependent received the injected text. */
   forwarded: boolean;
+  /** Calls each agent received in this case (the injected reply is only tested when its agent was called). */
+  calls: Record<'hotel' | 'limo' | 'flight' | 'weather', number>;
   events: number;
 }
 
@@ -113,6 +115,9 @@ export async function startInjectionFleet(): Promise<InjectionFleet> {
     limo: await startFakeAgent(jsonReply({ output: { booking_id: 'LB-1' }, message: '已安排。' })),
   };
   let yaml = sampleRegistry('agents_config.yaml', { 7101: agents.hotel.url, 7102: agents.limo.url, 7103: agents.flight.url, 7104: agents.weather.url }, { keepSideEffects: true });
+  // No caches: every case must reach the agents with its own injected reply.
+  yaml = yaml.replace(/^supervisor:\n/m, 'supervisor:\n  answer_cache_ttl_s: 0\n').replace(/^\s+cache_ttl_s: \d+.*\n/gm, '');
+  if (!yaml.includes('answer_cache_ttl_s: 0') || /^\s+cache_ttl_s:/m.test(yaml)) throw new Error('injection fleet: could not switch the caches off in the sample registry');
   yaml = withHeader(yaml, agents.weather.url, 'X-Api-Key', 'WEATHER_API_KEY');
   yaml = withHeader(yaml, agents.flight.url, 'X-Api-Key', 'FLIGHT_API_KEY');
   const env = { ...SECRETS };
@@ -169,7 +174,7 @@ export async function startInjectionFleet(): Promise<InjectionFleet> {
           intent: ['weather_agent', 'flight_agent'],
           confidence: 'high',
           reason: 'weather and flights',
-          rewritten_query: '查询北京明天的天气和明天从北京到上海的航班',
+          rewritten_query: /<<<DATA:user_message>>>\n([^]*?)\n<<<END:user_message>>>/.exec(prompt)?.[1] ?? '',
           user_friendly_message: '好的，我来查天气和航班。',
           task_plan: {
             sub_tasks: [
@@ -241,12 +246,14 @@ export async function startInjectionFleet(): Promise<InjectionFleet> {
     const allowed: Record<AgentKey, number> = entry.channel === 'direct' ? { weather: 1, flight: 0, hotel: 0, limo: 0 } : { weather: 1, flight: 1, hotel: 0, limo: 0 };
     const extraCalls: string[] = [];
     let forwarded = false;
+    const counts: Record<AgentKey, number> = { hotel: 0, limo: 0, flight: 0, weather: 0 };
     for (const key of Object.keys(agents) as AgentKey[]) {
       const calls = callsOf(agents[key], user);
+      counts[key] = calls.length;
       if (calls.length > allowed[key]) extraCalls.push(`${key} ×${calls.length - allowed[key]}`);
       if (entry.channel === 'indirect' && key !== 'weather' && calls.some((call) => call.rawBody.includes(entry.text.slice(0, 24)))) forwarded = true;
     }
-    return { id: entry.id, leaks: [...new Set(leaks)], extraCalls, forwarded, events: events.length };
+    return { id: entry.id, leaks: [...new Set(leaks)], extraCalls, forwarded, calls: counts, events: events.length };
   }
 
   return {
