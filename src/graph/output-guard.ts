@@ -3,9 +3,10 @@
  * guard (agent ids become names, endpoint addresses and header values of the
  * registry are removed) followed by the prompt-leak check (text copied from
  * any system prompt is cut out). The turn
- * runner applies it to every event's content; the answer composer applies
- * its streaming form to model deltas, so a value split across deltas is
- * caught before any part of it is shown.
+ * runner applies it to every event's content and its streaming forms to
+ * answer deltas and progress messages (the answer composer to model deltas
+ * too), so a value split across pieces is caught before any part of it is
+ * shown, and no piece carries part of a personal value.
  */
 import { ANSWER_PROMPT_RULES } from './answers/answer-prompt.js';
 import { VERIFY_PROMPT_RULES } from './verify/verify-prompt.js';
@@ -14,6 +15,7 @@ import { createContentGuard } from '../guard/content-guard.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { DATA_BLOCK_RULES } from '../text/data-block.js';
 import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';
+import type { MessageStream } from '../text/scrub-stream.js';
 
 /** The fixed texts of every system prompt the supervisor sends. */
 export const SYSTEM_PROMPT_TEXTS: readonly string[] = [INTENT_PROMPT_RULES, ...ANSWER_PROMPT_RULES, VERIFY_PROMPT_RULES, DATA_BLOCK_RULES];
@@ -26,6 +28,8 @@ export interface OutputGuard {
   leaksPrompt(text: string): boolean;
   /** Stream filter for model deltas; `leaked` turns true once prompt text was cut. */
   stream(): { push(delta: string): string; flush(): string; readonly leaked: boolean };
+  /** Stream filter for messages shown one at a time (sub-agent progress); each shown message is cleaned whole. */
+  messages<T>(): MessageStream<T>;
 }
 
 export interface OutputGuardOptions {
@@ -53,6 +57,14 @@ export function createOutputGuard(snapshot: RegistrySnapshot, options: OutputGua
         get leaked() {
           return prompt.leaked;
         },
+      };
+    },
+    messages<T>(): MessageStream<T> {
+      const inner = scrubber.messages<T>();
+      const redact = (shown: { text: string; tag: T }[]) => shown.map(({ text, tag }) => ({ text: leakCheck.redact(text), tag })).filter(({ text }) => text !== '');
+      return {
+        push: (message: string, tag: T) => redact(inner.push(message, tag)),
+        flush: () => redact(inner.flush()),
       };
     },
   };

@@ -3,6 +3,7 @@ import { jsonReply, startFakeAgent, type FakeAgent } from '../../test/support/fa
 import { card, snapshotOf, weatherCard } from '../../test/support/registry-fixtures.js';
 import { buildOfflineGraph } from '../../test/support/offline-graph.js';
 import { silentLogger } from '../logger.js';
+import { maskStorage, createPiiMasker } from '../privacy/index.js';
 import { createStaticRegistry } from '../registry/index.js';
 import { openSqliteStorage, type Storage } from '../store/index.js';
 import type { NodeEvent, TurnContext } from './context.js';
@@ -97,5 +98,22 @@ describe('createTurnRunner with a scripted graph', () => {
     for (const content of streamed) expect(content).not.toMatch(/sk-|7f3a|1381234$/);
     expect(stages.lastIndexOf('agent_stream')).toBeLessThan(stages.indexOf('agent_done'));
     expect(events.map((event) => event.metadata.seq)).toEqual(events.map((_event, index) => index + 1));
+  });
+
+  it('keeps each progress message as it came unless a value spans two: a number or an address split anywhere reaches storage in one piece', async () => {
+    const ticket = card({ id: 'ticket_agent', name: '工单', description: '工单查询', endpoint: { url: 'http://127.0.0.1:9/invoke', protocol: 'http-json', timeoutMs: 1000, retries: 0, headers: {} } });
+    storage = maskStorage(openSqliteStorage(':memory:'), createPiiMasker());
+    const chunks = ['电话 138', '12345678，邮箱 zhang', '.san@example.com 已登记', '查询进度 1', '查询进度 2'];
+    const runner = createTurnRunner({ registry: createStaticRegistry(snapshotOf([ticket])), graph: scriptedGraph({}, chunks), storage, logger: silentLogger });
+    const events: ResponseState[] = [];
+    const started = await runner.start({ query: '查工单', userId: 'u1', traceId: 't' }, { signal: new AbortController().signal, onEvent: (event) => events.push(event) });
+    await started.done;
+    const streamed = events.filter((event) => event.metadata.stage === 'agent_stream').map((event) => event.content);
+    expect(streamed).toEqual(['电话 ', '13812345678，邮箱 ', 'zhang.san@example.com 已登记', '查询进度 1', '查询进度 2']);
+    const stages = events.map((event) => event.metadata.stage);
+    expect(stages.lastIndexOf('agent_stream')).toBeLessThan(stages.indexOf('agent_done'));
+    const stored = (await storage.events.listEvents(started.turnId!)).map((event) => JSON.parse(event.data) as ResponseState);
+    const storedText = stored.filter((event) => event.metadata.stage === 'agent_stream').map((event) => event.content).join('');
+    expect(storedText).toBe('电话 138****5678，邮箱 zh***@example.com 已登记查询进度 1查询进度 2');
   });
 });

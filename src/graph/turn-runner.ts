@@ -14,8 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { detectLanguage } from '../text/index.js';
 import type { Logger } from '../logger.js';
 import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from './output-guard.js';
-import { contentGuardTerms } from '../guard/content-guard.js';
-import { createHeldStream, type HeldStream } from '../guard/stream-hold-back.js';
+import type { DeltaStream, MessageStream } from '../text/index.js';
 import type { Registry, RegistrySnapshot } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
 import { maskForSnapshot, type PiiMasker } from '../privacy/index.js';
@@ -133,6 +132,9 @@ function heldStreamKey(event: NodeEvent): string | undefined {
   return undefined;
 }
 
+/** One held stream of a turn: an answer's deltas, or one sub-task's progress messages. */
+type HeldText = { kind: 'deltas'; stream: DeltaStream; first: NodeEvent } | { kind: 'messages'; stream: MessageStream<NodeEvent> };
+
 interface ActiveTurn {
   controller: AbortController;
   done: Promise<TurnResult>;
@@ -143,15 +145,6 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   // One content guard per snapshot, built on first use and dropped with the snapshot.
   const guards = new WeakMap<RegistrySnapshot, OutputGuard>();
   const leakCheck = createSystemPromptLeakCheck();
-  const termsBySnapshot = new WeakMap<RegistrySnapshot, { secrets: string[]; others: string[] }>();
-  const guardTerms = (snapshot: RegistrySnapshot): { secrets: string[]; others: string[] } => {
-    let terms = termsBySnapshot.get(snapshot);
-    if (!terms) {
-      terms = contentGuardTerms(snapshot);
-      termsBySnapshot.set(snapshot, terms);
-    }
-    return terms;
-  };
   const contentGuard = (snapshot: RegistrySnapshot): OutputGuard => {
     let guard = guards.get(snapshot);
     if (!guard) {
@@ -280,16 +273,19 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       if (!clientSignal.aborted) onEvent(response);
     };
 
-    // Streamed text (agent progress per task, answer deltas per speaker) goes through a held stream, so
-    // nothing a guard or the masking must see whole is ever split between two events (stream-hold-back.ts).
-    const held = new Map<string, { stream: HeldStream; first: NodeEvent }>();
-    const terms = guardTerms(snapshot);
+    // Streamed text (agent progress per task, answer deltas per speaker) goes through the guard's streams, so
+    // nothing a guard or the masking must see whole is ever split between two events (text/scrub-stream.ts).
+    const held = new Map<string, HeldText>();
     const flushHeld = (which: (key: string) => boolean): void => {
       for (const [key, entry] of held) {
         if (!which(key)) continue;
         held.delete(key);
-        const rest = entry.stream.flush();
-        if (rest !== '') deliver(entry.first, 'content', rest);
+        if (entry.kind === 'deltas') {
+          const rest = entry.stream.flush();
+          if (rest !== '') deliver(entry.first, 'content', rest);
+        } else {
+          for (const shown of entry.stream.flush()) deliver(shown.tag, 'content', shown.text);
+        }
       }
     };
     const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
@@ -299,15 +295,16 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       if (key !== undefined) {
         let entry = held.get(key);
         if (!entry) {
-          entry = {
-            // Progress arrives as whole messages a client shows one at a time; deltas are appended.
-            stream: createHeldStream({ scrub: (text) => guard.clean(text), secrets: terms.secrets, terms: terms.others, kind: event.stage === 'agent_stream' ? 'messages' : 'tokens' }),
-            first: event,
-          };
+          // Progress arrives as whole messages a client shows one at a time; deltas are appended.
+          entry = event.stage === 'agent_stream' ? { kind: 'messages', stream: guard.messages<NodeEvent>() } : { kind: 'deltas', stream: guard.stream(), first: event };
           held.set(key, entry);
         }
-        const content = entry.stream.push(event.content);
-        if (content !== '') deliver(event, type, content);
+        if (entry.kind === 'deltas') {
+          const content = entry.stream.push(event.content);
+          if (content !== '') deliver(event, type, content);
+        } else {
+          for (const shown of entry.stream.push(event.content, event)) deliver(shown.tag, type, shown.text);
+        }
         return;
       }
       if (event.stage === 'agent_done' || event.stage === 'agent_failed') flushHeld((name) => name === agentStreamKey(event));

@@ -4,9 +4,12 @@
  * and `host:port` parts of the registry a neutral word, and every header
  * value of any agent `[redacted]`. With a language, words shaped like an
  * agent id but naming none (a model's invention) become a neutral phrase too.
- * One scrubber (`text/id-scrubber.ts`) does the work, in one pass.
+ * One scrubber (`text/id-scrubber.ts`) does the work, in one pass; its
+ * streams also keep personal values whole (they are shown to the user as they
+ * are, and masked in storage one event at a time).
  */
 import { agentSecrets } from '../agents/agent-secrets.js';
+import { personalValuesKeptWhole } from '../privacy/pii-masker.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { createTextScrubber, idTerms, inventedIdPattern, secretTerms, type ScrubTerm, type TextScrubber } from '../text/id-scrubber.js';
 
@@ -24,13 +27,8 @@ export function createContentGuard(snapshot: RegistrySnapshot, options: ContentG
   return createTextScrubber({
     terms: guardedTerms(snapshot),
     patterns: options.inventedIdsIn ? [inventedIdPattern(options.inventedIdsIn)] : [],
+    keepWhole: personalValuesKeptWhole(snapshot.supervisor.piiPatterns ?? []),
   });
-}
-
-/** The literal texts the content guard hides, secrets (header values) apart from ids and addresses: a stream must never cut one in two. */
-export function contentGuardTerms(snapshot: RegistrySnapshot): { secrets: string[]; others: string[] } {
-  const texts = (terms: readonly ScrubTerm[]) => [...new Set(terms.map((term) => term.text))];
-  return { secrets: texts(secretTerms(agentSecrets(snapshot))), others: texts([...idTerms(snapshot.agents), ...addressTerms(snapshot)]) };
 }
 
 function guardedTerms(snapshot: RegistrySnapshot): ScrubTerm[] {

@@ -22,6 +22,14 @@ describe('maskPersonalData', () => {
     expect(maskPersonalData('发到 zhang.san@example.com 谢谢')).toBe('发到 zh***@example.com 谢谢');
   });
 
+  it('reads a long run of address characters in linear time (a flooding sub-agent cannot stall the masking)', () => {
+    const started = performance.now();
+    for (const text of ['z'.repeat(65536), `a@${'b.'.repeat(32768)}`, `${'x.'.repeat(32768)}@example.com`]) maskPersonalData(text);
+    // Each took seconds when every start inside a run was tried.
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(maskPersonalData(`${'x'.repeat(30)}@example.com`)).toBe('xx***@example.com');
+  });
+
   it('masks every string of a nested value and keeps the keys', () => {
     const masked = maskPersonalDataDeep({ phone: '13812345678', turns: [{ query: 'a@b.io' }], count: 2 });
     expect(masked).toEqual({ phone: '138****5678', turns: [{ query: 'a***@b.io' }], count: 2 });

@@ -11,9 +11,15 @@
  * and dates stay readable.
  */
 
-const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
+/** An address starts where its run of local-part characters starts (which also keeps a long run linear to scan). */
+const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
 /** Digit runs (spaces or dashes allowed inside card numbers), or an ID number ending in X. */
 const NUMBER_RUN = /(?<![0-9A-Za-z])(?:\d{17}[\dXx]|\d(?:[ -]?\d){10,22})(?![0-9A-Za-z])/g;
+/** A character a personal value may hold: an e-mail address's (and so a number's), plus `X` of an ID number. */
+const VALUE_CHAR = /[A-Za-z0-9._%+@-]/;
+const DIGIT = /[0-9]/;
+/** Longest personal value: an e-mail address has at most 254 characters. */
+const LONGEST_VALUE = 254;
 const CN_MOBILE = /^(?:\+?86)?1[3-9]\d{9}$/;
 const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
 const ID_CHECK = '10X98765432';
@@ -90,4 +96,31 @@ export function maskPersonalDataDeep<T>(value: T): T {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskPersonalDataDeep(item)])) as T;
   }
   return value;
+}
+
+/**
+ * Where personal values stand in `text` (e-mail addresses and digit runs that
+ * may be one): a stream never cuts through one, so the masking, which runs on
+ * each stored piece, always sees a value whole.
+ */
+export function personalValueSpans(text: string): { start: number; end: number }[] {
+  return [EMAIL, NUMBER_RUN].flatMap((pattern) => [...text.matchAll(pattern)].map((match) => ({ start: match.index, end: match.index + match[0].length })));
+}
+
+/**
+ * Length of the tail of `text` that could still grow into a personal value: the
+ * trailing run of characters an e-mail address or a number is written with
+ * (letters, digits, `. _ % + @ -`, and a space between digits, or after a
+ * digit at the very end, as card numbers are written), up to the longest a
+ * value can be. A stream holds this much back until it knows how it ends.
+ */
+export function personalValueTail(text: string): number {
+  let start = text.length;
+  while (start > 0 && text.length - start < LONGEST_VALUE) {
+    const char = text[start - 1]!;
+    const joinsDigits = char === ' ' && start >= 2 && DIGIT.test(text[start - 2]!) && (start === text.length || DIGIT.test(text[start]!));
+    if (!VALUE_CHAR.test(char) && !joinsDigits) break;
+    start -= 1;
+  }
+  return text.length - start;
 }

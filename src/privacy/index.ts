@@ -1,4 +1,4 @@
-export { createPiiMasker, type PiiMasker } from './pii-masker.js';
+export { createPiiMasker, personalValuesKeptWhole, type PiiMasker } from './pii-masker.js';
 export { createPiiMasking, type PiiMasking } from './pii-masking.js';
 export { maskStorage } from './masked-storage.js';
 export { maskEscalationCard, maskForSnapshot } from './mask-for-snapshot.js';

@@ -11,7 +11,8 @@
  * The built-in patterns are fixed and linear; registry patterns run on the
  * linear-time engine (`src/util/safe-pattern.ts`).
  */
-import { maskPersonalData, maskPersonalNumber } from '../guard/mask-personal-data.js';
+import { maskPersonalData, maskPersonalNumber, personalValueSpans, personalValueTail } from '../guard/mask-personal-data.js';
+import type { KeepWhole } from '../text/id-scrubber.js';
 import type { PiiPattern } from '../registry/types.js';
 
 /** Masks personal data in text and in any JSON-like value. */
@@ -47,4 +48,18 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
     return visit(value, 0) as T;
   };
   return { mask, maskDeep };
+}
+
+/**
+ * What a stream of user-facing text must keep whole so that this masking,
+ * which runs on each stored piece, sees every value in one piece: the built-in
+ * kinds, and each registry pattern's matches. A registry pattern's growing
+ * tail is taken as the trailing run of value characters (letters, digits,
+ * `. _ % + @ -`), which covers member numbers and codes of that shape.
+ */
+export function personalValuesKeptWhole(extraPatterns: readonly PiiPattern[] = []): KeepWhole[] {
+  return [
+    { spans: personalValueSpans, tail: personalValueTail },
+    ...extraPatterns.map((extra): KeepWhole => ({ spans: (text) => extra.pattern.findAll(text), tail: personalValueTail })),
+  ];
 }

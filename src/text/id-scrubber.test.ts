@@ -40,7 +40,7 @@ describe('text scrubber', () => {
         { text: 'http://svc:9000/x', replacement: '[address]' },
         { text: 'SERVICE', replacement: 'never' },
       ],
-      patterns: [{ pattern: /token-\d+/i, replacement: (match) => `[${match.length}]`, maxLength: 20 }],
+      patterns: [{ pattern: /token-\d+/i, replacement: (match) => `[${match.length}]`, tail: (text) => /t(?:o(?:k(?:e(?:n(?:-\d*)?)?)?)?)?$/i.exec(text)?.[0].length ?? 0 }],
     });
     expect(scrubber.scrub('svc at http://svc:9000/x with TOKEN-1234; svc_2 stays')).toBe('SERVICE at [address] with [10]; svc_2 stays');
   });

@@ -2,8 +2,8 @@
  * Keeps internals out of user-facing text. A scrubber is built from a list of
  * literal terms (an agent id, a header value, an endpoint address, each with
  * the text that shows instead) and regular-expression patterns (an id the
- * model made up); the per-event guard, the streamed model answer and the
- * failure reasons of sub-agent calls all build theirs here.
+ * model made up); the per-event guard, the streamed model answer, sub-agent
+ * progress and the failure reasons of sub-agent calls all build theirs here.
  *
  * Matching is one left-to-right pass: at each position the longest match of
  * any term or pattern wins, so an address that contains an id is replaced as
@@ -11,11 +11,13 @@
  * counts only when it is not part of a longer identifier (`hotel` is not
  * found in `hotel_2`).
  *
- * The streaming form holds back the tail of the text until it knows whether
- * it starts a term, so deltas shown to the user are already clean and their
- * concatenation equals the scrubbed whole text.
+ * Streams (`scrub-stream.ts`) hold back exactly the tail that could still grow
+ * into a term, a pattern's match or a value kept whole (`keepWhole`: personal
+ * values, shown as they are but masked later one piece at a time), so no piece
+ * shown carries part of one and the pieces add up to the scrubbed whole text.
  */
 import { type Language, relatedServiceText } from '../i18n/index.js';
+import { createDeltaStream, createMessageStream, type DeltaStream, type MessageStream, type ScrubSpan, type StreamJudge } from './scrub-stream.js';
 
 /** A literal text to hide and what shows instead. */
 export interface ScrubTerm {
@@ -29,22 +31,33 @@ export interface ScrubTerm {
 export interface ScrubPattern {
   pattern: RegExp;
   replacement: string | ((match: string) => string);
-  /** Longest text the pattern can match; the stream holds back this much before judging. */
-  maxLength: number;
+  /** Length of the longest tail of a text that could still grow into a match (a stream holds it back). */
+  tail: (text: string) => number;
+}
+
+/** Text shown as it is that a stream must never split between two pieces (a value masked later, piece by piece). */
+export interface KeepWhole {
+  /** The stretches of `text` that are such values. */
+  spans: (text: string) => Iterable<{ start: number; end: number }>;
+  /** Length of the longest tail of a text that could still grow into one. */
+  tail: (text: string) => number;
 }
 
 /** What a scrubber hides. */
 export interface TextScrubberOptions {
   terms?: readonly ScrubTerm[];
   patterns?: readonly ScrubPattern[];
+  keepWhole?: readonly KeepWhole[];
 }
 
 /** Scrubs complete texts and streams of deltas. */
 export interface TextScrubber {
   /** The text with every term and pattern replaced (a non-string becomes `''`). */
   scrub(text: string): string;
-  /** A stream filter: `push` returns what may be shown now, `flush` the rest at the end. */
-  stream(): { push(delta: string): string; flush(): string };
+  /** A filter of deltas a reader appends (the model's answer). */
+  stream(): DeltaStream;
+  /** A filter of messages a reader shows one at a time (progress); `tag` travels with each message. */
+  messages<T>(): MessageStream<T>;
 }
 
 interface Matcher {
@@ -52,18 +65,15 @@ interface Matcher {
   replace: (match: string) => string;
 }
 
-interface Match {
-  start: number;
-  end: number;
-  replacement: string;
-}
+type Match = Required<ScrubSpan>;
 
 const WORD = /[A-Za-z0-9_]/;
 const WORD_BEFORE = '(?<![A-Za-z0-9_])';
 const WORD_AFTER = '(?![A-Za-z0-9_])';
 /** A snake_case word ending in `_agent`: how a model writes an agent id it made up. */
 const INVENTED_ID = new RegExp(`${WORD_BEFORE}[a-z][a-z0-9]*(?:_[a-z0-9]+)*_agent${WORD_AFTER}`);
-const INVENTED_ID_MAX_LENGTH = 24;
+/** Longest made-up id a stream holds back whole. */
+const INVENTED_ID_MAX_LENGTH = 64;
 
 /** Builds a scrubber from terms and patterns (see the file header). */
 export function createTextScrubber(options: TextScrubberOptions): TextScrubber {
@@ -83,8 +93,12 @@ export function createTextScrubber(options: TextScrubberOptions): TextScrubber {
     const flags = pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`;
     matchers.push({ regex: new RegExp(pattern.source, flags.replace('y', '')), replace: typeof replacement === 'string' ? () => replacement : replacement });
   }
-  // Longest text a held-back term may need before it can be judged (term + one lookahead character).
-  const holdBack = Math.max(INVENTED_ID_MAX_LENGTH, ...terms.map((term) => term.text.length), ...patterns.map((pattern) => pattern.maxLength)) + 1;
+  const tails = [...patterns.map((pattern) => pattern.tail), ...(options.keepWhole ?? []).map((kept) => kept.tail)];
+  const judge: StreamJudge = {
+    matches: (text, from) => [...findMatches(matchers, text, from)],
+    keptWhole: (text) => (options.keepWhole ?? []).flatMap((kept) => [...kept.spans(text)].map(({ start, end }) => ({ start, end }))),
+    growingTail: (text) => Math.max(termTail(terms, text), ...tails.map((tail) => tail(text))),
+  };
 
   const scrub = (text: string): string => {
     if (typeof text !== 'string') return '';
@@ -100,50 +114,24 @@ export function createTextScrubber(options: TextScrubberOptions): TextScrubber {
 
   return {
     scrub,
-    stream() {
-      let pending = '';
-      // Last character already shown, so a word boundary at the start of `pending` is judged correctly.
-      let before = '';
-      const emit = (upTo: number, final: boolean): string => {
-        let out = '';
-        let position = 0;
-        let limit = upTo;
-        const offset = before.length;
-        for (const match of findMatches(matchers, before + pending, offset)) {
-          const start = match.start - offset;
-          const end = match.end - offset;
-          if (start >= limit) break;
-          // A match reaching the end of what arrived may still grow: keep it back whole.
-          if (!final && end >= pending.length) {
-            limit = start;
-            break;
-          }
-          out += pending.slice(position, start) + match.replacement;
-          position = end;
-        }
-        const cut = Math.max(position, limit);
-        out += pending.slice(position, cut);
-        if (cut > 0) before = pending[cut - 1]!;
-        pending = pending.slice(cut);
-        return out;
-      };
-      return {
-        push(delta) {
-          if (typeof delta !== 'string' || delta.length === 0) return '';
-          pending += delta;
-          const upTo = pending.length - holdBack;
-          if (upTo <= 0) return '';
-          // Never cut in the middle of a word: a term could start inside it.
-          let safe = upTo;
-          while (safe > 0 && WORD.test(pending[safe - 1]!) && WORD.test(pending[safe]!)) safe -= 1;
-          return safe > 0 ? emit(safe, false) : '';
-        },
-        flush() {
-          return emit(pending.length, true);
-        },
-      };
-    },
+    stream: () => createDeltaStream(judge),
+    messages: <T>() => createMessageStream<T>(judge),
   };
+}
+
+/** Length of the longest tail of `text` that is a proper beginning of a term (where the term could still start). */
+function termTail(terms: readonly ScrubTerm[], text: string): number {
+  let longest = 0;
+  for (const term of terms) {
+    for (let length = Math.min(term.text.length - 1, text.length); length > longest; length -= 1) {
+      const start = text.length - length;
+      if (text.charCodeAt(start) !== term.text.charCodeAt(0) || !term.text.startsWith(text.slice(start))) continue;
+      if (term.wholeWord && start > 0 && WORD.test(text[start - 1]!)) continue;
+      longest = length;
+      break;
+    }
+  }
+  return longest;
 }
 
 /** Terms that show each agent's `name` in place of its id (whole words only). */
@@ -161,7 +149,17 @@ export function secretTerms(values: Iterable<string>, replacement = '[redacted]'
 
 /** A pattern that shows a neutral phrase in place of an agent id the model made up (`train_agent`). */
 export function inventedIdPattern(language: Language): ScrubPattern {
-  return { pattern: INVENTED_ID, replacement: relatedServiceText(language), maxLength: INVENTED_ID_MAX_LENGTH };
+  return { pattern: INVENTED_ID, replacement: relatedServiceText(language), tail: inventedIdTail };
+}
+
+/** The trailing word when it could still become a made-up id: lower-case letters, digits and `_`, starting with a letter. */
+function inventedIdTail(text: string): number {
+  let start = text.length;
+  while (start > 0 && WORD.test(text[start - 1]!)) {
+    start -= 1;
+    if (text.length - start > INVENTED_ID_MAX_LENGTH) return 0;
+  }
+  return /^[a-z][a-z0-9_]*$/.test(text.slice(start)) ? text.length - start : 0;
 }
 
 /** The scrubber of model-written text: known ids become names, made-up ids a neutral phrase in `language`. */

@@ -27,10 +27,12 @@ export {
   idTerms,
   inventedIdPattern,
   secretTerms,
+  type KeepWhole,
   type ScrubPattern,
   type ScrubTerm,
   type TextScrubber,
   type TextScrubberOptions,
 } from './id-scrubber.js';
+export { type DeltaStream, type MessageStream, type ShownMessage } from './scrub-stream.js';
 export { DATA_BLOCK_RULES, dataBlock, neutraliseMarkers } from './data-block.js';
 export { truncateText } from './truncate.js';
