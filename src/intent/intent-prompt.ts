@@ -126,8 +126,9 @@ export function buildIntentMessages(input: IntentPromptInput): ChatMessage[] {
   const shown = cards.length < input.enabledCount ? ` (${cards.length} most relevant of ${input.enabledCount})` : '';
   const system = [
     RULES,
-    `\nCapabilities${shown}:\n${cards.length > 0 ? cards.map(describeCard).join('\n') : '(none available)'}`,
-    examples.length > 0 ? `\nExamples of requests:\n${examples.join('\n')}` : '',
+    // Card texts may come from the agents themselves (A2A cards): they are data too.
+    `\nCapabilities${shown}:\n${dataBlock('capabilities', cards.length > 0 ? cards.map(describeCard).join('\n') : '(none available)')}`,
+    examples.length > 0 ? `\nExamples of requests:\n${dataBlock('examples', examples.join('\n'))}` : '',
   ]
     .filter((part) => part.length > 0)
     .join('\n');
