@@ -20,7 +20,8 @@ export interface Metrics {
   readonly httpRequests: Counter<'route' | 'method' | 'status'>;
   /**
    * Finished turns by outcome: `completed`, `partial` (some sub-tasks failed),
-   * `failed` (every sub-task failed), `input_required`, `escalated`, `aborted`,
+   * `failed` (every sub-task failed), `unresolved` (the verify step found the
+   * results insufficient), `input_required`, `escalated`, `aborted`,
    * `cancelled`, `error`.
    */
   readonly turns: Counter<'outcome'>;

@@ -9,6 +9,12 @@ function event(stage: Stage, state: Record<string, unknown> = {}, extra: Partial
 const final = (tasks: string[], extra: Partial<ResponseState['metadata']> = {}) =>
   event('final', { delta: false, tasks: tasks.map((status, index) => ({ task_id: `t${index}`, agent: 'a', status })) }, extra);
 
+/** The final event with the verify step's verdict in its state. */
+const verified = (finalEvent: ResponseState, sufficient: boolean): ResponseState => ({
+  ...finalEvent,
+  metadata: { ...finalEvent.metadata, state: { ...finalEvent.metadata.state, verification: { sufficient, retried: [], judged: false } } },
+});
+
 describe('turnOutcomeLabel', () => {
   it.each<[string, ResponseState[], string]>([
     ['every task completed', [event('agent_done', { status: 'completed' }), final(['completed'])], 'completed'],
@@ -21,6 +27,10 @@ describe('turnOutcomeLabel', () => {
     ['an agent answered input_required', [event('agent_done', { status: 'input_required' }), final(['input_required'])], 'input_required'],
     ['a failed agent beside a question', [event('agent_failed'), final(['failed', 'parked'])], 'partial'],
     ['escalated', [event('escalate'), final([])], 'escalated'],
+    ['completed, but the verify step found the results insufficient', [event('agent_done', { status: 'completed' }), verified(final(['completed']), false)], 'unresolved'],
+    ['one done, one failed, verify insufficient', [event('agent_failed'), verified(final(['completed', 'failed']), false)], 'unresolved'],
+    ['every agent failed, verify insufficient', [event('agent_failed'), verified(final(['failed']), false)], 'failed'],
+    ['completed and verified sufficient', [event('agent_done', { status: 'completed' }), verified(final(['completed']), true)], 'completed'],
   ])('%s → %s', (_name, events, label) => {
     expect(turnOutcomeLabel('completed', events)).toBe(label);
   });

@@ -2,7 +2,9 @@
  * What a finished turn adds to `/metrics`, read from the events it sent (the
  * same facts the client saw): its outcome — where a turn that ran to its end
  * but got nothing done is `failed`, half done `partial`, waiting on the user
- * `input_required` — and its stage timings. Cache hits and misses are counted
+ * `input_required`, and one whose results the verify step found insufficient
+ * `unresolved` (CONTRACT §4: such a turn counts as unresolved whatever
+ * completed) — and its stage timings. Cache hits and misses are counted
  * by the caches themselves (`recordCacheLookup`), misses being invisible in events.
  */
 import type { ResponseState } from './graph/response-state.js';
@@ -29,9 +31,16 @@ export function turnOutcomeLabel(lifecycle: TurnOutcome, events: readonly Respon
     (tasks ?? []).some((status) => status === 'input_required' || status === 'parked' || status === 'awaiting_confirmation') ||
     events.some((event) => event.metadata.stage === 'agent_done' && event.metadata.state?.status === 'input_required');
   if (failed > 0 && completed === 0 && !waiting) return 'failed';
+  if (verifiedInsufficient(final)) return 'unresolved';
   if (failed > 0) return 'partial';
   if (waiting) return 'input_required';
   return 'completed';
+}
+
+/** Whether a complete final event says the verify step found the results insufficient (`state.verification.sufficient: false`). */
+export function verifiedInsufficient(final: ResponseState | undefined): boolean {
+  const verification = final?.metadata.state?.verification;
+  return typeof verification === 'object' && verification !== null && (verification as { sufficient?: unknown }).sufficient === false;
 }
 
 /** Records one finished turn. */

@@ -246,6 +246,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     });
     let finalAnswer = '';
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
+    // The verify step found the results insufficient: a turn that ran to its end still counts as unresolved (CONTRACT §4).
+    let unresolved = false;
 
     const deliver = (event: NodeEvent, type: ResponseState['type'], content: string): void => {
       const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
@@ -267,6 +269,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         },
       };
       const isDelta = event.state?.delta === true;
+      if (event.stage === 'final' && !isDelta && (event.state?.verification as { sufficient?: unknown } | undefined)?.sufficient === false) unresolved = true;
       if ((event.stage === 'final' && !isDelta) || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
       events.push(response);
       eventLog.append({ seq, data: JSON.stringify(response) });
@@ -379,7 +382,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         state: {
           trace_id: request.traceId,
           turn_id: request.turnId,
-          outcome,
+          outcome: outcome === 'completed' && unresolved ? 'unresolved' : outcome,
+          ...(outcome === 'completed' && unresolved ? { unresolved_reason: 'verify_failed' } : {}),
           ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}),
           ...(context.answerCached && outcome === 'completed' ? { cached: true } : {}),
           duration_ms: durationMs,

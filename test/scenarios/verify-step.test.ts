@@ -99,6 +99,7 @@ describe('verify step (LLM mode)', () => {
     expect(stageEvents(events, 'verify_done')[0]!.metadata.state).toMatchObject({ sufficient: true, judged: true, rounds: 1 });
     expect(stageEvents(events, 'agent_done').at(-1)!.metadata.state).toMatchObject({ status: 'completed', output: { forecast: [expect.objectContaining({ condition: '晴' })] } });
     expect(stageEvents(events, 'escalate')).toHaveLength(0);
+    expect(events.at(-1)!.metadata.state?.outcome).toBe('completed');
   });
 
   it('retries exhausted: the answer says what is missing, and the second such turn escalates with reason verify_failed', async () => {
@@ -109,6 +110,7 @@ describe('verify step (LLM mode)', () => {
     expect(stageEvents(first, 'verify_done')[0]!.metadata.state).toMatchObject({ sufficient: false, rounds: 1, missing: [expect.objectContaining({ reason: 'nothing_found' })] });
     expect(fake.requests.at(-1)!.messages[1]!.content).toMatch(/Not completed:\n\[天气查询\] 没有找到相关结果/);
     expect(stageEvents(first, 'escalate')).toHaveLength(0);
+    expect(first.at(-1)!.metadata.state).toMatchObject({ outcome: 'unresolved', unresolved_reason: 'verify_failed' });
 
     fake.push(WEATHER_INTENT, judge, answer('抱歉，还是没有找到北京明天的天气。'));
     const second = await board.chat(WEATHER, { sessionId: 'v-fail' });
@@ -131,6 +133,11 @@ describe('verify step (offline rule check)', () => {
       expect(first.some((event) => event.metadata.stage.startsWith('verify'))).toBe(false);
       expect(completeFinal(first).content).toContain('天气查询：没有找到相关结果，未能回答您的问题');
       expect(stageEvents(first, 'escalate')).toHaveLength(0);
+      // The agent completed, but the turn did not answer the question: it counts as unresolved, in done and in /metrics.
+      expect(first.at(-1)!.metadata.state).toMatchObject({ outcome: 'unresolved', unresolved_reason: 'verify_failed' });
+      const metrics = await (await fetch(`${board.url}/metrics`)).text();
+      expect(metrics).toMatch(/^switchboard_turns_total\{outcome="unresolved"\} 1$/m);
+      expect(metrics).not.toMatch(/^switchboard_turns_total\{outcome="completed"\}/m);
       const second = await board.chat(WEATHER, { sessionId: 'off-1' });
       expect((stageEvents(second, 'escalate')[0]!.metadata.state as { escalation_card: { reason: string } }).escalation_card.reason).toBe('verify_failed');
       expect(weather.calls).toHaveLength(2);
