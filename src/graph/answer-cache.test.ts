@@ -14,6 +14,7 @@ agents:
   - id: weather_agent
     name: 天气查询
     description: 天气
+    cache_ttl_s: 120
     endpoint: { url: http://127.0.0.1:7104/invoke }
     required_semantic_keys:
       - { key: city, description: 城市, extract: { enum: [北京, 上海] } }
@@ -21,13 +22,19 @@ agents:
   - id: order_agent
     name: 订单
     description: 订单查询
+    cache_ttl_s: 30
     endpoint: { url: http://127.0.0.1:7105/invoke }
     required_semantic_keys:
       - { key: order_id, description: 订单号, extract: { pattern: "A[0-9]{4}" } }
   - id: faq_agent
     name: 常见问题
     description: 常见问题
+    cache_ttl_s: 600
     endpoint: { url: http://127.0.0.1:7106/invoke }
+  - id: news_agent
+    name: 新闻
+    description: 新闻
+    endpoint: { url: http://127.0.0.1:7108/invoke }
   - id: refund_agent
     name: 退款
     description: 退款
@@ -102,6 +109,20 @@ describe('answer cache keys', () => {
     const base = answerCacheKey(request([task('t1', 'faq_agent', {}, { description: 'How do I return an item?' })]))!;
     expect(answerCacheKey(request([task('t1', 'faq_agent', {}, { description: ' how  do I return an item ? ' })]))!.key).toBe(base.key);
     expect(answerCacheKey(request([task('t1', 'faq_agent', {}, { description: 'How do I pay?' })]))!.key).not.toBe(base.key);
+  });
+
+  it('lives answer_cache_ttl_s or the shortest cache_ttl_s of the plan\'s agents, whichever is less', () => {
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER)]))!.ttlMs).toBe(60_000);
+    expect(answerCacheKey(request([task('t1', 'order_agent', { order_id: 'A1001' })]))!.ttlMs).toBe(30_000);
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER), task('t2', 'order_agent', { order_id: 'A1001' })]))!.ttlMs).toBe(30_000);
+    const long = snapshot(REGISTRY.replace('answer_cache_ttl_s: 60', 'answer_cache_ttl_s: 900'));
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER)], { snapshot: long }))!.ttlMs).toBe(120_000);
+    expect(answerCacheKey(request([task('t1', 'faq_agent', {})], { snapshot: long }))!.ttlMs).toBe(600_000);
+  });
+
+  it('never keys a plan with an agent that did not opt in to caching (no cache_ttl_s)', () => {
+    expect(answerCacheKey(request([task('t1', 'news_agent', { topic: 'x' })]))).toBeUndefined();
+    expect(answerCacheKey(request([task('t1', 'weather_agent', WEATHER), task('t2', 'news_agent', { topic: 'x' })]))).toBeUndefined();
   });
 
   it('never keys a plan with a side effect, a parked or held task, an unknown agent, or with the cache off', () => {

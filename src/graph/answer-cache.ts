@@ -12,8 +12,16 @@
  * message too (case, width, punctuation and spaces folded), since that is all
  * it is asked. Any registry edit is a new version and so a new key space.
  *
- * Only a read-only plan is cached: every task runnable now (nothing parked or
- * awaiting confirmation) and no agent with `side_effects`.
+ * Only a plan whose every agent opted in to caching is cached: each has
+ * `cache_ttl_s` (CONTRACT §2 v2; the registry refuses it on an agent with
+ * `side_effects`, so the plan is read-only) and every task is runnable now
+ * (nothing parked or awaiting confirmation). An agent without `cache_ttl_s`
+ * is asked on every turn. An entry lives `answer_cache_ttl_s` or the shortest
+ * `cache_ttl_s` of its agents, whichever is less.
+ *
+ * A hit still tells the client what each agent answered: recall_answer emits
+ * agent_start and agent_done (`cached: true`) per task, as the response cache
+ * does for one sub-task.
  *
  * Shared or per user: an entry is shared only when the answer can hold
  * nothing of the user's own. It is kept per user when a key was filled from
@@ -37,6 +45,7 @@ import type { RegistrySnapshot } from '../registry/types.js';
 import { tenantOfOwner } from '../store/owner-key.js';
 import type { KeyValue, KeyValueStore } from '../store/types.js';
 import { canonicalJson, digest, isUserSpecific } from './cache-scope.js';
+import { isCacheable } from './response-cache.js';
 import type { Language } from '../i18n/index.js';
 import type { SubTask, TaskPlan } from './plan-types.js';
 
@@ -119,13 +128,15 @@ function hasInputs(task: SubTask): boolean {
 /** The key of a plan's answer, or undefined when the plan may not be answered from cache (see the file header). */
 export function answerCacheKey(request: AnswerCacheRequest): AnswerCacheKey | undefined {
   const { snapshot, plan } = request;
-  const ttlS = snapshot.supervisor.answerCacheTtlS;
+  let ttlS = snapshot.supervisor.answerCacheTtlS;
   if (!(ttlS > 0) || plan.sub_tasks.length === 0) return undefined;
   const taskKeys: Record<string, string> = {};
   let personal = request.profileFilled;
   for (const task of plan.sub_tasks) {
     const card = snapshot.byId.get(task.assigned_agent);
-    if (!card || !card.enabled || card.sideEffects === true || task.status !== 'pending') return undefined;
+    // Caching an agent's answers is its own opt-in (CONTRACT §2 v2): an agent without `cache_ttl_s` is always asked.
+    if (!card || !card.enabled || !isCacheable(card) || task.status !== 'pending') return undefined;
+    ttlS = Math.min(ttlS, card.cacheTtlS!);
     const message = task.description.trim() || request.rewrittenQuery;
     const inputs = hasInputs(task);
     taskKeys[task.task_id] = digest(`${card.id}|${canonicalJson(task.inputs)}${inputs ? '' : `|${normalizeQueryForCache(message)}`}`);

@@ -2,13 +2,18 @@
  * recall_answer: between the semantic check and execution, looks the plan up
  * in the answer cache (answer-cache.ts). A hit fills the task results from
  * the kept replies and goes straight to summarize, which gives the kept
- * answer: no agent and no model is called. A miss (or a plan that may not be
+ * answer: no agent and no model is called. The client still sees each task
+ * answered: agent_start and agent_done (`metadata.state.cached: true`, the
+ * kept output and message) per task in plan order, the events a response
+ * cache hit gives (task-dispatch.ts). A miss (or a plan that may not be
  * cached) runs the turn as usual; summarize keeps its answer when the turn
  * completed whole.
  */
 import type { AnswerCache } from '../answer-cache.js';
 import { answerCacheKey } from '../answer-cache.js';
-import { ownerOf, turnContext, type NodeConfig } from '../context.js';
+import { eventWriter, ownerOf, turnContext, type NodeConfig } from '../context.js';
+import { agentDoneText, agentStartText } from '../../i18n/index.js';
+import { cardName } from '../../registry/localized-text.js';
 import type { TaskOutcome } from '../plan-types.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
@@ -34,8 +39,19 @@ export function createRecallAnswerNode(dependencies: { answerCache?: AnswerCache
     if (!kept || replies.some(({ task, reply }) => reply?.agent_id !== task.assigned_agent)) {
       return { answer_cache: { ...key, hit: false }, execution_path: path };
     }
+    const emit = eventWriter(config);
     const outcomes: Record<string, TaskOutcome> = {};
     for (const { task, reply } of replies) {
+      const card = context.snapshot.byId.get(task.assigned_agent)!;
+      const name = cardName(card, context.language);
+      emit({ stage: 'agent_start', content: agentStartText(context.language, name), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
+      emit({
+        stage: 'agent_done',
+        content: reply!.message?.trim() || agentDoneText(context.language, name),
+        agent_id: card.id,
+        is_thinking: true,
+        state: { task_id: task.task_id, status: 'completed', output: reply!.output ?? {}, cached: true },
+      });
       outcomes[task.task_id] = {
         task_id: task.task_id,
         agent_id: task.assigned_agent,
