@@ -3,7 +3,8 @@
  * fake model: the same question in another session of another user makes no
  * model call and no agent call (the intent cache, then the answer cache); a
  * paraphrase the model resolves to the same inputs costs the intent call
- * only; other inputs run the whole turn again.
+ * only; other inputs run the whole turn again. The sample weather agent has
+ * `cache_ttl_s`, without which nothing of its would be kept.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResponseState } from '../../src/graph/response-state.js';
@@ -49,7 +50,7 @@ describe('answer cache in LLM mode', () => {
     others = await Promise.all([1, 2, 3].map(() => startFakeAgent(jsonReply({ output: {} }))));
     fake = await startFakeOpenAI();
     gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', logger: silentLogger, timeoutMs: 3000, maxRetries: 0, breaker: false });
-    const yaml = sampleRegistry('agents_config.yaml', { 7101: others[0]!.url, 7102: others[1]!.url, 7103: others[2]!.url, 7104: weather.url }).replace(/^\s*cache_ttl_s:.*\n/gm, '');
+    const yaml = sampleRegistry('agents_config.yaml', { 7101: others[0]!.url, 7102: others[1]!.url, 7103: others[2]!.url, 7104: weather.url });
     board = await startTestSwitchboard({ registryYaml: yaml, llm: gateway, now: () => NOW });
   });
   afterAll(async () => {
@@ -79,7 +80,9 @@ describe('answer cache in LLM mode', () => {
     expect(fake.requests).toHaveLength(3);
     expect(llmCalls(paraphrase)).toBe(1);
     expect(weather.calls).toHaveLength(1);
-    expect(stageEvents(paraphrase, 'agent_start')).toHaveLength(0);
+    // No agent call, yet the weather agent's kept reply is shown as its agent_done, marked cached.
+    expect(stageEvents(paraphrase, 'agent_start')).toHaveLength(1);
+    expect(stageEvents(paraphrase, 'agent_done')[0]!.metadata.state).toMatchObject({ status: 'completed', cached: true, output: { city: '北京' } });
     expect(completeFinal(paraphrase).metadata.state?.cached).toBe(true);
 
     fake.push(weatherIntent('上海明天天气怎么样', '上海'), { content: '上海明天晴。', usage: false });

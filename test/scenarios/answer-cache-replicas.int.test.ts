@@ -2,7 +2,10 @@
  * The answer cache across replicas: two Switchboards on one PostgreSQL (and,
  * in the second case, one Redis) — a question answered by replica A is
  * answered from cache by replica B, another session of another user, without
- * calling the agent. Entries hold no raw personal data and no user id.
+ * calling the agent. Entries hold no raw personal data and no user id. The
+ * sample weather agent has `cache_ttl_s` (the answer cache's opt-in); its
+ * own response cache is in process without Redis, so in the Postgres-only
+ * case only the answer cache can spare replica B the call.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +43,7 @@ describe.skipIf(!hasPostgres)('answer cache across replicas', () => {
     others = await Promise.all([1, 2, 3].map(() => startFakeAgent(jsonReply({ output: {} }))));
     writeFileSync(
       configPath,
-      sampleRegistry('agents_config.yaml', { 7101: others[0]!.url, 7102: others[1]!.url, 7103: others[2]!.url, 7104: weather.url }).replace(/^\s*cache_ttl_s:.*\n/gm, ''),
+      sampleRegistry('agents_config.yaml', { 7101: others[0]!.url, 7102: others[1]!.url, 7103: others[2]!.url, 7104: weather.url }),
     );
   }, 60000);
 

@@ -1,11 +1,14 @@
 /**
  * The semantic cache of hot questions over real HTTP (offline mode; the LLM
- * mode case is in answer-cache-llm.test.ts): the sample registry without the
- * weather agent's own response cache, so every agent call is visible. A
- * near-duplicate question in another session of another user is answered
- * from the kept answer without any agent call; other inputs, a registry edit,
- * the TTL, a failed turn and side effects all miss; an answer that used the
- * user's profile is kept per user.
+ * mode case is in answer-cache-llm.test.ts): the sample registry, whose
+ * weather agent opted in to caching with `cache_ttl_s`. A near-duplicate
+ * question in another session of another user is answered from the kept
+ * answer without any agent call, and still tells the client what the agent
+ * answered (agent_start, agent_done with `cached: true`); other inputs, a
+ * registry edit, the TTL (the shorter of `answer_cache_ttl_s` and the agent's
+ * `cache_ttl_s`), a failed turn and side effects all miss; an answer that used
+ * the user's profile is kept per user. An agent without `cache_ttl_s` is
+ * never answered from the cache (answer-cache-opt-in.test.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,11 +30,16 @@ function startWeather(failing: Set<string>): Promise<FakeAgent> {
   });
 }
 
-function registry(urls: Record<number, string>, ttl?: number): string {
-  let yaml = sampleRegistry('agents_config.yaml', urls, { keepSideEffects: true }).replace(/^\s*cache_ttl_s:.*\n/gm, '');
-  if (ttl !== undefined) yaml = yaml.replace(/^supervisor:\n/m, `supervisor:\n  answer_cache_ttl_s: ${ttl}\n`);
+/** The sample registry; `ttl` sets answer_cache_ttl_s, `weatherTtl` the weather agent's cache_ttl_s (300 in the sample). */
+function registry(urls: Record<number, string>, ttl?: number, weatherTtl?: number): string {
+  let yaml = sampleRegistry('agents_config.yaml', urls, { keepSideEffects: true, ...(ttl !== undefined ? { answerCacheTtlS: ttl } : {}) });
+  if (weatherTtl !== undefined) yaml = yaml.replace(/^(\s+)cache_ttl_s: 300\b/m, `$1cache_ttl_s: ${weatherTtl}`);
   return yaml;
 }
+
+/** The stages of a turn in order, streamed answer deltas and agent progress left out. */
+const stages = (events: readonly ResponseState[]) =>
+  events.filter((event) => event.metadata.stage !== 'agent_stream' && !(event.metadata.stage === 'final' && event.metadata.state?.delta === true)).map((event) => event.metadata.stage);
 
 async function metric(board: TestSwitchboard, name: string, cache: string): Promise<number> {
   const text = await (await fetch(`${board.url}/metrics`)).text();
@@ -77,8 +85,14 @@ describe('answer cache (semantic cache of hot questions)', () => {
     // Another user, another session, other wording, full-width punctuation: same city and date.
     const second = await board.chat('明天北京的天气如何？', { sessionId: 'ac-2', userId: 'ac-u2' });
     expect(weather.calls).toHaveLength(1);
-    expect(stageEvents(second, 'agent_start')).toHaveLength(0);
-    expect(stageEvents(second, 'agent_done')).toHaveLength(0);
+    // The client still sees the agent answer, from cache, with the kept output and message, as on the first ask.
+    expect(stages(second)).toEqual(stages(first));
+    expect(stageEvents(second, 'agent_start')).toEqual([expect.objectContaining({ agent_id: 'weather_agent' })]);
+    const [agentDone] = stageEvents(second, 'agent_done');
+    const [firstDone] = stageEvents(first, 'agent_done');
+    expect(agentDone).toMatchObject({ agent_id: 'weather_agent', metadata: { state: { status: 'completed', cached: true, output: firstDone!.metadata.state!.output } } });
+    expect(agentDone!.content).toBe(firstDone!.content);
+    expect(firstDone!.metadata.state?.cached).toBeUndefined();
     const final = completeFinal(second);
     expect(final.metadata.state).toMatchObject({ cached: true, tasks: [{ agent: 'weather_agent', status: 'completed' }] });
     expect(final.content).toBe(completeFinal(first).content);
@@ -143,21 +157,27 @@ describe('answer cache (semantic cache of hot questions)', () => {
     const calls = weather.calls.length;
     expect(calls).toBeGreaterThanOrEqual(2);
 
+    const hitsBefore = await metric(board, 'switchboard_cache_hits_total', 'answer');
     const filled = await board.chat('明天天气怎么样', { sessionId: 'ac-p1-b', userId: 'ac-p1' });
     expect(completeFinal(filled).metadata.state?.profile_filled).toEqual([expect.objectContaining({ key: 'city', value: '广州' })]);
+    // Not from the answer cache (the profile-filled entry is per user and new); the agent's reply for 广州 is shared.
     expect(completeFinal(filled).metadata.state?.cached).toBeUndefined();
-    expect(weather.calls.length).toBe(calls + 1);
+    expect(stageEvents(filled, 'agent_done')[0]!.metadata.state?.cached).toBe(true);
+    expect(weather.calls.length).toBe(calls);
+    expect(await metric(board, 'switchboard_cache_hits_total', 'answer')).toBe(hitsBefore);
 
-    // The same user in yet another session: from cache, and still told which city was assumed.
+    // The same user in yet another session: from the answer cache, and still told which city was assumed.
     const kept = await board.chat('明天的天气怎么样', { sessionId: 'ac-p1-c', userId: 'ac-p1' });
-    expect(weather.calls.length).toBe(calls + 1);
+    expect(weather.calls.length).toBe(calls);
     expect(completeFinal(kept).metadata.state).toMatchObject({ cached: true, profile_filled: [expect.objectContaining({ value: '广州' })] });
     expect(completeFinal(kept).content).toContain('广州');
+    expect(await metric(board, 'switchboard_cache_hits_total', 'answer')).toBe(hitsBefore + 1);
 
     // Another user with the same usual city does not get the first user's entry.
     const other = await board.chat('明天天气怎么样', { sessionId: 'ac-p2-b', userId: 'ac-p2' });
-    expect(weather.calls.length).toBe(calls + 2);
+    expect(completeFinal(other).metadata.state).toMatchObject({ profile_filled: [expect.objectContaining({ value: '广州' })] });
     expect(completeFinal(other).metadata.state?.cached).toBeUndefined();
+    expect(await metric(board, 'switchboard_cache_hits_total', 'answer')).toBe(hitsBefore + 1);
   });
 });
 
@@ -175,13 +195,13 @@ describe('answer cache TTL', () => {
     await Promise.all([weather, ...others].map((agent) => agent.close()));
   });
 
-  const start = async (ttl: number) => {
-    const board = await startTestSwitchboard({ registryYaml: registry({ 7101: others[0]!.url, 7102: others[1]!.url, 7103: others[2]!.url, 7104: weather.url }, ttl), now: () => NOW });
+  const start = async (ttl?: number, weatherTtl?: number) => {
+    const board = await startTestSwitchboard({ registryYaml: registry({ 7101: others[0]!.url, 7102: others[1]!.url, 7103: others[2]!.url, 7104: weather.url }, ttl, weatherTtl), now: () => NOW });
     boards.push(board);
     return board;
   };
 
-  it('keeps an answer for answer_cache_ttl_s seconds', async () => {
+  it('keeps an answer for answer_cache_ttl_s seconds when that is the shorter TTL', async () => {
     const board = await start(1);
     const calls = weather.calls.length;
     await board.chat('杭州明天天气怎么样', { sessionId: 'ttl-1' });
@@ -189,20 +209,40 @@ describe('answer cache TTL', () => {
     expect(completeFinal(hit).metadata.state?.cached).toBe(true);
     expect(weather.calls.length).toBe(calls + 1);
     await new Promise((resolve) => setTimeout(resolve, 1100));
+    // The answer is gone; the agent's own reply (cache_ttl_s 300) is still live.
     const expired = await board.chat('杭州明天天气怎么样', { sessionId: 'ttl-3' });
     expect(completeFinal(expired).metadata.state?.cached).toBeUndefined();
+    expect(stageEvents(expired, 'agent_done')[0]!.metadata.state?.cached).toBe(true);
+    expect(weather.calls.length).toBe(calls + 1);
+  });
+
+  it('keeps an answer no longer than the agent\'s cache_ttl_s', async () => {
+    const board = await start(undefined, 1);
+    const calls = weather.calls.length;
+    await board.chat('深圳明天天气怎么样', { sessionId: 'ttl-a1' });
+    const hit = await board.chat('深圳明天天气怎么样', { sessionId: 'ttl-a2' });
+    expect(completeFinal(hit).metadata.state?.cached).toBe(true);
+    expect(weather.calls.length).toBe(calls + 1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const expired = await board.chat('深圳明天天气怎么样', { sessionId: 'ttl-a3' });
+    expect(completeFinal(expired).metadata.state?.cached).toBeUndefined();
+    expect(stageEvents(expired, 'agent_done')[0]!.metadata.state?.cached).toBeUndefined();
     expect(weather.calls.length).toBe(calls + 2);
   });
 
-  it('keeps nothing with answer_cache_ttl_s: 0', async () => {
+  it('keeps nothing with answer_cache_ttl_s: 0 (the agent\'s own response cache still answers)', async () => {
     const board = await start(0);
     const calls = weather.calls.length;
+    const turns = [];
     for (const session of ['off-1', 'off-2']) {
       const events = await board.chat('西安明天天气怎么样', { sessionId: session });
       expect(completeFinal(events).metadata.state?.cached).toBeUndefined();
+      turns.push(events);
     }
-    expect(weather.calls.length).toBe(calls + 2);
+    expect(stageEvents(turns[1]!, 'agent_done')[0]!.metadata.state?.cached).toBe(true);
+    expect(weather.calls.length).toBe(calls + 1);
     expect(await metric(board, 'switchboard_cache_hits_total', 'answer')).toBe(0);
     expect(await metric(board, 'switchboard_cache_misses_total', 'answer')).toBe(0);
+    expect(await metric(board, 'switchboard_cache_hits_total', 'response')).toBe(1);
   });
 });

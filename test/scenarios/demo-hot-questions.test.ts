@@ -1,7 +1,7 @@
 /**
  * The demo as shipped (the demo travel agents behind the root registry):
  * the same weather question asked in two sessions is answered from the
- * answer cache the second time, and a later session of a user who asked
+ * answer cache the second time (the weather agent has `cache_ttl_s`), and a later session of a user who asked
  * about one city twice is offered that city as the usual one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +26,9 @@ describe('demo: hot questions and the usual city', () => {
     expect(completeFinal(first).metadata.state?.cached).toBeUndefined();
 
     const second = await fleet.board.chat('北京明天天气怎么样', { sessionId: 'demo-b', userId: 'another-traveller' });
-    expect(stageEvents(second, 'agent_start')).toHaveLength(0);
+    // No agent is called, yet the client sees the weather agent's reply, marked cached.
+    expect(stageEvents(second, 'agent_start')).toHaveLength(1);
+    expect(stageEvents(second, 'agent_done')).toEqual([expect.objectContaining({ agent_id: 'weather_agent', metadata: expect.objectContaining({ state: expect.objectContaining({ cached: true }) }) })]);
     expect(completeFinal(second).metadata.state?.cached).toBe(true);
     expect(completeFinal(second).content).toBe(completeFinal(first).content);
 

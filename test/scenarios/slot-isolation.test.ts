@@ -41,8 +41,8 @@ async function startBoard(file: string, replies: Record<string, { port: number; 
     agents[agentId] = await startFakeAgent(reply);
     urls[port] = agents[agentId]!.url;
   }
-  // Every turn must reach the fakes: no reply or answer caching.
-  const yaml = sampleRegistry(file, urls, { keepSideEffects: true }).replace(/^\s*cache_ttl_s:.*\n/gm, '').replace(/^supervisor:\n/m, 'supervisor:\n  answer_cache_ttl_s: 0\n');
+  // Every turn must reach the fakes: no agent opts in to caching (no cache_ttl_s), so neither its replies nor the answers are kept.
+  const yaml = sampleRegistry(file, urls, { keepSideEffects: true }).replace(/^\s*cache_ttl_s:.*\n/gm, '');
   const board = await startTestSwitchboard({ registryYaml: yaml, now: () => NOW });
   return { board, agents };
 }

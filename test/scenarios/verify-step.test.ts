@@ -53,7 +53,7 @@ describe('verify step (LLM mode)', () => {
     others = [await startFakeAgent(jsonReply({ output: {} })), await startFakeAgent(jsonReply({ output: {} }))];
     fake = await startFakeOpenAI();
     gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', smallModel: 'fake-small', logger: silentLogger, timeoutMs: 3000, maxRetries: 0, breaker: false });
-    const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: others[0]!.url, 7103: others[1]!.url, 7104: weather.url }, { answerCacheTtlS: 0 }).replace(/\n\s*cache_ttl_s: 300[^\n]*/, '');
+    const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: others[0]!.url, 7103: others[1]!.url, 7104: weather.url }).replace(/\n\s*cache_ttl_s: 300[^\n]*/, '');
     board = await startTestSwitchboard({ registryYaml: yaml, llm: gateway, now: () => NOW });
   });
   afterAll(async () => {

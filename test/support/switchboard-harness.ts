@@ -40,8 +40,10 @@ export interface ChatOptions {
  * that is switched off unless `keepSideEffects` is set, so tests about routing
  * and execution see their tasks run in the turn that plans them (the
  * confirmation scenarios keep it). `answerCacheTtlS` sets
- * `supervisor.answer_cache_ttl_s` (0: tests that ask the same question again
- * to watch it run switch the answer cache off).
+ * `supervisor.answer_cache_ttl_s` (0: tests that ask an agent with
+ * `cache_ttl_s`, such as the sample weather agent, the same question again to
+ * watch the turn run switch the answer cache off; an agent without
+ * `cache_ttl_s` is never answered from it).
  */
 export function sampleRegistry(samplePath: string, urlsByPort: Record<number, string>, options: { keepSideEffects?: boolean; answerCacheTtlS?: number } = {}): string {
   let text = readFileSync(samplePath, 'utf8');
