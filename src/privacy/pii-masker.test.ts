@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileSafePattern } from '../util/safe-pattern.js';
 import { isChineseIdNumber as isValidIdCard, isLuhnCardNumber as isLuhnValid } from '../guard/mask-personal-data.js';
-import { createPiiMasker } from './pii-masker.js';
+import { createPiiMasker, maskPatternMatch } from './pii-masker.js';
 
 const masker = createPiiMasker();
 
@@ -29,15 +29,27 @@ describe('createPiiMasker', () => {
     expect(masker.mask('mail zhang.san@example.com now')).toBe('mail zh***@example.com now');
   });
 
-  it('masks registry patterns as [name] and walks nested values', () => {
+  it('masks registry patterns like the built-in kinds (ends kept, stars between) and walks nested values', () => {
     const compiled = compileSafePattern('M[0-9]{8}');
     if (!compiled.ok) throw new Error(compiled.error);
     const extra = createPiiMasker([{ name: 'member_no', pattern: compiled.pattern }]);
     expect(extra.maskDeep({ query: '会员 M12345678 电话 13812345678', list: ['a@b.cn'], n: 3 })).toEqual({
-      query: '会员 [member_no] 电话 138****5678',
+      query: '会员 M1*****78 电话 138****5678',
       list: ['a***@b.cn'],
       n: 3,
     });
+  });
+
+  it('keeps at most a quarter of a pattern match at each end, and stars a short match whole', () => {
+    expect(maskPatternMatch('M12345678')).toBe('M1*****78');
+    expect(maskPatternMatch('VIP-000123456789')).toBe('VIP*********6789');
+    expect(maskPatternMatch('AB123')).toBe('*****');
+    expect(maskPatternMatch('ABC1234')).toBe('A*****4');
+    for (const value of ['M12345678', 'VIP-000123456789', 'AB123', 'ABC1234', '会员号码甲乙丙丁']) {
+      const masked = maskPatternMatch(value);
+      const kept = masked.replace(/\*/g, '');
+      expect(kept.length * 2).toBeLessThanOrEqual([...value].length);
+    }
   });
 
   it('leaves ordinary text, dates and times alone', () => {

@@ -5,8 +5,9 @@
  * ID-card numbers with a valid checksum, Luhn-valid bank card numbers and
  * e-mail addresses, masked `138****5678` style (the ends stay readable so a
  * person can still tell two numbers apart). Registry `supervisor.pii_patterns`
- * add kinds masked as `[name]`. Sub-agents are not affected: they receive the
- * real values of the keys they declare.
+ * add kinds masked the same way (`M2*****22`: a few characters kept at each
+ * end of a long match, stars between; a short match is all stars). Sub-agents
+ * are not affected: they receive the real values of the keys they declare.
  *
  * The built-in patterns are fixed and linear; registry patterns run on the
  * linear-time engine (`src/util/safe-pattern.ts`).
@@ -32,7 +33,7 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
   const mask = (text: string): string => {
     if (typeof text !== 'string' || text.length === 0) return text;
     let result = maskPersonalData(text);
-    for (const extra of extraPatterns) result = extra.pattern.replaceAll(result, () => `[${extra.name}]`);
+    for (const extra of extraPatterns) result = extra.pattern.replaceAll(result, (match) => maskPatternMatch(match.text));
     return result;
   };
   const maskDeep = <T>(value: T): T => {
@@ -62,4 +63,20 @@ export function personalValuesKeptWhole(extraPatterns: readonly PiiPattern[] = [
     { spans: personalValueSpans, tail: personalValueTail },
     ...extraPatterns.map((extra): KeepWhole => ({ spans: (text) => extra.pattern.findAll(text), tail: personalValueTail })),
   ];
+}
+
+/**
+ * A registry pattern's match masked like the built-in kinds: up to a quarter
+ * of it kept at each end (at most 3 characters in front, 4 behind, as in
+ * `138****5678`), at least half of it and never fewer than 4 characters
+ * starred; a match under 6 characters is all stars.
+ */
+export function maskPatternMatch(match: string): string {
+  const characters = [...match];
+  if (characters.length === 0) return match;
+  const quarter = characters.length >= 6 ? Math.floor(characters.length / 4) : 0;
+  const head = Math.min(3, quarter);
+  const tail = Math.min(4, quarter);
+  const starred = Math.max(4, characters.length - head - tail);
+  return `${characters.slice(0, head).join('')}${'*'.repeat(starred)}${characters.slice(characters.length - tail).join('')}`;
 }

@@ -158,6 +158,6 @@ describe('personal data never lands raw in logs or the database', () => {
       expect(database.includes(Buffer.from(fragment, 'utf8')), `${fragment} in the database`).toBe(false);
     }
     expect(history).toContain('138****5678');
-    expect(history).toContain('[member_no]');
+    expect(history).toContain('M2*****22');
   });
 });
