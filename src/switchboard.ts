@@ -36,7 +36,7 @@ import { createAnswerCache } from './graph/answer-cache.js';
 import { createLlmVerifier } from './graph/verify/llm-verifier.js';
 import { createOfflineVerifier } from './graph/verify/offline-verifier.js';
 import type { Verifier } from './graph/verify/types.js';
-import { createPiiMasking, maskStorage, type PiiMasking } from './privacy/index.js';
+import { createDataSealer, createPiiMasking, maskStorage, type PiiMasking } from './privacy/index.js';
 
 export interface SwitchboardOptions {
   /** Registry file path. */
@@ -57,6 +57,13 @@ export interface SwitchboardOptions {
   /** The masking the logger uses too, so both follow the registry's pii_patterns. Default: a new one. */
   masking?: PiiMasking;
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Secret that seals the personal values of parked tasks at rest; every
+   * replica of a deployment needs the same one. Default: `SWITCHBOARD_DATA_KEY`
+   * from `env`, else a random key of this process (parked personal values are
+   * then asked again after a restart or on another replica).
+   */
+  dataKey?: string;
   /** Model gateway; absent or disabled = offline matcher. */
   llm?: LlmGateway;
   apiKeys?: readonly string[];
@@ -156,6 +163,10 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics);
   const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare });
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
+  const sealer = createDataSealer(options.dataKey ?? (options.env ?? process.env).SWITCHBOARD_DATA_KEY);
+  if (!sealer.shared && /^postgres(ql)?:/.test(options.databaseUrl ?? '')) {
+    logger.warn('SWITCHBOARD_DATA_KEY is not set: personal values of parked tasks open only on the replica that parked them');
+  }
   let storage: Storage;
   try {
     // Personal data is masked on every write (CONTRACT §7), with the live registry's extra kinds.
@@ -164,6 +175,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     storage = maskStorage(
       await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger }),
       masking,
+      sealer,
     );
   } catch (error) {
     // The registry watcher would keep the process alive after a failed start.

@@ -2,3 +2,4 @@ export { createPiiMasker, personalValuesKeptWhole, type PiiMasker } from './pii-
 export { createPiiMasking, type PiiMasking } from './pii-masking.js';
 export { maskStorage } from './masked-storage.js';
 export { maskEscalationCard, maskForSnapshot } from './mask-for-snapshot.js';
+export { createDataSealer, type DataSealer } from './data-sealer.js';

@@ -5,20 +5,25 @@
  * queries, plans, results), so the database never holds a raw phone, ID,
  * card or e-mail. Remembered key values that hold personal data are dropped
  * from the checkpoint rather than masked (a masked phone must never be sent to
- * an agent as if it were real: the user is asked again instead). Kept raw on
- * purpose, in the checkpoint only: the inputs of a session's parked tasks,
+ * an agent as if it were real: the user is asked again instead). The parked
+ * tasks of a session are masked too, their real personal values sealed
+ * (`sealed-parked-tasks.ts`) and opened again when the checkpoint is read,
  * because sub-agents must receive the real values of the keys they declare
  * when those tasks finally run.
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { Storage } from '../store/types.js';
+import type { PendingTask } from '../graph/state.js';
+import type { DataSealer } from './data-sealer.js';
 import type { PiiMasker } from './pii-masker.js';
+import { openPendingTask, sealPendingTask, type StoredPendingTask } from './sealed-parked-tasks.js';
 
-/** Fields of the graph state kept raw in checkpoints (see the file header). */
-const RAW_MEMORY_FIELDS = ['pending'] as const;
-
-/** Wraps `storage` so every write is masked with `masker`. Reads return what was written. */
-export function maskStorage(storage: Storage, masker: PiiMasker): Storage {
+/**
+ * Wraps `storage` so every write is masked with `masker` and the real values
+ * of parked tasks are sealed with `sealer`. Reads return what was written,
+ * parked tasks opened again.
+ */
+export function maskStorage(storage: Storage, masker: PiiMasker, sealer: DataSealer): Storage {
   const transcript = storage.transcript;
   const events = storage.events;
   const tasks = storage.tasks;
@@ -36,7 +41,7 @@ export function maskStorage(storage: Storage, masker: PiiMasker): Storage {
       updateTask: (taskId: string, status: Parameters<typeof tasks.updateTask>[1], detail?: string) =>
         tasks.updateTask(taskId, status, detail === undefined ? undefined : masker.mask(detail)),
     }),
-    checkpointer: maskCheckpointer(storage.checkpointer, masker),
+    checkpointer: maskCheckpointer(storage.checkpointer, masker, sealer),
     pruneCheckpoints: (threadId: string) => storage.pruneCheckpoints(threadId),
     deleteOlderThan: (cutoff: Date) => storage.deleteOlderThan(cutoff),
     close: () => storage.close(),
@@ -54,34 +59,63 @@ function bindAll<T extends object>(target: T, overrides: Partial<Record<keyof T,
   });
 }
 
-function maskChannelValues(values: Record<string, unknown>, masker: PiiMasker): Record<string, unknown> {
+function maskChannelValues(values: Record<string, unknown>, masker: PiiMasker, sealer: DataSealer): Record<string, unknown> {
   const masked: Record<string, unknown> = {};
   for (const [channel, value] of Object.entries(values)) {
-    if (channel === 'memory' && value !== null && typeof value === 'object') {
-      const memory = value as Record<string, unknown>;
-      const kept = Object.fromEntries(RAW_MEMORY_FIELDS.filter((field) => field in memory).map((field) => [field, memory[field]]));
-      const known = memory.known_values;
-      const safeKnown =
-        known !== null && typeof known === 'object'
-          ? Object.fromEntries(Object.entries(known).filter(([, item]) => JSON.stringify(masker.maskDeep(item)) === JSON.stringify(item)))
-          : known;
-      masked[channel] = { ...masker.maskDeep(memory), ...kept, ...(known === undefined ? {} : { known_values: safeKnown }) };
-    } else {
-      masked[channel] = masker.maskDeep(value);
-    }
+    masked[channel] = channel === 'memory' ? maskMemory(value, masker, sealer) : masker.maskDeep(value);
   }
   return masked;
 }
 
-function maskCheckpointer(inner: BaseCheckpointSaver, masker: PiiMasker): BaseCheckpointSaver {
+function maskMemory(value: unknown, masker: PiiMasker, sealer: DataSealer): unknown {
+  if (value === null || typeof value !== 'object') return masker.maskDeep(value);
+  const memory = value as Record<string, unknown>;
+  const known = memory.known_values;
+  const safeKnown =
+    known !== null && typeof known === 'object'
+      ? Object.fromEntries(Object.entries(known).filter(([, item]) => JSON.stringify(masker.maskDeep(item)) === JSON.stringify(item)))
+      : known;
+  const pending = Array.isArray(memory.pending) ? { pending: (memory.pending as PendingTask[]).map((task) => sealPendingTask(task, masker, sealer)) } : {};
+  return { ...masker.maskDeep(memory), ...pending, ...(known === undefined ? {} : { known_values: safeKnown }) };
+}
+
+/** The memory channel as read back: parked tasks opened. */
+function openMemory(value: unknown, sealer: DataSealer): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const memory = value as Record<string, unknown>;
+  if (!Array.isArray(memory.pending)) return value;
+  return { ...memory, pending: (memory.pending as StoredPendingTask[]).map((task) => openPendingTask(task, sealer)) };
+}
+
+type CheckpointTuple = NonNullable<Awaited<ReturnType<BaseCheckpointSaver['getTuple']>>>;
+
+function openTuple(tuple: CheckpointTuple, sealer: DataSealer): CheckpointTuple {
+  const values = tuple.checkpoint.channel_values;
+  return {
+    ...tuple,
+    checkpoint: { ...tuple.checkpoint, channel_values: 'memory' in values ? { ...values, memory: openMemory(values.memory, sealer) } : values },
+    ...(tuple.pendingWrites
+      ? { pendingWrites: tuple.pendingWrites.map(([taskId, channel, value]) => [taskId, channel, channel === 'memory' ? openMemory(value, sealer) : value] as [string, string, unknown]) }
+      : {}),
+  };
+}
+
+function maskCheckpointer(inner: BaseCheckpointSaver, masker: PiiMasker, sealer: DataSealer): BaseCheckpointSaver {
   return bindAll(inner, {
     put: (config: Parameters<BaseCheckpointSaver['put']>[0], checkpoint: Parameters<BaseCheckpointSaver['put']>[1], metadata: Parameters<BaseCheckpointSaver['put']>[2], versions: Parameters<BaseCheckpointSaver['put']>[3]) =>
-      inner.put(config, { ...checkpoint, channel_values: maskChannelValues(checkpoint.channel_values, masker) }, masker.maskDeep(metadata), versions),
+      inner.put(config, { ...checkpoint, channel_values: maskChannelValues(checkpoint.channel_values, masker, sealer) }, masker.maskDeep(metadata), versions),
     putWrites: (config: Parameters<BaseCheckpointSaver['putWrites']>[0], writes: Parameters<BaseCheckpointSaver['putWrites']>[1], taskId: string) =>
       inner.putWrites(
         config,
-        writes.map(([channel, value]) => [channel, channel === 'memory' ? maskChannelValues({ memory: value }, masker).memory : masker.maskDeep(value)] as [string, unknown]),
+        writes.map(([channel, value]) => [channel, channel === 'memory' ? maskMemory(value, masker, sealer) : masker.maskDeep(value)] as [string, unknown]),
         taskId,
       ),
+    getTuple: async (config: Parameters<BaseCheckpointSaver['getTuple']>[0]) => {
+      const tuple = await inner.getTuple(config);
+      return tuple ? openTuple(tuple, sealer) : tuple;
+    },
+    list: async function* (config: Parameters<BaseCheckpointSaver['list']>[0], options?: Parameters<BaseCheckpointSaver['list']>[1]) {
+      for await (const tuple of inner.list(config, options)) yield openTuple(tuple, sealer);
+    },
   });
 }

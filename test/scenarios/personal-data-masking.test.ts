@@ -12,6 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/http/index.js';
 import { createLogger } from '../../src/logger.js';
@@ -159,5 +160,130 @@ describe('personal data never lands raw in logs or the database', () => {
     }
     expect(history).toContain('138****5678');
     expect(history).toContain('M2*****22');
+  });
+});
+
+/**
+ * Parked tasks (CONTRACT §3 v2, §7): a member registration that still misses
+ * a key and a booking (a side effect) that waits for the user's yes both park
+ * with a phone number in their inputs. While parked, and after they ran, no
+ * table, WAL file or log line holds the raw phone; when they run, the agent
+ * receives the real phone it declared.
+ */
+describe('parked tasks keep personal values sealed until they run', () => {
+  const PHONES = { member: '13912345678', booking: '13787654321' };
+  let dir: string;
+  let member: FakeAgent;
+  let booking: FakeAgent;
+  let switchboard: Switchboard;
+  let server: RunningServer;
+  const logLines: string[] = [];
+
+  const parkedRegistry = (memberUrl: string, bookingUrl: string) => `version: 1
+agents:
+  - id: member_agent
+    name: 会员登记
+    description: 会员登记 register a member at a store
+    keywords: [登记, 会员]
+    endpoint: { url: "${memberUrl}", retries: 0 }
+    required_semantic_keys:
+      - { key: phone, description: 手机号, extract: { type: phone } }
+      - { key: store, description: 门店, extract: { enum: [北京店, 上海店] } }
+  - id: checkup_agent
+    name: 体检预约
+    description: 体检预约 book a health check-up
+    keywords: [体检, 预约]
+    side_effects: true
+    endpoint: { url: "${bookingUrl}", retries: 0 }
+    required_semantic_keys:
+      - { key: phone, description: 联系电话, extract: { type: phone } }
+      - { key: date, description: 日期, extract: { type: date } }
+`;
+
+  /** Every database file (main, WAL, shared memory) and every log line, searched for the raw phones. */
+  const rawFindings = (): string[] => {
+    const found: string[] = [];
+    const files = readdirSync(dir).filter((name) => name.startsWith('switchboard.db'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const name of files) {
+      const bytes = readFileSync(join(dir, name));
+      for (const phone of Object.values(PHONES)) if (bytes.includes(Buffer.from(phone, 'utf8'))) found.push(`${phone} in ${name}`);
+    }
+    const logText = logLines.join('');
+    for (const phone of Object.values(PHONES)) if (logText.includes(phone)) found.push(`${phone} in the logs`);
+    return found;
+  };
+
+  /** The stored parked tasks of a session, read straight from the `checkpoints` and `writes` tables. */
+  const storedRows = (): string => {
+    const database = new Database(join(dir, 'switchboard.db'), { readonly: true });
+    try {
+      const rows = [
+        ...database.prepare('SELECT checkpoint, metadata FROM checkpoints').all(),
+        ...database.prepare('SELECT value FROM writes').all(),
+      ] as Record<string, Buffer | string | null>[];
+      return rows.map((row) => Object.values(row).map((value) => (Buffer.isBuffer(value) ? value.toString('utf8') : String(value))).join('\n')).join('\n');
+    } finally {
+      database.close();
+    }
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sb-pii-parked-'));
+    member = await startFakeAgent(jsonReply({ output: { member_id: 'MB-7' }, message: '登记成功' }));
+    booking = await startFakeAgent(jsonReply({ output: { booking_id: 'CK-9' }, message: '预约成功' }));
+    const configPath = join(dir, 'agents_config.yaml');
+    writeFileSync(configPath, parkedRegistry(member.url, booking.url));
+    const masking = createPiiMasking();
+    const logger = createLogger({
+      level: 'debug',
+      masker: masking,
+      destination: new Writable({ write: (chunk: Buffer, _encoding, done) => (logLines.push(chunk.toString('utf8')), done()) }),
+    });
+    switchboard = await createSwitchboard({ configPath, databaseUrl: `sqlite:${join(dir, 'switchboard.db')}`, logger, masking, env: {}, dataKey: 'test-data-key-0123456789', watch: false });
+    server = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });
+  });
+
+  afterAll(async () => {
+    await server.close().catch(() => undefined);
+    await switchboard.close().catch(() => undefined);
+    await member.close();
+    await booking.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a task missing a key parks masked and runs with the real phone once the key is given', async () => {
+    const session = { sessionId: 'parked-1', userId: 'u-parked' };
+    const first = await chatOverSse(server.url, `帮我登记会员，手机 ${PHONES.member}`, session);
+    expect(member.calls).toHaveLength(0);
+    expect(stageEvents(first, 'plan_done').flatMap((event) => event.metadata.semantic_info ?? []).flatMap((info) => info.keys)).toContain('store');
+    expect(rawFindings()).toEqual([]);
+    const parked = storedRows();
+    expect(parked).toContain('139****5678');
+    expect(parked).not.toContain(PHONES.member);
+
+    await chatOverSse(server.url, '北京店', session);
+    expect(member.calls).toHaveLength(1);
+    expect((member.calls[0]!.body as { inputs: Record<string, unknown> }).inputs).toEqual({ phone: PHONES.member, store: '北京店' });
+    expect(rawFindings()).toEqual([]);
+  });
+
+  it('a side effect awaiting confirmation parks masked and runs with the real phone once confirmed', async () => {
+    const session = { sessionId: 'parked-2', userId: 'u-parked' };
+    const first = await chatOverSse(server.url, `帮我预约2026-12-01的体检，电话 ${PHONES.booking}`, session);
+    expect(booking.calls).toHaveLength(0);
+    const [request] = (finalEvent(first).metadata as { confirmation?: { task_id: string }[] }).confirmation ?? [];
+    expect(request).toBeDefined();
+    expect(rawFindings()).toEqual([]);
+    expect(storedRows()).not.toContain(PHONES.booking);
+
+    await chatOverSse(server.url, '', { ...session, confirm: [request!.task_id] });
+    expect(booking.calls).toHaveLength(1);
+    expect((booking.calls[0]!.body as { inputs: Record<string, unknown> }).inputs).toEqual({ phone: PHONES.booking, date: '2026-12-01' });
+
+    await server.close();
+    await switchboard.close();
+    expect(rawFindings()).toEqual([]);
+    expect(storedRows()).not.toMatch(/13912345678|13787654321/);
   });
 });
