@@ -14,16 +14,16 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { Storage } from '../store/types.js';
 import type { PendingTask } from '../graph/state.js';
-import type { DataSealer } from './data-sealer.js';
+import { createDataSealer, type DataSealer } from './data-sealer.js';
 import type { PiiMasker } from './pii-masker.js';
 import { openPendingTask, sealPendingTask, type StoredPendingTask } from './sealed-parked-tasks.js';
 
 /**
  * Wraps `storage` so every write is masked with `masker` and the real values
- * of parked tasks are sealed with `sealer`. Reads return what was written,
- * parked tasks opened again.
+ * of parked tasks are sealed with `sealer` (default: a random key of this
+ * process). Reads return what was written, parked tasks opened again.
  */
-export function maskStorage(storage: Storage, masker: PiiMasker, sealer: DataSealer): Storage {
+export function maskStorage(storage: Storage, masker: PiiMasker, sealer: DataSealer = createDataSealer()): Storage {
   const transcript = storage.transcript;
   const events = storage.events;
   const tasks = storage.tasks;
