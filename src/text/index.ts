@@ -36,3 +36,5 @@ export {
 export { type DeltaStream, type MessageStream, type ShownMessage } from './scrub-stream.js';
 export { DATA_BLOCK_RULES, dataBlock, neutraliseMarkers } from './data-block.js';
 export { truncateText } from './truncate.js';
+export { createPromptLeakCheck, LEAK_REPLACEMENT, type PromptLeakCheck } from './prompt-leak-check.js';
+export { hasInjectionSignals } from './injection-signals.js';
