@@ -1,8 +1,8 @@
 /**
- * The output guard of user-facing text (OWASP LLM02 / LLM07): the content
- * guard (agent ids become names, endpoint addresses and header values of the
- * registry are removed) followed by the prompt-leak check (text copied from
- * any system prompt is cut out). The turn
+ * The output guard of user-facing text (OWASP LLM02 / LLM07): the prompt-leak
+ * check (text copied from any system prompt is cut out) and the content guard
+ * (agent ids become names, endpoint addresses and header values of the
+ * registry are removed). The turn
  * runner applies it to every event's content and its streaming forms to
  * answer deltas and progress messages (the answer composer to model deltas
  * too), so a value split across pieces is caught before any part of it is
@@ -46,14 +46,16 @@ export function createOutputGuard(snapshot: RegistrySnapshot, options: OutputGua
   const scrubber = createContentGuard(snapshot, options.inventedIds === false ? {} : { inventedIdsIn: options.language ?? 'zh' });
   const leakCheck = options.leakCheck ?? createSystemPromptLeakCheck();
   return {
-    clean: (text) => leakCheck.redact(scrubber.scrub(text)),
+    // Prompt text is cut first (it is looked for as the model wrote it); the scrubber's stream comes last,
+    // as only it never cuts through a value the masking must see whole.
+    clean: (text) => scrubber.scrub(leakCheck.redact(text)),
     leaksPrompt: (text) => leakCheck.leaks(text),
     stream() {
-      const ids = scrubber.stream();
       const prompt = leakCheck.stream();
+      const ids = scrubber.stream();
       return {
-        push: (delta) => prompt.push(ids.push(delta)),
-        flush: () => prompt.push(ids.flush()) + prompt.flush(),
+        push: (delta) => ids.push(prompt.push(delta)),
+        flush: () => ids.push(prompt.flush()) + ids.flush(),
         get leaked() {
           return prompt.leaked;
         },

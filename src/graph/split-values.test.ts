@@ -3,14 +3,17 @@
  * position across two or three streamed pieces, in an answer's deltas or in a
  * sub-agent's progress messages, never shows raw once each piece is masked on
  * its own (as storage masks each event), and the pieces otherwise add up to
- * the masked, guarded whole text.
+ * the masked, guarded whole text. Both the content guard's streams and the
+ * output guard's (content guard plus the prompt-leak check, as the turn
+ * runner and the answer composer use them) are checked.
  */
 import { describe, expect, it } from 'vitest';
 import { card, snapshotOf } from '../../test/support/registry-fixtures.js';
+import { createContentGuard } from '../guard/content-guard.js';
 import { createPiiMasker } from '../privacy/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { compileSafePattern } from '../util/safe-pattern.js';
-import { createContentGuard } from './content-guard.js';
+import { createOutputGuard } from './output-guard.js';
 
 const SECRET = 'sk-live-7f3a9b2c4d';
 const ADDRESS = 'http://127.0.0.1:7101/invoke';
@@ -57,11 +60,16 @@ function* splits(text: string): Generator<string[]> {
   }
 }
 
+const contentGuard = createContentGuard(snapshot, { inventedIdsIn: 'zh' });
+const outputGuard = createOutputGuard(snapshot, { language: 'zh' });
+
 describe.each([
-  ['answer deltas', 'deltas'],
-  ['progress messages', 'messages'],
-] as const)('%s split at every position', (_label, kind) => {
-  const guard = createContentGuard(snapshot, { inventedIdsIn: 'zh' });
+  ['content guard, answer deltas', contentGuard, 'deltas'],
+  ['content guard, progress messages', contentGuard, 'messages'],
+  ['output guard, answer deltas', outputGuard, 'deltas'],
+  ['output guard, progress messages', outputGuard, 'messages'],
+] as const)('%s split at every position', (_label, guard, kind) => {
+  const whole = (text: string) => ('clean' in guard ? guard.clean(text) : guard.scrub(text));
   const run = (chunks: readonly string[]): string[] => {
     if (kind === 'deltas') {
       const stream = guard.stream();
@@ -74,7 +82,7 @@ describe.each([
   it.each(VALUES)('%s never shows raw; the masked pieces add up to the masked whole', (value) => {
     let cases = 0;
     for (const text of TEXTS(value)) {
-      const expected = masker.mask(guard.scrub(text));
+      const expected = masker.mask(whole(text));
       expect(expected).not.toContain(value);
       for (const chunks of splits(text)) {
         const visible = run(chunks).map((piece) => masker.mask(piece)).join('');
