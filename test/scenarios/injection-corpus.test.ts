@@ -40,5 +40,7 @@ describe('injection corpus', () => {
     // The compromised model was really consulted (intent, verify and answer calls).
     const purposes = new Set(fleet.model.requests.map((request) => request.response_format?.json_schema?.name ?? (request.stream ? 'answer' : 'other')));
     expect([...purposes]).toEqual(expect.arrayContaining(['intent_and_plan', 'verify', 'answer']));
+    // Every model request was well formed (the fake records malformed bodies and unknown routes).
+    expect(fleet.model.errors).toEqual([]);
   }, 240_000);
 });
