@@ -164,7 +164,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         state: { task_id: task.task_id, status: 'completed', output: reply.output ?? {} },
       });
       // A reply that answers nothing is not kept: a later ask should reach the agent again.
-      if (insufficiencyOf(reply, card) === null) await dependencies.responseCache?.remember(cacheRequest, reply);
+      if (insufficiencyOf(reply) === null) await dependencies.responseCache?.remember(cacheRequest, reply);
       return { ...base, status: 'completed' };
     };
   };

@@ -72,7 +72,7 @@ describe('turn lifecycle', () => {
   });
 
   it('runs one turn per session across runners sharing storage (409 for the other)', async () => {
-    const { runner } = await setUp(jsonReply({ message: 'ok', output: {}, delayMs: 300 }));
+    const { runner } = await setUp(jsonReply({ message: 'ok', output: { city: '北京' }, delayMs: 300 }));
     const first = runner('A');
     const second = runner('B');
     const running = await runTurn(first, 's1');
@@ -85,7 +85,7 @@ describe('turn lifecycle', () => {
   });
 
   it('records a turn whose holder died as interrupted, once its lease runs out', async () => {
-    const { storage, runner } = await setUp(jsonReply({ message: 'ok', output: {} }), { leaseTtlMs: 200 });
+    const { storage, runner } = await setUp(jsonReply({ message: 'ok', output: { city: '北京' } }), { leaseTtlMs: 200 });
     // A replica that died mid-turn: its lease and its running turn are left behind.
     await storage.leases.acquire(sessionLeaseKey('u1', 's1'), 'dead:turn_x', 200);
     await storage.transcript.beginTurn({ turnId: 'turn_x', userId: 'u1', sessionId: 's1', query: 'first', traceId: 't0', createdAt: new Date().toISOString() });
@@ -103,7 +103,7 @@ describe('turn lifecycle', () => {
   });
 
   it('drains: lets a turn finish within the grace period, refuses new ones', async () => {
-    const { runner } = await setUp(jsonReply({ message: 'ok', output: {}, delayMs: 150 }));
+    const { runner } = await setUp(jsonReply({ message: 'ok', output: { city: '北京' }, delayMs: 150 }));
     const turns = runner('A');
     const running = await runTurn(turns, 's1');
     await turns.drain(5000);

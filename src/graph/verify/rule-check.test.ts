@@ -22,11 +22,19 @@ describe('verify rule check', () => {
     expect(isEmptyValue({ city: '北京', forecast: [] })).toBe(false);
   });
 
-  it('lets a message-only agent (no output_schema) answer with a message', () => {
-    expect(insufficiencyOf({ message: '营业时间为9点到18点' }, card({ outputSchema: undefined }))).toBeNull();
-    expect(insufficiencyOf({ message: '营业时间为9点到18点' }, card())).toBe('empty');
-    expect(insufficiencyOf({}, card({ outputSchema: undefined }))).toBe('empty');
-    expect(insufficiencyOf({ output: { flights: [] }, message: '未找到航班' }, card())).toBe('nothing_found');
+  it('counts an empty output as insufficient even with a message and without an output_schema (CONTRACT §4)', () => {
+    expect(insufficiencyOf({ message: '营业时间为9点到18点' })).toBe('empty');
+    expect(insufficiencyOf({ output: {}, message: '营业时间为9点到18点' })).toBe('empty');
+    expect(insufficiencyOf({})).toBe('empty');
+    expect(insufficiencyOf({ output: { hours: '9:00-18:00' }, message: '营业时间为9点到18点' })).toBeNull();
+    expect(insufficiencyOf({ output: { flights: [] }, message: '未找到航班' })).toBe('nothing_found');
+  });
+
+  it('applies the same rule to an agent that declares no output_schema', () => {
+    const tasks = [{ task_id: 'a', description: '', assigned_agent: 'faq_agent', inputs: {}, dependencies: [], status: 'pending' as const }];
+    const outcomes = { a: { task_id: 'a', agent_id: 'faq_agent', status: 'completed' as const, output: {}, message: '营业时间为9点到18点' } };
+    const faq = card({ id: 'faq_agent', outputSchema: undefined });
+    expect(ruleCheck(tasks, outcomes, () => faq)).toEqual([{ task_id: 'a', agent_id: 'faq_agent', reason: 'empty' }]);
   });
 
   it('checks completed read-only tasks only', () => {

@@ -4,8 +4,10 @@
  * output is empty, or whose message says nothing was found, did not answer.
  *
  * "Empty" means no data at all: no output, `{}`, or only empty strings,
- * arrays, objects and nulls. An agent that declares no `output_schema` and
- * answers with a message only is a message-only agent, not an empty one.
+ * arrays, objects and nulls. The contract makes no exception for an agent
+ * without `output_schema` or for a reply that carries a message: a read-only
+ * task is there to fetch data, and a message alone is not data (the message
+ * still reaches the answer).
  */
 import type { AgentCard } from '../../registry/types.js';
 import type { SubTask, TaskOutcome } from '../plan-types.js';
@@ -49,12 +51,9 @@ export function isEmptyValue(value: unknown): boolean {
 }
 
 /** Why a completed reply does not answer, or null when it does. */
-export function insufficiencyOf(reply: { output?: Record<string, unknown>; message?: string }, card: AgentCard): Insufficiency | null {
+export function insufficiencyOf(reply: { output?: Record<string, unknown>; message?: string }): Insufficiency | null {
   if (saysNothingFound(reply.message)) return 'nothing_found';
-  if (isEmptyValue(reply.output)) {
-    const messageOnly = card.outputSchema === undefined && typeof reply.message === 'string' && reply.message.trim() !== '';
-    if (!messageOnly) return 'empty';
-  }
+  if (isEmptyValue(reply.output)) return 'empty';
   return null;
 }
 
@@ -69,7 +68,7 @@ export function ruleCheck(
     const outcome = outcomes[task.task_id];
     const card = cardOf(task.assigned_agent);
     if (!outcome || outcome.status !== 'completed' || !card || card.sideEffects === true) continue;
-    const reason = insufficiencyOf(outcome, card);
+    const reason = insufficiencyOf(outcome);
     if (reason) found.push({ task_id: task.task_id, agent_id: card.id, reason });
   }
   return found;
