@@ -19,6 +19,8 @@ import type { SemanticInfo } from './response-state.js';
 import type { ResponseCache } from './response-cache.js';
 import type { SupervisorState } from './state.js';
 import { insufficiencyOf } from './verify/rule-check.js';
+import { maskForSnapshot, maskUndeclared } from '../privacy/index.js';
+import type { AgentCard } from '../registry/types.js';
 
 export interface DispatchDependencies {
   agentClient: AgentClient;
@@ -68,8 +70,10 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       }
       const name = cardName(card, language);
       emit({ stage: 'agent_start', content: agentStartText(language, name), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
+      // Personal values reach an agent only as the values of keys it declares (CONTRACT §7): the rest of its message and upstream is masked.
+      const outbound = maskUndeclared(maskForSnapshot(snapshot), declaredValues(card, task.inputs));
       // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
-      const message = options.message ?? (task.description.trim() || state.rewritten_query);
+      const message = outbound.mask(options.message ?? (task.description.trim() || state.rewritten_query));
       const requestTaskId = options.requestTaskId ?? task.task_id;
       // A user-specific reply is cached per owner (the user within its tenant), never across tenants.
       const cacheRequest = { card, registryVersion: snapshot.version, userId: ownerOf(context, state.user_id), inputs: task.inputs, message };
@@ -105,9 +109,11 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
           thread_id: state.thread_id,
           trace_id: context.traceId,
           // Another agent's output may echo that agent's own secrets: never pass them on.
-          upstream: redactSecretsDeep(
-            Object.fromEntries(upstream.map((item) => [item.task_id, { agent: item.agent_id, output: item.output ?? {} }])),
-            agentSecrets(snapshot, card.id),
+          upstream: outbound.maskDeep(
+            redactSecretsDeep(
+              Object.fromEntries(upstream.map((item) => [item.task_id, { agent: item.agent_id, output: item.output ?? {} }])),
+              agentSecrets(snapshot, card.id),
+            ),
           ),
         },
         {
@@ -168,4 +174,13 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       return { ...base, status: 'completed' };
     };
   };
+}
+
+/** The task's input values for the keys `card` declares (its required keys and its input schema's properties). */
+function declaredValues(card: AgentCard, inputs: Readonly<Record<string, unknown>>): unknown[] {
+  const properties = card.inputSchema?.properties;
+  const keys = new Set([...card.requiredKeys.map((spec) => spec.key), ...(properties !== null && typeof properties === 'object' ? Object.keys(properties) : [])]);
+  return Object.entries(inputs)
+    .filter(([key]) => keys.has(key))
+    .map(([, value]) => value);
 }
