@@ -9,7 +9,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Accuracy floors for the sample sets: a routing regression below them fails CI. */
 const TRAVEL_MIN = '0.85';
-const ECOMMERCE_MIN = '0.76';
+const ECOMMERCE_MIN = '0.79';
 /** The English assistant set: keyword-free cards, paraphrases that share few words with the examples. */
 const ASSISTANT_MIN = '0.70';
 

@@ -43,6 +43,8 @@ export interface AgentMatch extends RankedIntent {
   clause: string;
   /** Where that evidence starts in the normalised query (for stable ordering). */
   position: number;
+  /** A slot value only this card asks for, when that (not a keyword) named it. */
+  value?: string;
 }
 
 /** What `rank` returns: chosen cards best first and an overall confidence. */

@@ -36,6 +36,12 @@ describe('example ranker on the travel sample registry', () => {
     expect(agentsOf('我要去酒店住两晚')).toEqual(['hotel_agent']);
   });
 
+  it('routes a value only one card asks for as that card, and a shared value as nothing', () => {
+    // 白云机场 is only the transfer card's airport; cities belong to several cards.
+    expect(agentsOf('白云机场')).toEqual(['limo_agent']);
+    expect(agentsOf('上海')).toEqual([]);
+  });
+
   it('keeps one agent per request of a multi-request turn', () => {
     expect(new Set(agentsOf('帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气'))).toEqual(new Set(['hotel_agent', 'limo_agent', 'weather_agent']));
   });

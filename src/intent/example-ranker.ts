@@ -64,7 +64,12 @@ interface SnapshotModel {
   /** The text plus the card words its `supervisor.synonyms` equivalents stand for. */
   withSynonyms: (text: string) => string;
   /** Spans of known slot values in a normalised text: enum values, and matches of the given cards' patterns. */
-  masksOf: (text: string, keywordCards: Iterable<number>) => TextMask[];
+  masksOf: (text: string, keywordCards: Iterable<number>) => ValueSpan[];
+}
+
+/** A known slot value in the text; `owner` is the only enabled card that asks for it, if there is one. */
+interface ValueSpan extends TextMask {
+  owner?: number;
 }
 
 interface Unit {
@@ -77,15 +82,20 @@ function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
   const cards = snapshot.enabledAgents;
   const values = createPhraseMatcher(
     snapshot.agents.flatMap((card) =>
-      card.requiredKeys.flatMap((spec) => (spec.extract.type === 'enum' ? spec.extract.values.map((value) => ({ phrase: value, payload: true as const })) : [])),
+      card.requiredKeys.flatMap((spec) => (spec.extract.type === 'enum' ? spec.extract.values.map((value) => ({ phrase: value, payload: card.id })) : [])),
     ),
   );
   // Pattern-typed keys (order numbers, codes): their matches are values too. Only the patterns of the
   // cards whose keywords are in the text are run (a keyword inside such a match is part of the value,
   // "订单号 123…"), so the cost stays flat however many cards the registry has.
   const patternsByCard = cards.map((card) => card.requiredKeys.flatMap((spec) => (spec.extract.type === 'pattern' ? [spec.extract.matcher] : [])));
-  const enumMasks = (text: string): TextMask[] => values.findAll(text).map((hit) => ({ start: hit.start, end: hit.end }));
-  const masksOf = (text: string, keywordCards: Iterable<number>): TextMask[] => {
+  // Values are left out of similarity (a city says nothing about which card is meant, and a value's words
+  // must not become a card's vocabulary); a value only one enabled card asks for (a refund reason,
+  // "七天无理由") names that card, as a keyword would (see `rank`).
+  const cardIndexOf = new Map(cards.map((card, cardIndex) => [card.id, cardIndex]));
+  const enumMasks = (text: string): ValueSpan[] =>
+    values.findAll(text).map((hit) => ({ start: hit.start, end: hit.end, owner: hit.payloads.length === 1 ? cardIndexOf.get(hit.payloads[0]!) : undefined }));
+  const masksOf = (text: string, keywordCards: Iterable<number>): ValueSpan[] => {
     const masks = enumMasks(text);
     for (const pattern of new Set([...keywordCards].flatMap((cardIndex) => patternsByCard[cardIndex] ?? []))) {
       for (const match of pattern.findAll(text)) masks.push({ start: match.start, end: match.end });
@@ -156,7 +166,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         model.withSynonyms(unit.text),
         [...valueHits, ...alsoMask].filter((hit) => hit.start >= unit.start && hit.end <= unit.end).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })),
       );
-    return { model, text, keywordHits, scoreUnit };
+    return { model, text, keywordHits, valueHits, scoreUnit };
   }
 
   return {
@@ -165,10 +175,11 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     },
 
     candidates(query, snapshot, limit) {
-      const { model, text, keywordHits, scoreUnit } = analyse(query, snapshot);
+      const { model, text, keywordHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return [];
       const chosen = new Set<string>();
       for (const hit of keywordHits) for (const cardIndex of hit.payloads) chosen.add(model.cards[cardIndex]!.id);
+      for (const hit of valueHits) if (hit.owner !== undefined) chosen.add(model.cards[hit.owner]!.id);
       const units = unitsOf(text);
       // Round-robin over the whole query and each clause, best first, so every request of a turn gets a place.
       const rankings = units.map((unit) => {
@@ -182,7 +193,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     },
 
     rank(query, snapshot): RankResult {
-      const { model, text, keywordHits, scoreUnit } = analyse(query, snapshot);
+      const { model, text, keywordHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return { intents: [], confidence: 'low', reason: 'empty query or no enabled agents' };
       const units = unitsOf(text);
       const multiClause = units.length > 1;
@@ -215,6 +226,13 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
             continue;
           }
         }
+        // No keyword at all: a value only one card asks for ("七天无理由", "首都机场") names that card.
+        const ownedValues = inUnit.length > 0 ? [] : valueHits.filter((hit) => hit.owner !== undefined && hit.start >= unit.start && hit.end <= unit.end);
+        for (const hit of ownedValues) {
+          const similarity = scores.nearest[hit.owner!]!;
+          choose(hit.owner!, { score: round(0.7 + 0.25 * similarity), keywords: [], value: text.slice(hit.start, hit.end), coverage: round(similarity), clause: unit.text, position: hit.start });
+        }
+        if (ownedValues.length > 0) continue;
         for (const hit of requestHits.length > 0 ? requestHits : inUnit) {
           for (const cardIndex of hit.payloads) {
             const entry = keywordCards.get(cardIndex) ?? { keywords: new Set<string>(), position: hit.start, spans: [] };
@@ -310,13 +328,20 @@ function argmax(values: Float64Array): number {
 function confidenceOf(intents: readonly AgentMatch[]): 'high' | 'medium' | 'low' {
   if (intents.length === 0) return 'low';
   if (intents.every((intent) => intent.keywords.length > 0)) return 'high';
+  if (intents.every((intent) => intent.keywords.length > 0 || intent.value !== undefined)) return 'medium';
   return Math.min(...intents.map((intent) => intent.coverage)) >= 0.45 ? 'medium' : 'low';
 }
 
 function reasonOf(intents: readonly AgentMatch[]): string {
   if (intents.length === 0) return 'no keyword and nothing close to any card\'s examples';
   return intents
-    .map((intent) => (intent.keywords.length > 0 ? `${intent.agentId}: keyword ${intent.keywords.join('/')}` : `${intent.agentId}: close to its examples (similarity ${intent.coverage})`))
+    .map((intent) =>
+      intent.keywords.length > 0
+        ? `${intent.agentId}: keyword ${intent.keywords.join('/')}`
+        : intent.value !== undefined
+          ? `${intent.agentId}: value ${intent.value} only it asks for`
+          : `${intent.agentId}: close to its examples (similarity ${intent.coverage})`,
+    )
     .join('; ');
 }
 
