@@ -116,4 +116,28 @@ describe('createTurnRunner with a scripted graph', () => {
     const storedText = stored.filter((event) => event.metadata.stage === 'agent_stream').map((event) => event.content).join('');
     expect(storedText).toBe('电话 138****5678，邮箱 zh***@example.com 已登记查询进度 1查询进度 2');
   });
+
+  it('never splits a personal value between two answer deltas, wherever the model cut it', async () => {
+    const deltas = ['您的电话 1', '38 1234', ' 5678，邮箱 zhang.san', '@exam', 'ple.com。'];
+    const graph = {
+      async stream() {
+        return (async function* () {
+          for (const content of deltas) yield { stage: 'final', content, agent_id: 'summarize', is_thinking: false, state: { delta: true } } satisfies NodeEvent;
+          yield { stage: 'final', content: deltas.join(''), agent_id: 'summarize', is_thinking: false } satisfies NodeEvent;
+        })();
+      },
+    } as unknown as SupervisorGraph;
+    storage = maskStorage(openSqliteStorage(':memory:'), createPiiMasker());
+    const runner = createTurnRunner({ registry: createStaticRegistry(snapshotOf([])), graph, storage, logger: silentLogger });
+    const events: ResponseState[] = [];
+    const started = await runner.start({ query: '我的资料', userId: 'u1', traceId: 't' }, { signal: new AbortController().signal, onEvent: (event) => events.push(event) });
+    await started.done;
+    const shown = events.filter((event) => event.metadata.state?.delta === true).map((event) => event.content);
+    expect(shown.join('')).toBe(deltas.join(''));
+    expect(shown.some((content) => content.includes('138 1234 5678'))).toBe(true);
+    expect(shown.some((content) => content.includes('zhang.san@example.com'))).toBe(true);
+    const stored = (await storage.events.listEvents(started.turnId!)).map((event) => JSON.parse(event.data) as ResponseState);
+    const storedDeltas = stored.filter((event) => event.metadata.state?.delta === true).map((event) => event.content).join('');
+    expect(storedDeltas).toBe('您的电话 138****5678，邮箱 zh***@example.com。');
+  });
 });
