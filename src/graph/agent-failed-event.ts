@@ -4,7 +4,7 @@
  * user-facing text names the service and a reason read from the failure code;
  * `metadata.state` carries the task id, the code and any details.
  */
-import { agentFailedText, failureReasonText, type Language } from '../i18n/index.js';
+import { agentFailedText, failureReasonText, type Language, unknownServiceText } from '../i18n/index.js';
 import { cardName } from '../registry/localized-text.js';
 import type { AgentCard } from '../registry/types.js';
 import type { NodeEvent } from './context.js';
@@ -27,5 +27,22 @@ export function agentFailedEvent(card: AgentCard, language: Language, failure: A
     agent_id: card.id,
     is_thinking: true,
     state: { ...failure },
+  };
+}
+
+/**
+ * The agent_failed event of a task whose agent is no longer in the registry
+ * (a reload removed it between planning and dispatch): the user reads a
+ * generic service phrase and why; the agent id stays in the `agent_id` field
+ * the plan already carried, never in the text, and what is available goes to
+ * the logs only.
+ */
+export function vanishedAgentFailedEvent(agentId: string, language: Language, taskId: string): NodeEvent {
+  return {
+    stage: 'agent_failed',
+    content: agentFailedText(language, unknownServiceText(language), failureReasonText(language, 'agent_unavailable')),
+    agent_id: agentId,
+    is_thinking: true,
+    state: { task_id: taskId, code: 'agent_unavailable' },
   };
 }

@@ -12,7 +12,7 @@ import { NoSuchAgentError } from '../errors.js';
 import { agentDoneText, agentStartText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
 import { cardName } from '../registry/localized-text.js';
-import { agentFailedEvent } from './agent-failed-event.js';
+import { agentFailedEvent, vanishedAgentFailedEvent } from './agent-failed-event.js';
 import { ownerOf, type NodeEvent, type TurnContext } from './context.js';
 import type { SubTask, TaskOutcome } from './plan-types.js';
 import type { SemanticInfo } from './response-state.js';
@@ -66,7 +66,8 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
           { traceId: context.traceId, task: task.task_id, agent: error.agentId, availableAgents: error.availableAgents, code: error.code },
           error.message,
         );
-        return { task_id: task.task_id, agent_id: task.assigned_agent, status: 'failed', reason: 'agent_failed', detail: 'the agent is no longer in the registry' };
+        emit(vanishedAgentFailedEvent(task.assigned_agent, language, task.task_id));
+        return { task_id: task.task_id, agent_id: task.assigned_agent, status: 'failed', reason: 'agent_unavailable', detail: 'the agent is no longer in the registry' };
       }
       const name = cardName(card, language);
       emit({ stage: 'agent_start', content: agentStartText(language, name), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });

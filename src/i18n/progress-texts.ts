@@ -60,6 +60,7 @@ const FAILURE_REASONS: Record<string, Record<Language, string>> = {
   stream_incomplete: { zh: '服务中途断开', en: 'the service stopped mid-way' },
   aborted: { zh: '请求已取消', en: 'the request was cancelled' },
   agent_failed: { zh: '服务处理失败', en: 'the service could not handle it' },
+  agent_unavailable: { zh: '该服务已下线', en: 'the service is no longer available' },
   dependency: { zh: '它依赖的任务未完成', en: 'a task it depends on did not complete' },
   max_subtasks: { zh: '超出单次请求可处理的任务数量上限', en: 'the request had more tasks than can be handled at once' },
   max_turn_ms: { zh: '本次处理时间已达上限', en: 'the time limit for this request was reached' },

@@ -45,7 +45,13 @@ describe('execute node', () => {
     expect((update.task_results as Record<string, unknown> | undefined)?.p1_task_1).toMatchObject({ status: 'failed', detail: 'the agent is no longer in the registry' });
     const logged = lines.find((line) => line.code === 'AGENT_NOT_FOUND');
     expect(logged).toMatchObject({ agent: 'ghost_agent', availableAgents: ['hotel_agent', 'weather_agent'] });
-    for (const event of events) expect(event.content).not.toMatch(/ghost_agent|hotel_agent|weather_agent/);
+    // The user is told, in a name-free agent_failed event; nothing available is listed.
+    const failed = events.filter((event) => event.stage === 'agent_failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ content: '相关服务暂时无法完成（该服务已下线）。', state: { task_id: 'p1_task_1', code: 'agent_unavailable' } });
+    expect(events.map((event) => event.stage)).toEqual(['agent_failed']);
+    for (const event of events) expect(event.content).not.toMatch(/ghost_agent|hotel_agent|weather_agent|酒店服务|天气服务/);
+    expect(JSON.stringify(failed[0]!.state)).not.toMatch(/hotel_agent|weather_agent/);
   });
 
   it('sends the turn delegation depth on every sub-agent request', async () => {
