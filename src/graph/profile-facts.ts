@@ -5,11 +5,14 @@
  * - Learned: enum values of required keys that completed read-only or write
  *   tasks were given this turn (not the ones the profile itself filled), and
  *   the language of the query. One piece of evidence per key per turn.
- * - Used: a fact fills a key only when the user gave none, the fact was seen
- *   in at least two turns (`hits` ≥ 2: "given repeatedly"), was seen within
- *   the last 180 days (older evidence has decayed) and is still valid for the
- *   key; never for an agent with `side_effects` (a write is never made on an
- *   assumed value without the user seeing it).
+ * - Used: a fact fills a key only when the user gave none, nothing
+ *   contradicts it (one sighting is enough: a newer different value replaces
+ *   the fact in the store, so the fact held is always the latest word), it was
+ *   seen within the last 180 days (older evidence has decayed) and is still
+ *   valid for the key; never for an agent with `side_effects` (a write is
+ *   never made on an assumed value without the user seeing it). The answer
+ *   always says which value came from the profile, so a wrong guess costs the
+ *   user one short correction.
  */
 import { keyDescription } from '../registry/localized-text.js';
 import type { AgentCard } from '../registry/types.js';
@@ -27,7 +30,8 @@ export interface ProfileFill {
   description: string;
 }
 
-const MIN_HITS = 2;
+/** Sightings needed before a fact is used: one, since the store keeps only the latest value per key. */
+const MIN_HITS = 1;
 const MAX_AGE_MS = 180 * 24 * 3600 * 1000;
 
 /** The fact usable for `key` now, if any. */

@@ -56,11 +56,12 @@ function script(intent: (request: ModelRequest, structuredIndex: number) => Mode
   model.answerAll((request) => (request.stream ? answer() : intent(request, structured++)));
 }
 
-async function businessTurn(query: string): Promise<{ events: Awaited<ReturnType<typeof turn>>; requests: ModelRequest[]; agentCalls: number }> {
+/** One turn in a new session; `userId` other than the default gives a user with no profile yet. */
+async function businessTurn(query: string, userId = 'u-llm'): Promise<{ events: Awaited<ReturnType<typeof turn>>; requests: ModelRequest[]; agentCalls: number }> {
   const before = model.requests.length;
   const callsBefore = appointment.calls.length;
   session += 1;
-  const events = await turn(server.url, { query, user_id: 'u-llm', session_id: `llm-${session}` }, ids);
+  const events = await turn(server.url, { query, user_id: userId, session_id: `llm-${session}` }, ids);
   return { events, requests: model.requests.slice(before), agentCalls: appointment.calls.length - callsBefore };
 }
 
@@ -104,7 +105,8 @@ describe('LLM mode, well-behaved model', () => {
   it('a missing key in LLM mode is asked for with index-aligned semantic_info', async () => {
     const query = '我想挂个号，具体的还没想好';
     script(() => ({ content: intentFor(query, '', {}) }));
-    const { events, agentCalls } = await businessTurn(query);
+    // A user seen for the first time: no usual department to offer.
+    const { events, agentCalls } = await businessTurn(query, 'u-llm-new');
     expect(agentCalls).toBe(0);
     const info = finalOf(events).metadata.semantic_info;
     expect(info).toEqual([

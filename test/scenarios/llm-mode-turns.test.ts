@@ -229,14 +229,15 @@ describe('LLM mode turns', () => {
       intentReply({ intent: ['hotel_agent'], rewritten_query: '帮我订酒店', task_plan: { sub_tasks: [task('task_1', 'hotel_agent', {})] } }),
       summaryReply('请告诉我入住城市（例如北京、上海）和入住日期（例如明天）。'),
     );
-    const first = await fleet.llm.chat('帮我订酒店', { sessionId: 'llm-missing-1' });
+    // A user seen for the first time: no usual city to offer.
+    const first = await fleet.llm.chat('帮我订酒店', { sessionId: 'llm-missing-1', userId: 'first-time' });
     expect(fleet.agents.hotel.calls.length).toBe(hotelBefore);
     const info = completeFinal(first).metadata.semantic_info;
     expect(info).toEqual([
       { type: 'miss', sub_agent_id: 'hotel_agent', keys: ['city', 'check_in_date'], key_descriptions: ['入住城市', '入住日期'], fe_widgets_suggestion: ['city_selector', 'date_picker'],
         key_options: [expect.arrayContaining(['北京', '上海']), []] },
     ]);
-    const offline = await fleet.offline.chat('帮我订酒店', { sessionId: 'offline-missing-1' });
+    const offline = await fleet.offline.chat('帮我订酒店', { sessionId: 'offline-missing-1', userId: 'first-time' });
     expect(completeFinal(offline).metadata.semantic_info).toEqual(info);
     expect(planShape(first)).toEqual(planShape(offline));
     // The summary prompt asks for exactly the missing items, with example values.
@@ -253,7 +254,7 @@ describe('LLM mode turns', () => {
       }),
       summaryReply('已为您预订北京饭店。'),
     );
-    const second = await fleet.llm.chat('北京，明天', { sessionId: 'llm-missing-1' });
+    const second = await fleet.llm.chat('北京，明天', { sessionId: 'llm-missing-1', userId: 'first-time' });
     const memoryPrompt = fleet.fake.requests.at(-2)!.messages[1]!.content;
     expect(memoryPrompt).toContain('[1] user: 帮我订酒店');
     expect(memoryPrompt).toMatch(/waiting for information[\s\S]*hotel_agent \(酒店服务\): needs city/);

@@ -1,8 +1,9 @@
 /**
- * The long-term profile over real HTTP: a city given in two turns is learned,
+ * The long-term profile over real HTTP: a city given in one turn is learned,
  * a later session of the same user gets it filled when the user leaves it out
- * (and the answer says so), other users cannot read it, and forgetting the
- * user removes the profile and every session.
+ * (and the answer says so), a newer different city replaces it, other users
+ * cannot read it, and forgetting the user removes the profile and every
+ * session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResponseState } from '../../src/graph/response-state.js';
@@ -38,30 +39,34 @@ describe('long-term profile', () => {
   };
 
   it('learns the usual city, offers it in another session, and forgets everything on request', async () => {
-    // One turn is not "usual" yet.
-    await board.chat('上海明天天气怎么样', { sessionId: 'p-a', userId: 'pu1' });
-    let asked = await board.chat('明天天气怎么样', { sessionId: 'p-b', userId: 'pu1' });
+    // Another user has no profile: asked for the city.
+    let asked = await board.chat('明天天气怎么样', { sessionId: 'p-x', userId: 'pu-other' });
     expect(completeFinal(asked).metadata.semantic_info?.[0]).toMatchObject({ type: 'miss', keys: ['city'] });
 
-    await board.chat('上海后天天气怎么样', { sessionId: 'p-a', userId: 'pu1' });
+    // One question is enough when nothing contradicts it.
+    await board.chat('上海明天天气怎么样', { sessionId: 'p-a', userId: 'pu1' });
     const read = await profile('/v1/users/pu1/profile?user_id=pu1');
     expect(read.status).toBe(200);
     expect(read.body.facts).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ key: 'city', value: '上海', hits: 2, source: expect.objectContaining({ session_id: 'p-a' }) }),
+        expect.objectContaining({ key: 'city', value: '上海', hits: 1, source: expect.objectContaining({ session_id: 'p-a' }) }),
         expect.objectContaining({ key: 'language', value: 'zh' }),
       ]),
     );
 
     // A new session: the city is filled from the profile and said first.
-    const used = await board.chat('后天天气怎么样', { sessionId: 'p-c', userId: 'pu1' });
+    const used = await board.chat('后天天气怎么样', { sessionId: 'p-b', userId: 'pu1' });
     const final = completeFinal(used);
+    expect(final.metadata.semantic_info ?? []).toEqual([]);
     expect(final.content.startsWith('已按您常用的查询城市 上海 为您处理，如需更换请告诉我。')).toBe(true);
     expect(final.metadata.state?.profile_filled).toEqual([expect.objectContaining({ key: 'city', value: '上海' })]);
     expect((weather.calls.at(-1)!.body as { inputs: { city: string } }).inputs.city).toBe('上海');
-    // The city the user names wins over the profile.
+    // The city the user names wins over the profile, and being newer, replaces it.
     const named = await board.chat('北京后天天气怎么样', { sessionId: 'p-c', userId: 'pu1' });
     expect(completeFinal(named).metadata.state?.profile_filled).toBeUndefined();
+    expect((await profile('/v1/users/pu1/profile?user_id=pu1')).body.facts).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'city', value: '北京', hits: 1 })]));
+    const replaced = await board.chat('明天天气怎么样', { sessionId: 'p-c', userId: 'pu1' });
+    expect(completeFinal(replaced).metadata.state?.profile_filled).toEqual([expect.objectContaining({ key: 'city', value: '北京' })]);
 
     // Other users: 403; bad input: 400.
     expect((await profile('/v1/users/pu1/profile?user_id=intruder')).status).toBe(403);

@@ -86,7 +86,8 @@ it('a reply that is only an unlisted name, to a request asking for the city, is 
 });
 
 it('an English turn asks for keys by their English descriptions', async () => {
-  const final = finalEvent(await board.chat('book a hotel', { sessionId: 'lang-keys-en' }));
+  // A user seen for the first time, so no key comes from a profile.
+  const final = finalEvent(await board.chat('book a hotel', { sessionId: 'lang-keys-en', userId: 'en-first-time' }));
   expect(final.metadata.semantic_info?.[0]?.key_descriptions).toEqual(['check-in city', 'check-in date']);
   expect(final.content).toContain('check-in city (e.g. Beijing, Shanghai, Guangzhou)');
   expect(final.content).not.toMatch(/[\u4e00-\u9fff]/);
