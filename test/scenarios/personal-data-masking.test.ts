@@ -19,7 +19,10 @@ import { createLogger } from '../../src/logger.js';
 import { createPiiMasking } from '../../src/privacy/index.js';
 import { createSwitchboard, type Switchboard } from '../../src/switchboard.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
-import { chatOverSse, finalEvent, stageEvents } from '../support/switchboard-harness.js';
+import { createLlmGateway, type OpenAiCompatibleGateway } from '../../src/llm/index.js';
+import { silentLogger } from '../../src/logger.js';
+import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from '../support/fake-openai.js';
+import { chatOverSse, finalEvent, sampleRegistry, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 
 const RAW = {
   mobile: '13812345678',
@@ -285,5 +288,85 @@ agents:
     await switchboard.close();
     expect(rawFindings()).toEqual([]);
     expect(storedRows()).not.toMatch(/13912345678|13787654321/);
+  });
+});
+
+/**
+ * CONTRACT §7, prompts' memory blocks (LLM mode, strict scripted model): a
+ * session whose queries, model summary and answers are full of a phone and an
+ * e-mail. From the second turn on, the conversation, summary and profile
+ * blocks the model receives hold those values masked, never raw; only the
+ * current user message carries them as typed.
+ */
+describe('prompt memory blocks hold personal data masked (LLM mode)', () => {
+  const PHONE = '13812345678';
+  const EMAIL = 'zhang.san@example.com';
+  let fake: FakeOpenAI;
+  let gateway: OpenAiCompatibleGateway;
+  let weather: FakeAgent;
+  let board: TestSwitchboard;
+
+  beforeAll(async () => {
+    weather = await startFakeAgent(
+      sseReply({ result: { status: 'completed', output: { city: '北京', forecast: [{ date: '2026-11-23', condition: '晴', high: 8, low: -2 }], notify: PHONE }, message: `北京明天晴，已通知 ${PHONE}` } }),
+    );
+    fake = await startFakeOpenAI();
+    gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', smallModel: 'fake-small', logger: silentLogger, timeoutMs: 3000, maxRetries: 0, breaker: false });
+    const yaml = sampleRegistry('agents_config.yaml', { 7104: weather.url }, { answerCacheTtlS: 0 }).replace(/memory_max_history: \d+/, 'memory_max_history: 1');
+    board = await startTestSwitchboard({ registryYaml: yaml, llm: gateway, now: () => new Date(2026, 10, 22, 10, 0, 0) });
+  });
+
+  afterAll(async () => {
+    await board.close();
+    gateway.close();
+    await fake.close();
+    await weather.close();
+  });
+
+  it('masks the conversation, summary and profile blocks of every intent prompt', async () => {
+    const prompts: string[] = [];
+    for (let index = 1; index <= 3; index += 1) {
+      const query = `第${index}次：北京明天天气怎么样，结果发短信到 ${PHONE}，抄送 ${EMAIL}`;
+      fake.push(
+        (request: RecordedRequest) => {
+          const prompt = request.messages[1]!.content;
+          prompts.push(prompt);
+          return {
+            content: {
+              kind: 'business',
+              intent: ['weather_agent'],
+              confidence: 'medium',
+              reason: 'weather',
+              rewritten_query: query,
+              user_friendly_message: '好的',
+              task_plan: { sub_tasks: [{ task_id: 't1', description: query, assigned_agent: 'weather_agent', inputs: { city: '北京', date: '2026-11-23' }, dependencies: [] }] },
+              ...(prompt.includes('also return memory_summary') ? { memory_summary: `用户手机 ${PHONE}，邮箱 ${EMAIL}，查询北京天气。` } : {}),
+            },
+            usage: false,
+          };
+        },
+        { content: `北京明天晴，已发送到 ${PHONE} 和 ${EMAIL}。`, usage: false },
+      );
+      await board.chat(query, { sessionId: 'pii-llm', userId: 'u-pii-llm' });
+      fake.assertComplete();
+    }
+    expect(weather.calls.length).toBeGreaterThan(0);
+    const blocks = (prompt: string) =>
+      Object.fromEntries(['conversation', 'summary', 'profile', 'user_message'].map((label) => [label, new RegExp(`<<<DATA:${label}>>>\\n([\\s\\S]*?)\\n<<<END:${label}>>>`).exec(prompt)?.[1]]));
+    const second = blocks(prompts[1]!);
+    const third = blocks(prompts[2]!);
+    // The blocks are there and hold the values masked.
+    expect(second.conversation).toContain('138****5678');
+    expect(second.conversation).toContain('zh***@example.com');
+    expect(third.summary).toContain('138****5678');
+    expect(third.profile).toContain('city=北京');
+    for (const [index, prompt] of prompts.entries()) {
+      for (const [label, text] of Object.entries(blocks(prompt))) {
+        if (label === 'user_message' || text === undefined) continue;
+        expect(text.includes(PHONE) || text.includes(EMAIL), `raw value in the ${label} block of prompt ${index + 1}`).toBe(false);
+      }
+      // The current message is the user's own text, as typed.
+      expect(blocks(prompt).user_message).toContain(PHONE);
+    }
   });
 });

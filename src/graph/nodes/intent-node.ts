@@ -9,20 +9,23 @@ import { normalizeText } from '../../text/index.js';
 import { renderSummary } from '../layered-summary.js';
 import { renderProfile } from '../profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
+import { maskForSnapshot } from '../../privacy/index.js';
 
 export function createIntentNode(dependencies: { recognizer: IntentRecognizer }) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
     const emit = eventWriter(config);
     emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
+    // Memory blocks of prompts carry personal data masked (CONTRACT §7); stored memory already is, this holds whatever the source.
+    const masker = maskForSnapshot(context.snapshot);
     const intent = await dependencies.recognizer.recognize({
       query: state.query,
       // The turn's language was read from this query when the turn started; its normal form is made here, once.
       normalizedQuery: normalizeText(state.query),
       language: context.language,
-      history: state.memory.history,
-      profile: renderProfile(state.profile, context.now),
-      summary: renderSummary(state.memory.summary, (agentId) => context.snapshot.byId.get(agentId)?.name ?? agentId),
+      history: masker.maskDeep(state.memory.history),
+      profile: masker.mask(renderProfile(state.profile, context.now)),
+      summary: masker.mask(renderSummary(state.memory.summary, (agentId) => context.snapshot.byId.get(agentId)?.name ?? agentId)),
       snapshot: context.snapshot,
       pendingAgents: state.memory.pending.map((task) => task.agent_id).filter((id) => context.snapshot.byId.get(id)?.enabled === true),
       signal: context.signal,
