@@ -37,6 +37,29 @@ describe('attributeClauseValues', () => {
     expect(attribute('hotels and weather in Beijing', travelCards())).toMatchObject({ hotel_agent: { city: 'Beijing' }, weather_agent: { city: 'Beijing' } });
   });
 
+  it('splits one clause at the 和 that joins two full requests, each keeping its own values', () => {
+    const both = (text: string) => [
+      { agentId: 'weather_agent', score: 1, clause: text },
+      { agentId: 'flight_agent', score: 1, clause: text },
+    ];
+    const query = '查询北京明天的天气和明天从北京到上海的航班';
+    expect(attribute(query, travelCards(), { intents: both(query) })).toEqual({
+      weather_agent: { city: '北京' },
+      flight_agent: { origin: '北京', destination: '上海', date: TOMORROW },
+    });
+    const apart = '查询杭州明天的天气和12月3日从北京到上海的航班';
+    expect(attribute(apart, travelCards(), { intents: both(apart) })).toEqual({
+      weather_agent: { city: '杭州' },
+      flight_agent: { origin: '北京', destination: '上海', date: '2026-12-03' },
+    });
+    const hotelFirst = '北京的酒店和上海的天气';
+    const hotelAndWeather = [
+      { agentId: 'hotel_agent', score: 1, clause: hotelFirst },
+      { agentId: 'weather_agent', score: 1, clause: hotelFirst },
+    ];
+    expect(attribute(hotelFirst, travelCards(), { intents: hotelAndWeather })).toEqual({ hotel_agent: { city: '北京' }, weather_agent: { city: '上海' } });
+  });
+
   it('lets a later clause with no value of its own continue the subject of the clause before', () => {
     expect(attribute('查一下订单 2024051812345678 的状态，还有物流到哪了', ecommerceCards())).toEqual({
       order_agent: { order_id: '2024051812345678' },

@@ -8,6 +8,10 @@
  *   plus the clauses of this turn that name no request (bare values such as
  *   "明天入住"), each attached to the nearest request clause before it (or, when
  *   there is none, after it). Within a group the latest mention wins.
+ * - Two full requests joined by 和 / and inside one clause are two clauses:
+ *   when several agents were recognised in the same clause, it is cut at the
+ *   joining word between their request words ("查询北京明天的天气和明天从北京到
+ *   上海的航班"), and each agent owns the part with its own request word.
  * - Coordination shares values: a clause that is only a request noun ("hotels",
  *   "酒店") joined by and / 和 / 、 to a neighbouring clause reads that clause's
  *   group too ("hotels and weather in Beijing"), as "北京的酒店和天气" does in one
@@ -63,19 +67,22 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
   const text = request.text.normalize('NFKC');
   // Clauses are found in the NFKC form; the words handed on keep the user's own punctuation when positions allow.
   const written = request.text.length === text.length ? request.text : text;
-  const clauses = splitClauses(text);
   const turnText = request.turnText?.normalize('NFKC').trim() ?? '';
   const turnStart = turnText.length > 0 ? Math.max(0, text.lastIndexOf(turnText)) : 0;
-  const firstTurnClause = Math.max(0, clauses.findIndex((clause) => clause.start >= turnStart));
   const cardsById = new Map(request.cards.map((card) => [card.id, card]));
+  const withClause = request.intents.filter((intent) => cardsById.has(intent.agentId) && intent.clause);
+  const intents = withClause.filter((intent, index) => withClause.findIndex((other) => other.agentId === intent.agentId) === index);
+  // Two full requests joined by 和 / and in one clause are two clauses, each request owning its own.
+  const { clauses, placed } = splitSharedClauses(text, splitClauses(text), intents, cardsById, turnStart);
+  const firstTurnClause = Math.max(0, clauses.findIndex((clause) => clause.start >= turnStart));
 
   // Owners of each clause: agents recognised in exactly that clause first, then agents whose clause spans several.
-  const owned = new Map<string, number[]>();
+  const owned = new Map<string, number[]>(placed);
   const owners: Set<string>[] = clauses.map(() => new Set());
   const spanning: [string, number[]][] = [];
-  for (const intent of request.intents) {
-    if (!cardsById.has(intent.agentId) || owned.has(intent.agentId) || !intent.clause) continue;
-    const spanned = clausesOf(text, intent.clause.normalize('NFKC').trim(), clauses, turnStart);
+  for (const intent of intents) {
+    if (owned.has(intent.agentId)) continue;
+    const spanned = clausesOf(text, intent.clause!.normalize('NFKC').trim(), clauses, turnStart);
     if (spanned.length === 1) owned.set(intent.agentId, spanned);
     else if (spanned.length > 1) spanning.push([intent.agentId, spanned]);
   }
@@ -155,6 +162,88 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
     result.set(card.id, { text: own, scope, extraction: extractKeys(own, card.requiredKeys, request.now), inherited: {} });
   }
   return result;
+}
+
+/** Words that join two requests inside one clause ("天气和明天的航班"). */
+const JOINING_WORD = /以及|和|跟|与|及|(?<![A-Za-z0-9_])(?:and|plus)(?![A-Za-z0-9_])|&/i;
+
+/**
+ * Splits a clause that several agents were recognised in at the joining word
+ * between their request words: "查询北京明天的天气和明天从北京到上海的航班" is two
+ * requests, each with its own values. Each such agent then owns the part with
+ * its request word; a part that is only the request noun ("北京的酒店和天气")
+ * still shares its neighbour's values by the coordination rule.
+ */
+function splitSharedClauses(
+  text: string,
+  clauses: readonly Clause[],
+  intents: readonly Pick<RankedIntent, 'agentId' | 'clause'>[],
+  cardsById: ReadonlyMap<string, AgentCard>,
+  turnStart: number,
+): { clauses: Clause[]; placed: Map<string, number[]> } {
+  const agentsIn = new Map<number, string[]>();
+  for (const intent of intents) {
+    const spanned = clausesOf(text, intent.clause!.normalize('NFKC').trim(), clauses, turnStart);
+    if (spanned.length === 1) agentsIn.set(spanned[0]!, [...(agentsIn.get(spanned[0]!) ?? []), intent.agentId]);
+  }
+  const result: Clause[] = [];
+  const placed = new Map<string, number[]>();
+  clauses.forEach((clause, index) => {
+    const anchors = (agentsIn.get(index) ?? [])
+      .map((agentId) => ({ agentId, word: requestWordIn(clause.text, cardsById.get(agentId)!) }))
+      .filter((anchor): anchor is { agentId: string; word: { start: number; end: number } } => anchor.word !== undefined)
+      .sort((left, right) => left.word.start - right.word.start);
+    const cuts: { start: number; end: number }[] = [];
+    for (let position = 1; position < anchors.length; position++) {
+      const left = anchors[position - 1]!.word;
+      const right = anchors[position]!.word;
+      if (right.start < left.end) continue;
+      const joining = JOINING_WORD.exec(clause.text.slice(left.end, right.start));
+      if (joining) cuts.push({ start: left.end + joining.index, end: left.end + joining.index + joining[0].length });
+    }
+    const pieces: Clause[] = [];
+    let from = 0;
+    for (const cut of [...cuts, { start: clause.text.length, end: clause.text.length }]) {
+      const raw = clause.text.slice(from, cut.start);
+      const trimmed = raw.trim();
+      if (trimmed.length > 0) pieces.push({ text: trimmed, start: clause.start + from + raw.indexOf(trimmed) });
+      from = cut.end;
+    }
+    if (cuts.length === 0 || pieces.length !== cuts.length + 1) {
+      result.push({ ...clause });
+      return;
+    }
+    const first = result.length;
+    result.push(...pieces);
+    for (const { agentId, word } of anchors) {
+      const at = clause.start + word.start;
+      const piece = pieces.findIndex((candidate) => candidate.start <= at && at < candidate.start + candidate.text.length);
+      if (piece >= 0) placed.set(agentId, [first + piece]);
+    }
+  });
+  return { clauses: result, placed };
+}
+
+/**
+ * Where `text` first names the request of `card`: one of its keywords or its
+ * name (English ones as whole words, a plural ending allowed), or undefined.
+ */
+export function requestWordIn(text: string, card: Pick<AgentCard, 'keywords' | 'name' | 'names'>): { start: number; end: number } | undefined {
+  const lower = text.normalize('NFKC').toLowerCase();
+  let found: { start: number; end: number } | undefined;
+  for (const phrase of [...card.keywords, card.name, ...Object.values(card.names ?? {})]) {
+    const word = phrase.normalize('NFKC').toLowerCase().trim();
+    if (word.length === 0) continue;
+    for (let at = lower.indexOf(word); at >= 0; at = lower.indexOf(word, at + 1)) {
+      const end = at + word.length;
+      const ascii = /^[a-z0-9]/.test(word);
+      // English words may take a plural ending ("flights").
+      if (ascii && ((at > 0 && /[a-z0-9_]/.test(lower[at - 1]!)) || !/^(?:e?s)?(?![a-z0-9_])/.test(lower.slice(end)))) continue;
+      if (!found || at < found.start) found = { start: at, end };
+      break;
+    }
+  }
+  return found;
 }
 
 /** Indexes of the clauses inside the last occurrence of `clause` in `text` (this turn's, when it is there). */

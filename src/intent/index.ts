@@ -35,4 +35,4 @@ export {
 } from './simple-intents.js';
 export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './direct-answers.js';
 export { splitClauses, type Clause } from './clause-splitter.js';
-export { attributeClauseValues, type AgentClauseValues, type ClauseValuesRequest } from './clause-values.js';
+export { attributeClauseValues, requestWordIn, type AgentClauseValues, type ClauseValuesRequest } from './clause-values.js';

@@ -126,6 +126,29 @@ describe('LLM planner', () => {
     expect(weather.inputs).toEqual({ city: '杭州' });
   });
 
+  it('gives two requests joined by 和 in one clause the values of their own part', async () => {
+    const query = '查询北京明天的天气和明天从北京到上海的航班';
+    const { plan } = await planner.plan(
+      request(query, [sub('t1', 'weather_agent', { city: '北京' }), sub('t2', 'flight_agent', { origin: '北京', destination: '上海', date: TOMORROW })]),
+    );
+    const inputsOf = (agent: string) => plan.sub_tasks.find((task) => task.assigned_agent === agent)!.inputs;
+    expect(inputsOf('weather_agent')).toEqual({ city: '北京' });
+    expect(inputsOf('flight_agent')).toEqual({ origin: '北京', destination: '上海', date: TOMORROW });
+
+    const leaky = await planner.plan(request('查询杭州明天的天气和12月3日从北京到上海的航班', [sub('t1', 'weather_agent', { city: '上海' }), sub('t2', 'flight_agent', { origin: '北京' })]));
+    expect(leaky.plan.sub_tasks.find((task) => task.assigned_agent === 'weather_agent')!.inputs).toEqual({ city: '杭州' });
+  });
+
+  it('grounds values in what the user typed when the rewrite moved them to another request', async () => {
+    const typed = '查一下杭州明天的天气，再订一张12月3日从北京到上海的机票';
+    const draft = [sub('t1', 'weather_agent', { city: '上海' }), sub('t2', 'flight_agent', { origin: '北京', destination: '上海', date: '2026-12-03' })];
+    const base = request('查询上海12月3日的天气和12月3日从北京到上海的航班', draft);
+    const { plan } = await planner.plan({ ...base, turnQuery: typed });
+    const inputsOf = (agent: string) => plan.sub_tasks.find((task) => task.assigned_agent === agent)!.inputs;
+    expect(inputsOf('weather_agent')).toEqual({ city: '杭州' });
+    expect(inputsOf('flight_agent')).toEqual({ origin: '北京', destination: '上海', date: '2026-12-03' });
+  });
+
   it('lets a parked booking take the values of the answer to its question', async () => {
     const memory: SessionMemory = {
       ...emptyMemory(),

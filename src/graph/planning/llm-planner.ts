@@ -16,11 +16,16 @@
  *   appear. Anything else is dropped: a model must never invent a value.
  * - and values that keep to their clause, as the offline planner's do (see
  *   `intent/clause-values.ts`): the offline ranker finds which clause of the
- *   query asked for each agent; a value found in the query only outside the
+ *   query asked for each agent (or, when it missed one the model named, the
+ *   clause with that agent's keyword); a value found in the query only outside the
  *   agent's own words (its clause group, an inherited value, its parked
  *   task) is dropped, and an agent with side effects never takes a value
  *   that is not in its own words at all (from history or slot memory) unless
  *   it was parked waiting for the user.
+ * - When the rewrite is not what the user typed, the user's own words decide
+ *   first: a value the user gave only for another request is dropped (also
+ *   when the offline reading of the rewrite found it), and what the user's
+ *   words for the agent give fills what is still missing.
  * Required keys still missing are then filled as the offline planner fills
  * them (extraction from the agent's clause, the parked task, slot memory),
  * so the semantic check parks exactly what is really missing.
@@ -32,14 +37,15 @@ import { extractOne } from '../../text/key-extractor.js';
 import { resolveAgentId } from '../../registry/index.js';
 import type { AgentRanker } from '../../intent/agent-ranker.js';
 import { createExampleRanker } from '../../intent/example-ranker.js';
-import type { AgentClauseValues } from '../../intent/clause-values.js';
+import { attributeClauseValues, requestWordIn, type AgentClauseValues } from '../../intent/clause-values.js';
+import { splitClauses } from '../../intent/clause-splitter.js';
 import type { DraftPlanEnvelope, DraftSubTask } from '../../intent/intent-schema.js';
 import type { RankedIntent } from '../../intent/types.js';
 import type { Logger } from '../../logger.js';
 import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';
 import type { InvalidKey, SubTask } from '../plan-types.js';
 import { findCycle, topologicalOrder } from './dag.js';
-import { assemblePlan, buildSubTasks } from './offline-planner.js';
+import { assemblePlan, buildSubTasks, extractOptionalInputs } from './offline-planner.js';
 import type { Planner, PlanRequest, PlanResult } from './types.js';
 
 /** Dependencies of the LLM planner. */
@@ -116,8 +122,10 @@ export function planFromDraft(
   if (cards.length === 0) return { corrections };
 
   // The offline view of the same agents, each read from its own clause: extracted keys, slot memory, invalid values.
-  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request, ranker) });
+  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request.query, request, ranker) });
   const offlineByAgent = new Map(offline.tasks.map((task) => [task.assigned_agent, task]));
+  // The user's own words decide first where the model's rewrite is not what the user typed.
+  const userWords = userClauseValues(cards, request, ranker);
   const evidence = conversationEvidence(envelope, request);
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
   const modelKeys = new Map<string, Set<string>>();
@@ -126,6 +134,18 @@ export function planFromDraft(
     const draftTask = byAgent.get(card.id)!;
     const offlineTask = offlineByAgent.get(card.id)!;
     const inputs: Record<string, unknown> = { ...offlineTask.inputs };
+    // Values read from the rewrite keep to the agent's clause of the rewrite; the user's text may still place them elsewhere.
+    for (const [key, value] of Object.entries(inputs)) {
+      if (!isPrimitive(value) || userVerdict(value, key, card, userWords?.get(card.id), request) !== false) continue;
+      corrections.outOfClauseValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
+      delete inputs[key];
+    }
+    // What the user's own words for the agent give fills what is still missing (a rewrite may have lost or moved it).
+    const userOwn = userWords?.get(card.id);
+    if (userOwn) {
+      const read = { ...extractOptionalInputs(userOwn.text, card, request.now), ...userOwn.extraction.values };
+      for (const [key, value] of Object.entries(read)) if (inputs[key] === undefined && !userOwn.extraction.invalid.some((item) => item.key === key)) inputs[key] = value;
+    }
     const allowed = allowedKeys(card);
     for (const [key, value] of Object.entries(draftTask.inputs ?? {})) {
       if (!allowed.has(key)) {
@@ -138,7 +158,7 @@ export function planFromDraft(
         corrections.droppedValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
         continue;
       }
-      if (!keepsToClause(value, key, card, offline.attributed.get(card.id)!, request)) {
+      if (!keepsToClause(value, key, card, offline.attributed.get(card.id)!, userWords?.get(card.id), request)) {
         corrections.outOfClauseValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
         continue;
       }
@@ -237,13 +257,47 @@ function isGrounded(value: Primitive, spec: SemanticKeySpec | undefined, evidenc
   return false;
 }
 
-/** The draft's agents with the clause the offline ranker found for each (none when it did not find the agent). */
-function withClauses(cards: readonly AgentCard[], request: PlanRequest, ranker: AgentRanker): RankedIntent[] {
-  const found = new Map(ranker.rank(request.query, request.snapshot).intents.map((match) => [match.agentId, match.clause]));
+/**
+ * The draft's agents with the clause of `text` that asked for each: the one the
+ * offline ranker found, else the clause that names the agent's request (a
+ * keyword or its name; the model recognised it where the ranker did not),
+ * else none.
+ */
+function withClauses(cards: readonly AgentCard[], text: string, request: PlanRequest, ranker: AgentRanker): RankedIntent[] {
+  const found = new Map(ranker.rank(text, request.snapshot).intents.map((match) => [match.agentId, match.clause]));
+  const clauses = splitClauses(text.normalize('NFKC'));
   return cards.map((card) => {
-    const clause = found.get(card.id);
+    const clause = found.get(card.id) ?? clauses.find((candidate) => requestWordIn(candidate.text, card) !== undefined)?.text;
     return clause ? { agentId: card.id, score: 1, clause } : { agentId: card.id, score: 1 };
   });
+}
+
+/** Each agent's words in what the user typed this turn, when the rewritten query is not that text (else undefined). */
+function userClauseValues(cards: readonly AgentCard[], request: PlanRequest, ranker: AgentRanker): Map<string, AgentClauseValues> | undefined {
+  const typed = request.turnQuery ?? '';
+  if (squash(typed).length === 0 || squash(typed) === squash(request.query)) return undefined;
+  return attributeClauseValues({
+    text: typed,
+    intents: withClauses(cards, typed, request, ranker),
+    cards,
+    pendingAgents: request.memory.pending.map((task) => task.agent_id),
+    now: request.now,
+  });
+}
+
+/**
+ * What the user's own words say of a value for this agent: true when they
+ * state it in the agent's part (or it is the agent's parked or inherited
+ * value), false when they state it only elsewhere, undefined when they do not
+ * state it (or the rewrite is what the user typed).
+ */
+function userVerdict(value: Primitive, key: string, card: AgentCard, own: AgentClauseValues | undefined, request: PlanRequest): boolean | undefined {
+  if (!own || typeof value === 'boolean') return undefined;
+  const pending = request.memory.pending.find((task) => task.agent_id === card.id);
+  if (own.inherited[key] === value || (pending && pending.inputs[key] === value)) return true;
+  const spec = card.requiredKeys.find((candidate) => candidate.key === key);
+  if ([own.text, pending?.description ?? ''].some((text) => mentions(text, value, spec, request.now))) return true;
+  return mentions(request.turnQuery ?? '', value, spec, request.now) ? false : undefined;
 }
 
 /**
@@ -254,8 +308,10 @@ function withClauses(cards: readonly AgentCard[], request: PlanRequest, ranker: 
  * translation) is left to `isGrounded`, except for an agent with side effects
  * that was not parked waiting for the user.
  */
-function keepsToClause(value: Primitive, key: string, card: AgentCard, own: AgentClauseValues, request: PlanRequest): boolean {
+function keepsToClause(value: Primitive, key: string, card: AgentCard, own: AgentClauseValues, userOwn: AgentClauseValues | undefined, request: PlanRequest): boolean {
   if (typeof value === 'boolean') return true;
+  const user = userVerdict(value, key, card, userOwn, request);
+  if (user !== undefined) return user;
   const pending = request.memory.pending.find((task) => task.agent_id === card.id);
   if (own.inherited[key] === value || (pending && pending.inputs[key] === value)) return true;
   const spec = card.requiredKeys.find((candidate) => candidate.key === key);
