@@ -2,7 +2,9 @@
  * `switchboard check-agent <url|agent id> [--config F] [--json]`: runs the
  * wire-protocol conformance suite against a live sub-agent (CONTRACT §6 v2).
  * An argument that is not an http(s) URL is an agent id of the registry file.
- * Exit 0 when every MUST check passes, 1 otherwise, 2 on a usage mistake.
+ * Exit 0 when every MUST check passes, 1 otherwise — including when the agent
+ * cannot be checked at all (unknown agent id, unreadable registry, nothing
+ * answering at the URL) — and 2 on a usage mistake (no argument, bad option).
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,6 +14,7 @@ import { safeJsonParse } from '../util/safe-json.js';
 // Type-only: importing a value from the entry module would re-enter it.
 import type { CliIo } from './cli-io.js';
 
+const EXIT_MUST_FAILED = 1;
 const EXIT_USAGE = 2;
 
 /** The help text of this command (main adds the environment section). */
@@ -21,7 +24,14 @@ Runs the sub-agent conformance suite (envelope shape and status values,
 output_schema, input_required with missing_keys, SSE framing with exactly one
 result, idempotent retry with the same task_id, timeout, malformed and
 oversized requests) against a live agent. Prints one line per check, graded
-MUST or SHOULD; exit 0 when every MUST check passes, 1 otherwise.
+MUST or SHOULD.
+
+Exit codes:
+  0  every MUST check passed
+  1  a MUST check failed, or the agent could not be checked: an unknown agent
+     id, a registry file that does not load, or nothing answering at the URL
+     (reported as a failed http_status check, the other checks skipped)
+  2  usage mistake: no <url|agent id>, more than one, or a bad option
 
   <url>          the agent's endpoint; the protocol is read from its reply
   <agent id>     an agent of the registry file: its url, headers, timeout,
@@ -89,18 +99,19 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     const file = values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml';
     const loaded = await loadRegistryFile(resolve(io.cwd, file), { env: io.env });
     if (!loaded.ok) {
-      io.stderr(`switchboard check-agent: ${file} is not a valid registry (${loaded.issues[0]?.message ?? 'unknown error'}); run \`switchboard validate ${file}\`\n`);
-      return EXIT_USAGE;
+      io.stderr(`switchboard check-agent: cannot check "${subject}": ${file} is not a valid registry (${loaded.issues[0]?.message ?? 'unknown error'}); run \`switchboard validate ${file}\`\n`);
+      return EXIT_MUST_FAILED;
     }
     const card = loaded.snapshot.byId.get(subject);
     if (!card) {
       const known = loaded.snapshot.agents.map((agent) => agent.id).join(', ') || 'none';
-      return usage(`no agent "${subject}" in ${file} (agents: ${known}); pass an agent id or an http(s) URL`);
+      io.stderr(`switchboard check-agent: cannot check "${subject}": no such agent in ${file} (agents: ${known}); pass an agent id of that file or an http(s) URL\n`);
+      return EXIT_MUST_FAILED;
     }
     target = targetFromCard(card, { timeoutMs, inputs });
   }
 
   const report = await runConformance({ ...target, headers: { ...target.headers, ...headers } });
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-  return report.passed ? 0 : 1;
+  return report.passed ? 0 : EXIT_MUST_FAILED;
 }

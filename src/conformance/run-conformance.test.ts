@@ -95,6 +95,8 @@ describe('check-agent against broken agents', () => {
     const slow = await fake(() => hangReply());
     const slowReport = await runConformance(targetFromUrl(slow.url, { timeoutMs: 200 }));
     expect(failedMust(slowReport)).toEqual(expect.arrayContaining(['http_status', 'timeout', 'envelope_shape']));
+    // No reply arrived, so there is no size to pass.
+    expect(outcome(slowReport, 'reply_size')).toBe('skip');
 
     const wrong = await fake(() => jsonReply({ output: { hotels: 'none' } }));
     const loaded = loadRegistryText(readFileSync(ROOT_CONFIG, 'utf8'), 'agents_config.yaml', { env: {} });
@@ -103,6 +105,18 @@ describe('check-agent against broken agents', () => {
     const report = await runConformance(targetFromCard({ ...card, endpoint: { ...card.endpoint, url: wrong.url, headers: {} } }));
     expect(failedMust(report)).toEqual(['output_schema']);
     expect(outcome(report, 'missing_inputs_not_completed')).toBe('fail');
+  });
+
+  it('against a refused connection fails http_status, names it unreachable, and passes nothing', async () => {
+    const closed = await fake(() => jsonReply({ output: { n: 1 } }));
+    const url = closed.url;
+    await closed.close();
+    const report = await runConformance(targetFromUrl(url, { timeoutMs: 2000 }));
+    expect(report.passed).toBe(false);
+    expect(failedMust(report)).toEqual(['http_status']);
+    expect(report.checks.find((check) => check.id === 'http_status')?.detail).toMatch(/unreachable: ECONNREFUSED/);
+    for (const id of ['timeout', 'reply_size', 'envelope_shape', 'idempotent_retry', 'still_serving']) expect(outcome(report, id), id).toBe('skip');
+    expect(report.checks.filter((check) => check.outcome === 'pass')).toEqual([]);
   });
 
   it('fails a retry that changes its answer and a server that dies after bad input', async () => {

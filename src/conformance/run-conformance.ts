@@ -62,9 +62,16 @@ export async function runConformance(target: ConformanceTarget, options: Conform
   protocol ??= first.contentType.toLowerCase().startsWith('text/event-stream') ? 'http-sse' : 'http-json';
   const firstJudged = judge(first, protocol);
 
+  if (first.httpStatus === undefined && !first.timedOut) {
+    // Nothing answered at all (refused, unknown host, bad port): every other check has nothing to judge.
+    record('http_status', 'MUST', 'fail', `the agent is unreachable: ${first.error ?? 'no answer'}`);
+    for (const [id, level] of UNJUDGED_WHEN_UNREACHABLE) record(id, level, 'skip', 'no reply: the agent is unreachable');
+    return { target: { url: target.url, protocol, ...(target.agentId ? { agent_id: target.agentId } : {}) }, checks, passed: false };
+  }
   record('http_status', 'MUST', first.httpStatus !== undefined && first.httpStatus >= 200 && first.httpStatus < 300 ? 'pass' : 'fail', describeStatus(first));
   record('timeout', 'MUST', first.timedOut ? 'fail' : 'pass', first.timedOut ? `no complete reply within ${target.timeoutMs} ms` : `replied in ${first.durationMs} ms (limit ${target.timeoutMs} ms)`);
-  record('reply_size', 'MUST', first.tooLarge ? 'fail' : 'pass', first.tooLarge ? `reply exceeded ${maxBytes} bytes` : `${Buffer.byteLength(first.text)} bytes (limit ${maxBytes})`);
+  if (first.httpStatus === undefined) record('reply_size', 'MUST', 'skip', 'no reply to measure');
+  else record('reply_size', 'MUST', first.tooLarge ? 'fail' : 'pass', first.tooLarge ? `reply exceeded ${maxBytes} bytes` : `${Buffer.byteLength(first.text)} bytes (limit ${maxBytes})`);
   record('envelope_shape', 'MUST', firstJudged.ok ? 'pass' : 'fail', firstJudged.ok ? `valid reply envelope, status "${firstJudged.reply.status}"` : firstJudged.problem);
   const expectedType = protocol === 'http-sse' ? 'text/event-stream' : 'application/json';
   const typeOk = first.contentType.toLowerCase().startsWith(expectedType);
@@ -89,7 +96,8 @@ export async function runConformance(target: ConformanceTarget, options: Conform
     );
   }
   const failedWithoutMessage = [firstJudged, bareJudged].find((judged) => judged.ok && judged.reply.status === 'failed' && !judged.reply.message?.trim());
-  record('failed_has_message', 'SHOULD', failedWithoutMessage ? 'fail' : 'pass', failedWithoutMessage ? 'a "failed" reply carries no message for the user' : 'every "failed" reply seen explains itself (or none was seen)');
+  if (!firstJudged.ok && !bareJudged.ok) record('failed_has_message', 'SHOULD', 'skip', 'no valid reply to judge');
+  else record('failed_has_message', 'SHOULD', failedWithoutMessage ? 'fail' : 'pass', failedWithoutMessage ? 'a "failed" reply carries no message for the user' : 'every "failed" reply seen explains itself (or none was seen)');
 
   // 3. The same request again, same task_id: a retry must be safe.
   const retry = await probe(firstBody);
@@ -121,6 +129,21 @@ export async function runConformance(target: ConformanceTarget, options: Conform
 }
 
 type Recorder = (id: string, level: CheckLevel, outcome: CheckOutcome, detail: string) => void;
+
+/** The checks after `http_status`, in report order: skipped when the agent never answered. */
+const UNJUDGED_WHEN_UNREACHABLE: readonly (readonly [string, CheckLevel])[] = [
+  ['timeout', 'MUST'],
+  ['reply_size', 'MUST'],
+  ['envelope_shape', 'MUST'],
+  ['content_type', 'SHOULD'],
+  ['output_schema', 'MUST'],
+  ['input_required_missing_keys', 'MUST'],
+  ['idempotent_retry', 'MUST'],
+  ['bad_json_rejected', 'SHOULD'],
+  ['missing_task_id_rejected', 'SHOULD'],
+  ['large_request', 'SHOULD'],
+  ['still_serving', 'MUST'],
+];
 
 /** Reads a probe's reply as the client would: JSON body, or the data of the one `result` event. */
 function judgeProbe(envelope: EnvelopeValidator, probe: ProbeResult, protocol: Protocol): Judged {
