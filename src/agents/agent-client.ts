@@ -20,11 +20,20 @@ import { createProtocolAdapters } from './protocols/adapter-registry.js';
 import { describeTarget, redactHeaderValues } from './protocols/http-common.js';
 import { publicFailureReason } from './failure-reason.js';
 import pRetry from 'p-retry';
+import type { LookupFunction } from 'node:net';
+import { createEndpointFetch } from './endpoint-fetch.js';
 
 /** Dependencies and limits of an agent client. */
 export interface AgentClientOptions {
-  /** What requests go through; tests may hand in one that returns prepared `Response`s. */
+  /**
+   * What requests go through; tests may hand in one that returns prepared
+   * `Response`s. Default: an endpoint fetch (`endpoint-fetch.ts`) that refuses
+   * to connect to link-local / metadata / unique-local addresses a host name
+   * resolves to, unless the card's registry allows private endpoints.
+   */
   fetch?: typeof globalThis.fetch;
+  /** Resolves endpoint host names for the default fetch (default `dns.lookup`). */
+  lookup?: LookupFunction;
   logger?: Logger;
   /** Largest reply body (or single event of an event stream) accepted, in bytes. */
   maxResponseBytes?: number;
@@ -47,7 +56,8 @@ const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'x-switchboard-d
 
 /** Creates a client that calls sub-agents according to their cards. */
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
-  const fetchFunction = options.fetch ?? globalThis.fetch;
+  const checkedFetch = options.fetch ?? createEndpointFetch({ lookup: options.lookup });
+  const uncheckedFetch = options.fetch ?? createEndpointFetch({ lookup: options.lookup, refusePrivateRanges: false });
   const logger = options.logger ?? silentLogger;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxStreamBytes = Math.max(maxResponseBytes, options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES);
@@ -84,7 +94,15 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
       const reply = await pRetry(
         async (attempt) => {
           attempts = attempt;
-          const result = await runAttempt(adapter, { url: card.endpoint.url, headers, body, timeoutMs, signal, onProgress: callOptions.onProgress });
+          const result = await runAttempt(adapter, {
+            url: card.endpoint.url,
+            fetch: card.endpoint.allowPrivateAddresses === true ? uncheckedFetch : checkedFetch,
+            headers,
+            body,
+            timeoutMs,
+            signal,
+            onProgress: callOptions.onProgress,
+          });
           if (result.ok) return result.reply;
           logger.debug({ traceId: body.trace_id, agent: card.id, task: body.task_id, attempt, code: result.code, reason: result.reason }, 'sub-agent attempt failed');
           throw new FailedAttempt(result);
@@ -113,6 +131,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
 
   interface AttemptPlan {
     url: string;
+    fetch: typeof globalThis.fetch;
     headers: Record<string, string>;
     body: AgentRequestBody;
     timeoutMs: number;
@@ -131,7 +150,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     let result: AttemptResult;
     try {
       result = await adapter.invoke({
-        fetch: fetchFunction,
+        fetch: plan.fetch,
         url: plan.url,
         headers: plan.headers,
         body: plan.body,

@@ -72,6 +72,7 @@ export function buildEndpoint(agent: RawAgent, context: EndpointContext): Checke
       timeoutMs: agent.endpoint.timeout_ms ?? context.defaultTimeoutMs,
       retries: agent.endpoint.retries ?? ENDPOINT_DEFAULTS.retries,
       headers,
+      ...(context.allowPrivateEndpoints ? { allowPrivateAddresses: true } : {}),
     },
     issues,
     warnings: [],

@@ -10,6 +10,7 @@ export {
   type LoadResult,
 } from './load-registry.js';
 export { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
+export { createResolvedAddressCheck, type ResolvedAddressCheck } from './private-address.js';
 export { toPublicCard } from './public-card.js';
 export { resolveAgentId } from './resolve-agent-id.js';
 export { extractToJson } from './extract-spec.js';

@@ -37,6 +37,8 @@ export interface AgentEndpoint {
   readonly retries: number;
   /** `${VAR}` already resolved. Secret: never logged nor returned by any API. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The registry set `allow_private_endpoints: true`: connections to link-local / metadata / unique-local addresses are not refused. */
+  readonly allowPrivateAddresses?: boolean;
 }
 
 /** A capability card: one registered sub-agent, validated and frozen. */
