@@ -20,7 +20,7 @@ const ADDRESS_PATTERNS: readonly RegExp[] = [
   /\blocalhost\b/gi,
 ];
 
-/** Replaces every header value (and each long word of one) found in `text` with `[redacted]`. */
+/** Replaces every header value (and its credential and opaque parts, `text/credential-parts.ts`) found in `text` with `[redacted]`. */
 export function redactSecrets(text: string, headerValues: Iterable<string>): string {
   return createTextScrubber({ terms: secretTerms(headerValues) }).scrub(text);
 }

@@ -35,11 +35,29 @@ describe('createContentGuard', () => {
     }),
   ]);
 
-  it('replaces an address that contains an id as an address, and header values and their long words', () => {
+  it('replaces an address that contains an id as an address, and header values and their credentials', () => {
     const scrub = createContentGuard(guarded).scrub;
     expect(scrub('hotel failed at http://hotel.internal:8080/invoke')).toBe('酒店服务 failed at [internal address]');
     expect(scrub('host hotel.internal:8080 down')).toBe('host [internal address] down');
     expect(scrub('echo: Bearer sk-live-123456 / sk-live-123456')).toBe('echo: [redacted] / [redacted]');
+  });
+
+  it('shows the auth scheme word and ordinary words of a header value, and still hides the token, whole or alone', () => {
+    const scrub = createContentGuard(guarded).scrub;
+    expect(scrub('请在请求头里使用 Bearer 令牌（Bearer token）。')).toBe('请在请求头里使用 Bearer 令牌（Bearer token）。');
+    expect(scrub('Authorization: Bearer sk-live-123456; bearer sk-live-123456')).toBe('Authorization: [redacted]; bearer [redacted]');
+  });
+
+  it('streams "Bearer" as it is and never a piece of the token, however the deltas split it', () => {
+    const text = '认证方式为 Bearer，令牌 sk-live-123456 已失效，请更新 Bearer 令牌。';
+    const guard = createContentGuard(guarded);
+    expect(guard.scrub(text)).toBe('认证方式为 Bearer，令牌 [redacted] 已失效，请更新 Bearer 令牌。');
+    for (let cut = 1; cut < text.length; cut++) {
+      const stream = guard.stream();
+      const shown = [stream.push(text.slice(0, cut)), stream.push(text.slice(cut)), stream.flush()];
+      for (const piece of shown) expect(piece).not.toMatch(/sk-|live-|123456/);
+      expect(shown.join('')).toBe(guard.scrub(text));
+    }
   });
 
   it('replaces made-up ids only when asked, in the language given', () => {

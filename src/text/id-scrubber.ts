@@ -17,6 +17,7 @@
  * shown carries part of one and the pieces add up to the scrubbed whole text.
  */
 import { type Language, relatedServiceText } from '../i18n/index.js';
+import { credentialParts } from './credential-parts.js';
 import { createDeltaStream, createMessageStream, type DeltaStream, type MessageStream, type ScrubSpan, type StreamJudge } from './scrub-stream.js';
 
 /** A literal text to hide and what shows instead. */
@@ -139,12 +140,13 @@ export function idTerms(cards: readonly { id: string; name: string }[]): ScrubTe
   return cards.map((card) => ({ text: card.id, replacement: card.name, wholeWord: true }));
 }
 
-/** Terms that redact secret values (header values) and each word of one long enough to be a secret on its own. */
+/**
+ * Terms that redact secret values (header values): each value whole, its
+ * credential without the auth scheme, and each opaque part of it
+ * (`credential-parts.ts`); the scheme word and ordinary words stay readable.
+ */
 export function secretTerms(values: Iterable<string>, replacement = '[redacted]'): ScrubTerm[] {
-  return [...values]
-    .flatMap((value) => [value, ...value.split(/[\s,;]+/).filter((word) => word.length >= 6)])
-    .filter((secret) => secret.length >= 4)
-    .map((text) => ({ text, replacement }));
+  return [...new Set([...values].flatMap((value) => credentialParts(value)))].map((text) => ({ text, replacement }));
 }
 
 /** A pattern that shows a neutral phrase in place of an agent id the model made up (`train_agent`). */

@@ -21,6 +21,7 @@ export {
   type KeyOutcome,
 } from './key-extractor.js';
 export { orderByMention } from './mention-order.js';
+export { credentialParts, isOpaque } from './credential-parts.js';
 export {
   createIdScrubber,
   createTextScrubber,
