@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { loadRegistryText } from '../registry/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
 import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
@@ -151,6 +153,20 @@ describe('rewrite from short-term memory', () => {
     const result = await recognizer.recognize(input('Shanghai', { history, pendingAgents: ['weather_agent'] }));
     expect(result.rewrittenQuery).toBe("what's the weather tomorrow, Shanghai");
     expect(result.userFriendlyMessage).toBe("Got it! I'll take care of: 天气查询.");
+  });
+
+  it('counts a reply that names the keys it answers as a fragment (what a form sends)', async () => {
+    const loaded = loadRegistryText(readFileSync(new URL('../../agents_config.yaml', import.meta.url), 'utf8'), 'agents_config.yaml', { env: {} });
+    if (!loaded.ok) throw new Error(loaded.issues[0]?.message);
+    const demo = loaded.snapshot;
+    const history = [turn({ query: 'Book a hotel', rewrittenQuery: 'Book a hotel', agents: ['hotel_agent'] })];
+    const pending = { history, pendingAgents: ['hotel_agent'] };
+    const labelled = await recognizer.recognize(input('check-in city: Shanghai, check-in date: 2026-12-01', pending, demo));
+    expect(labelled.kind).toBe('business');
+    expect(labelled.rewrittenQuery).toBe('Book a hotel, check-in city: Shanghai, check-in date: 2026-12-01');
+    // Key names do not make an unrelated sentence a fragment.
+    expect((await recognizer.recognize(input('check-in city: Shanghai and tell me the best stock to buy this year', pending, demo))).kind).not.toBe('business');
+    expect((await recognizer.recognize(input('入住城市：上海，入住日期：2026-12-01', pending, demo))).kind).toBe('business');
   });
 
   it('counts an invalid value as an answer to the pending question', async () => {

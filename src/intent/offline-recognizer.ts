@@ -20,8 +20,9 @@
  *   query is a fragment — it supplies at least one key of a carried agent
  *   (a value or an invalid one, e.g. `质量问题`, `北京，明天`, `上海呢`) and at
  *   most `maxFragmentResidue` (default 4) Chinese characters / Latin words
- *   remain besides those values ("今天股票怎么样" supplies a date but leaves
- *   five, so it is not a fragment) — the result is `business` with the carried agents and
+ *   remain besides those values and the keys' own descriptions ("check-in
+ *   city: Shanghai" is a fragment; "今天股票怎么样" supplies a date but leaves
+ *   five, so it is not) — the result is `business` with the carried agents and
  *   `rewrittenQuery` = last turn's rewritten query (or its query), a
  *   separator, then the current text. (Extraction takes the latest mention,
  *   so a corrected value in the reply wins over the earlier one.)
@@ -147,6 +148,10 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
     if (raws.length === 0) return false;
     let rest = query;
     for (const raw of raws.sort((a, b) => b.length - a.length)) rest = rest.split(raw).join(' ');
+    // A reply that names the keys it answers ("check-in city: Shanghai", as a form sends it) is still a fragment:
+    // the keys' own descriptions, in any language of the registry, are not residue.
+    const labels = specs.flatMap((spec) => [spec.description, ...Object.values(spec.descriptions ?? {})]).filter((label) => label.trim().length > 0);
+    for (const label of [...new Set(labels)].sort((a, b) => b.length - a.length)) rest = rest.split(label).join(' ');
     const residual = residualUnits(rest);
     return residual.han + residual.words <= maxFragmentResidue;
   }

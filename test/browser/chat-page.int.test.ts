@@ -2,9 +2,12 @@
  * The chat page in a real headless Chromium (Debian's chromium driven by
  * playwright-core): a multi-intent turn renders thinking steps, agent rows and
  * one final answer; a missing-slot turn is completed by using the widgets; at
- * 375 px the page has no horizontal scroll; the stop button ends a running turn
- * as cancelled; a booking runs only after its confirmation button is clicked,
- * and declining it runs nothing.
+ * 375 px every element stays inside the viewport and the key controls are
+ * visible and do not overlap; the English UI asks and completes in English;
+ * the phone widget refuses a bad number and sends a good one; with API keys on,
+ * the page sends the key given once by `?key=` or typed into its key field;
+ * the stop button ends a running turn as cancelled; a booking runs only after
+ * its confirmation button is clicked, and declining it runs nothing.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,8 +15,8 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
-import { hangReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
-import type { TestSwitchboard } from '../support/switchboard-harness.js';
+import { hangReply, jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -40,10 +43,10 @@ afterAll(async () => {
   await running?.close();
 });
 
-async function openPage(width = 1000, url = board.url): Promise<Page> {
+async function openPage(width = 1000, url = board.url, search = ''): Promise<Page> {
   const page = await context.newPage();
   await page.setViewportSize({ width, height: 800 });
-  await page.goto(`${url}/`);
+  await page.goto(`${url}/${search}`);
   await page.evaluate(() => window.localStorage.clear());
   await page.reload();
   return page;
@@ -104,18 +107,79 @@ describe('chat page', () => {
     await page.close();
   }, 60_000);
 
-  it('fits a 375 px screen without horizontal scroll', async () => {
+  it('fits a 375 px screen: nothing wider than the viewport, key controls visible and not overlapping', async () => {
     const page = await openPage(375);
     await ask(page, '帮我订酒店');
     await page.locator('.needs form').waitFor({ timeout: 30_000 });
-    const layout = await page.evaluate(() => ({
-      scrollWidth: document.documentElement.scrollWidth,
-      clientWidth: document.documentElement.clientWidth,
-      widest: Math.max(...Array.from(document.querySelectorAll('main *'), (node) => node.getBoundingClientRect().right)),
-    }));
-    expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
-    expect(layout.widest).toBeLessThanOrEqual(375);
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    const layout = await page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      const box = (node: Element) => {
+        const rect = node.getBoundingClientRect();
+        return { left: rect.left, right: rect.right, top: rect.top, bottom: rect.bottom, width: rect.width, height: rect.height };
+      };
+      const outside = Array.from(document.querySelectorAll('body *'))
+        .filter((node) => getComputedStyle(node).display !== 'none' && node.getBoundingClientRect().width > 0)
+        .map((node) => ({ node: `${node.tagName.toLowerCase()}${node.id ? `#${node.id}` : ''}.${node.className}`, ...box(node) }))
+        .filter((rect) => rect.left < -0.5 || rect.right > width + 0.5);
+      const named = (selector: string) => Array.from(document.querySelectorAll(selector), (node) => ({ selector, ...box(node) }));
+      return {
+        width,
+        scrollWidth: document.documentElement.scrollWidth,
+        outside,
+        controls: [...named('#query'), ...named('#send'), ...named('#cancel')],
+        fields: named('.needs form label'),
+        submit: named('.needs form button[type="submit"]'),
+        final: named('.turn .final'),
+      };
+    });
+    expect(layout.width).toBe(375);
+    expect(layout.scrollWidth).toBeLessThanOrEqual(layout.width);
+    expect(layout.outside).toEqual([]);
+    type Rect = { selector: string; left: number; right: number; top: number; bottom: number; width: number; height: number };
+    const overlap = (a: Rect, b: Rect) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const pairs = (rects: Rect[]) => rects.flatMap((a, index) => rects.slice(index + 1).filter((b) => overlap(a, b)).map((b) => `${a.selector} × ${b.selector}`));
+    // The input row: query, send and stop side by side, each usable (not squeezed to nothing), none on top of another.
+    expect(layout.controls).toHaveLength(3);
+    for (const control of layout.controls) expect(control.width, control.selector).toBeGreaterThan(40);
+    expect(layout.controls[0]!.width).toBeGreaterThan(150);
+    expect(pairs(layout.controls)).toEqual([]);
+    // The widget form: both fields and the submit button shown, none overlapping.
+    expect(layout.fields).toHaveLength(2);
+    expect(layout.submit).toHaveLength(1);
+    expect(pairs([...layout.fields, ...layout.submit])).toEqual([]);
+    expect(layout.final[0]!.height).toBeGreaterThan(0);
+    for (const selector of ['#query', '#send', '.needs select[name="city"]', '.needs input[name="check_in_date"]', '.needs button[type="submit"]', '.turn .final']) {
+      expect(await page.locator(selector).isVisible(), selector).toBe(true);
+    }
+    await page.close();
+  }, 60_000);
+
+  it('speaks English when switched: English controls, English key names, and the widgets complete the turn', async () => {
+    const page = await openPage();
+    await page.click('#language');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    expect(await page.locator('#send').textContent()).toBe('Send');
+    expect(await page.locator('#cancel').textContent()).toBe('Stop');
+    expect(await page.locator('#query').getAttribute('placeholder')).toBe('What do you need?');
+    await ask(page, 'Book a hotel');
+    const needs = page.locator('.turn').first().locator('.needs');
+    await needs.waitFor({ timeout: 30_000 });
+    const first = page.locator('.turn').first().locator('.final[data-streaming="false"]');
+    expect(await first.textContent()).not.toMatch(/[\u4e00-\u9fff]/);
+    expect(await needs.locator('div').first().textContent()).toBe('Please fill in:');
+    expect(await needs.locator('label > span:first-child').allTextContents()).toEqual(['check-in city', 'check-in date']);
+    expect(await needs.locator('button[type="submit"]').textContent()).toBe('Submit');
+    await needs.locator('select[name="city"]').selectOption('Shanghai');
+    await needs.locator('input[name="check_in_date"]').fill('2026-12-01');
+    await needs.locator('button[type="submit"]').click();
+    const second = page.locator('.turn').nth(1);
+    expect(await second.locator('.user').textContent()).toBe('check-in city: Shanghai, check-in date: 2026-12-01');
+    const answer = second.locator('.final[data-streaming="false"]');
+    await answer.waitFor({ timeout: 30_000 });
+    expect(await second.locator('.agent[data-agent="hotel_agent"][data-status="done"]').count()).toBe(1);
+    expect(await answer.textContent()).toMatch(/Shanghai|上海/);
+    expect(await second.locator('.agent .state').first().textContent()).toBe('✓ done');
     await page.close();
   }, 60_000);
 
@@ -239,6 +303,103 @@ describe('chat page with bookings behind confirmation and a weather service that
     const answer = (await second.locator('.final').textContent()) ?? '';
     expect(answer).toContain('没有执行');
     expect(answer).not.toMatch(/HTL-/);
+    await page.close();
+  }, 60_000);
+});
+
+describe('chat page phone widget', () => {
+  let phoneBoard: TestSwitchboard;
+  let callback: FakeAgent;
+
+  beforeAll(async () => {
+    callback = await startFakeAgent(jsonReply({ output: { ticket: 'CB-1' }, message: '已登记回电，工单 CB-1。' }));
+    const registryYaml = `version: 1
+agents:
+  - id: callback_agent
+    name: 回电服务
+    description: 登记客服回电
+    keywords: ["回电", "回拨", "callback"]
+    examples: ["请给我回电"]
+    endpoint: { url: ${callback.url}, protocol: http-json, timeout_ms: 3000 }
+    required_semantic_keys:
+      - key: phone
+        description: 联系电话
+        widget: phone_input
+        extract: { type: phone }
+`;
+    phoneBoard = await startTestSwitchboard({ registryYaml, chatPage: CHAT_PAGE });
+  }, 60_000);
+  afterAll(async () => {
+    await phoneBoard?.close();
+    await callback?.close();
+  });
+
+  it('rejects a bad number on the page, accepts a good one and sends it as the next turn', async () => {
+    const page = await openPage(1000, phoneBoard.url);
+    await ask(page, '请给我回电');
+    const form = page.locator('.needs form');
+    await form.waitFor({ timeout: 30_000 });
+    const phone = form.locator('input[name="phone"]');
+    expect(await phone.getAttribute('data-widget')).toBe('phone_input');
+    expect(await phone.getAttribute('type')).toBe('tel');
+    await phone.fill('12345');
+    await form.locator('button[type="submit"]').click();
+    expect(await form.locator('.hint').textContent()).toBe('请输入 11 位手机号');
+    expect(await page.locator('.turn').count()).toBe(1);
+    expect(callback.calls).toHaveLength(0);
+    await phone.fill('13812345678');
+    await form.locator('button[type="submit"]').click();
+    const second = page.locator('.turn').nth(1);
+    await second.locator('.final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    expect(await second.locator('.user').textContent()).toBe('联系电话：13812345678');
+    expect(await second.locator('.agent[data-agent="callback_agent"][data-status="done"]').count()).toBe(1);
+    expect(callback.calls).toHaveLength(1);
+    expect((callback.calls[0]!.body as { inputs: { phone: string } }).inputs.phone).toBe('13812345678');
+    expect(await second.locator('.final').textContent()).toContain('CB-1');
+    await page.close();
+  }, 60_000);
+});
+
+describe('chat page with API keys on', () => {
+  let keyed: DemoSwitchboard;
+  beforeAll(async () => {
+    keyed = await startDemoSwitchboard({ chatPage: CHAT_PAGE, apiKeys: ['page-key-1'] });
+  }, 60_000);
+  afterAll(() => keyed?.close());
+
+  it('takes the key once from ?key=, keeps it out of the address bar and localStorage, and sends it on every call', async () => {
+    const page = await openPage(1000, keyed.board.url, '?key=page-key-1');
+    expect(new URL(page.url()).search).toBe('');
+    expect(await page.evaluate(() => sessionStorage.getItem('sb_key'))).toBe('page-key-1');
+    expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('page-key-1');
+    const sent: (string | undefined)[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/v1/')) sent.push(request.headers().authorization);
+    });
+    await ask(page, '北京明天天气怎么样');
+    const final = page.locator('.turn .final[data-streaming="false"]');
+    await final.waitFor({ timeout: 30_000 });
+    expect(await final.textContent()).toContain('北京');
+    expect(await page.locator('#banner.shown').count()).toBe(0);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every((header) => header === 'Bearer page-key-1')).toBe(true);
+    await page.close();
+  }, 60_000);
+
+  it('without a key shows the refusal and a key field; the key typed there retries the same message', async () => {
+    const page = await openPage(1000, keyed.board.url);
+    await page.evaluate(() => sessionStorage.clear());
+    await ask(page, '北京明天天气怎么样');
+    await page.locator('#banner.shown').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#banner-text').textContent()).toContain('authorization');
+    await page.locator('#key-form.shown').waitFor({ timeout: 5_000 });
+    await page.fill('#api-key', 'page-key-1');
+    await page.click('#api-key-save');
+    const retried = page.locator('.turn').nth(1).locator('.final[data-streaming="false"]');
+    await retried.waitFor({ timeout: 30_000 });
+    expect(await retried.textContent()).toContain('北京');
+    expect(await page.locator('#key-form.shown').count()).toBe(0);
+    expect(await page.locator('#banner.shown').count()).toBe(0);
     await page.close();
   }, 60_000);
 });
