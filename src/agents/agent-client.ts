@@ -27,12 +27,12 @@ import { createEndpointFetch } from './endpoint-fetch.js';
 export interface AgentClientOptions {
   /**
    * What requests go through; tests may hand in one that returns prepared
-   * `Response`s. Default: an endpoint fetch (`endpoint-fetch.ts`) that refuses
-   * to connect to link-local / metadata / unique-local addresses a host name
-   * resolves to, unless the card's registry allows private endpoints.
+   * `Response`s. Default: `globalThis.fetch`, behind a check (`endpoint-fetch.ts`)
+   * that refuses a host name resolving to a link-local / metadata /
+   * unique-local address, unless the card's registry allows private endpoints.
    */
   fetch?: typeof globalThis.fetch;
-  /** Resolves endpoint host names for the default fetch (default `dns.lookup`). */
+  /** Resolves endpoint host names for that check (default `dns.lookup`). */
   lookup?: LookupFunction;
   logger?: Logger;
   /** Largest reply body (or single event of an event stream) accepted, in bytes. */
@@ -56,8 +56,9 @@ const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'x-switchboard-d
 
 /** Creates a client that calls sub-agents according to their cards. */
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
-  const checkedFetch = options.fetch ?? createEndpointFetch({ lookup: options.lookup });
-  const uncheckedFetch = options.fetch ?? createEndpointFetch({ lookup: options.lookup, refusePrivateRanges: false });
+  const uncheckedFetch = options.fetch ?? globalThis.fetch;
+  // A handed-in fetch answers by itself (prepared replies): its host names are judged only when a resolver is handed in too.
+  const checkedFetch = options.fetch && !options.lookup ? options.fetch : createEndpointFetch({ fetch: uncheckedFetch, lookup: options.lookup });
   const logger = options.logger ?? silentLogger;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxStreamBytes = Math.max(maxResponseBytes, options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES);

@@ -76,9 +76,15 @@ describe('agent calls check resolved addresses at connect time', () => {
   });
 
   it('reaches an agent whose name resolves to loopback', async () => {
-    const response = await createEndpointFetch({ lookup })(`http://agent.test:${port}/invoke`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    // The system resolver: localhost answers loopback addresses only.
+    const response = await createEndpointFetch()(`http://localhost:${port}/invoke`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(200);
     expect(agent.calls).toHaveLength(1);
+    // A name the check resolves to loopback is let through to the fetch.
+    const seen: string[] = [];
+    const recording: typeof globalThis.fetch = async (input) => (seen.push(String(input)), new Response('{}'));
+    await createEndpointFetch({ fetch: recording, lookup })(`http://agent.test:${port}/invoke`);
+    expect(seen).toEqual([`http://agent.test:${port}/invoke`]);
   });
 
   it('fails the call, without connecting, when the name resolves to a metadata address; the reason names no address', async () => {
@@ -107,7 +113,7 @@ describe('agent calls check resolved addresses at connect time', () => {
     const card = fakeAgentCard({ id: 'meta_agent', url: `http://meta.test:${port}/invoke`, timeoutMs: 300 });
     const allowed = { ...card, endpoint: { ...card.endpoint, allowPrivateAddresses: true, retries: 0 } };
     const outcome = await client.call(allowed, { task_id: 't2', message: 'm', inputs: {}, user_id: 'u1', thread_id: 's1', trace_id: 'tr2', upstream: {} });
-    // The connection is attempted (nothing answers there in a test), never refused by the check.
+    // The request goes out (the test resolver is not the connection's, so the name is not found), never refused by the check.
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
     expect(outcome.detail ?? '').not.toMatch(/allow_private_endpoints/);

@@ -2,28 +2,31 @@
  * The fetch sub-agent requests go through. Endpoint urls are checked when the
  * registry loads, but only as written: a host name is not resolved then, and
  * may later resolve to a cloud metadata service or another link-local or
- * unique-local address. This fetch judges every address a name resolves to
- * at the moment it connects (undici's `connect.lookup` hook, so the address
- * checked is the address used — no second lookup a rebinding name could
- * answer differently), with the ranges refused at load
- * (`src/registry/private-address.ts`); loopback and private IPv4 networks stay
- * allowed, as at load. Agents of a registry with
- * `allow_private_endpoints: true` use an unchecked fetch.
+ * unique-local address. This fetch resolves the name of every request's url
+ * first and refuses it when any of its addresses lies in a range refused at
+ * load (`src/registry/private-address.ts`); loopback and private IPv4
+ * networks stay allowed, as at load. Agents of a registry with
+ * `allow_private_endpoints: true` use the plain fetch.
+ *
+ * The connection itself resolves the name again (Node's fetch offers no hook
+ * into its own lookup without an extra package); the system resolver usually
+ * answers both from the same cached record. A name built to answer
+ * differently on each lookup is outside what this check can stop: see
+ * decision 0023.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { isIP, type LookupFunction } from 'node:net';
 import { createResolvedAddressCheck } from '../registry/index.js';
 
 /** Options of an endpoint fetch. */
 export interface EndpointFetchOptions {
-  /** Resolves host names (default `dns.lookup`); tests map names to chosen addresses. */
+  /** The fetch requests go through once their host is judged (default `globalThis.fetch`). */
+  fetch?: typeof globalThis.fetch;
+  /** Resolves host names for the check (default `dns.lookup`); tests map names to chosen addresses. */
   lookup?: LookupFunction;
-  /** Refuse connections to the link-local / metadata / unique-local ranges (default true). */
-  refusePrivateRanges?: boolean;
 }
 
-/** The error a refused connection fails with (its text names no host or address). */
+/** The error a refused request fails with (its text names no host or address). */
 export class RefusedAddressError extends Error {
   readonly code = 'EADDRREFUSED';
   constructor(problem: string) {
@@ -54,11 +57,19 @@ export function refusingLookup(lookup: LookupFunction = dnsLookup as LookupFunct
   };
 }
 
-/** A fetch whose connections resolve names through `lookup`, refusing private ranges unless told otherwise. */
+/** A fetch that first resolves the url's host name and refuses link-local / metadata / unique-local addresses. */
 export function createEndpointFetch(options: EndpointFetchOptions = {}): typeof globalThis.fetch {
-  const base = options.lookup ?? (dnsLookup as LookupFunction);
-  const lookup = options.refusePrivateRanges === false ? base : refusingLookup(base);
-  const dispatcher = new Agent({ connect: { lookup } });
-  return ((input: Parameters<typeof globalThis.fetch>[0], init?: Parameters<typeof globalThis.fetch>[1]) =>
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher })) as unknown as typeof globalThis.fetch;
+  const fetchFunction = options.fetch ?? globalThis.fetch;
+  const lookup = refusingLookup(options.lookup);
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    // Literal addresses were judged when the registry loaded.
+    if (isIP(host) === 0) {
+      await new Promise<void>((resolve, reject) =>
+        lookup(host, { all: true }, (error) => (error ? reject(new TypeError('fetch failed', { cause: error })) : resolve())),
+      );
+    }
+    return fetchFunction(input, init);
+  };
 }
