@@ -53,6 +53,12 @@ export interface ExampleScores {
 export interface ExampleIndex {
   readonly cardCount: number;
   readonly documentCount: number;
+  /**
+   * How close a card's examples are to each other: the lower quartile, over a sample of examples, of
+   * each one's cosine to the nearest other example of its card (0 when no card has two examples).
+   * Templated registries score high, varied ones low; the ranker scales its threshold by it.
+   */
+  readonly selfSimilarity: number;
   /** Scores `text` (masked spans ignored) against every card. */
   score(text: string, masks?: readonly TextMask[]): ExampleScores;
 }
@@ -307,10 +313,12 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
   }
   const likelihoodPostings = buildPostings(featureCount, likelihoods);
   const cardOfDocument = Int32Array.from(documentCard);
+  const selfSimilarity = lowerQuartileOfSelfSimilarity(documents, documentCard, documentWeight, featureCount);
 
   return {
     cardCount: cards.length,
     documentCount: total,
+    selfSimilarity,
     score(text, masks = []) {
       const query = featuresOf(text, masks);
       const nearest = new Float64Array(cards.length);
@@ -372,4 +380,41 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       return { score, nearest, centroid, posterior, strong, familiar };
     },
   };
+}
+
+/** Examples sampled for `selfSimilarity`, spread evenly over the registry. */
+const SELF_SIMILARITY_SAMPLE = 400;
+
+/** The lower quartile of each sampled example's cosine to the nearest other example of its card. */
+function lowerQuartileOfSelfSimilarity(
+  documents: readonly { ids: Int32Array; weights: Float32Array }[],
+  documentCard: readonly number[],
+  documentWeight: readonly number[],
+  featureCount: number,
+): number {
+  const examples = documents.map((_, index) => index).filter((index) => documentWeight[index] === 1);
+  const step = Math.max(1, Math.floor(examples.length / SELF_SIMILARITY_SAMPLE));
+  const dense = new Float64Array(featureCount);
+  const found: number[] = [];
+  for (let at = 0; at < examples.length; at += step) {
+    const own = examples[at]!;
+    const { ids, weights } = documents[own]!;
+    for (let index = 0; index < ids.length; index += 1) dense[ids[index]!] = weights[index]!;
+    let best = -1;
+    // Documents of one card are contiguous: walk outwards from this one while the card stays the same.
+    for (const direction of [-1, 1]) {
+      for (let other = own + direction; other >= 0 && other < documents.length && documentCard[other] === documentCard[own]; other += direction) {
+        if (documentWeight[other] !== 1) continue;
+        let dot = 0;
+        const document = documents[other]!;
+        for (let index = 0; index < document.ids.length; index += 1) dot += dense[document.ids[index]!]! * document.weights[index]!;
+        best = Math.max(best, dot);
+      }
+    }
+    for (const id of ids) dense[id] = 0;
+    if (best >= 0) found.push(best);
+  }
+  if (found.length === 0) return 0;
+  found.sort((a, b) => a - b);
+  return found[Math.floor(0.25 * (found.length - 1))]!;
 }

@@ -33,8 +33,14 @@ import { normalizeText } from '../text/text-terms.js';
 
 /** Thresholds of the example ranker; defaults set on the sample sets (`switchboard eval`). */
 export interface ExampleRankerOptions {
-  /** Nearest-example cosine for a single-clause query to be routed without a keyword. Default 0.2. */
+  /**
+   * Nearest-example cosine for a single-clause query to be routed without a keyword. Default: calibrated per
+   * registry, `calibration` × how close each card's examples are to one another (`ExampleIndex.selfSimilarity`),
+   * kept within 0.12..0.3.
+   */
   minSimilarity?: number;
+  /** Share of the examples' own closeness a query must reach when `minSimilarity` is not given. Default 0.5. */
+  calibration?: number;
   /** The same for one clause of a multi-clause turn. Default 0.3. */
   minClauseSimilarity?: number;
   /** The same when a keyword chose a card elsewhere in the turn. Default 0.45. */
@@ -63,6 +69,8 @@ interface SnapshotModel {
   keywords: PhraseMatcher<number>;
   /** The text plus the card words its `supervisor.synonyms` equivalents stand for. */
   withSynonyms: (text: string) => string;
+  /** Nearest-example cosine for a single-clause query to route without a keyword (see `minSimilarity`). */
+  minSimilarity: number;
   /** Spans of known slot values in a normalised text: enum values, and matches of the given cards' patterns. */
   masksOf: (text: string, keywordCards: Iterable<number>) => ValueSpan[];
 }
@@ -127,12 +135,17 @@ function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
     const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))];
     return words.length > 0 ? `${text} ${words.join(' ')}` : text;
   };
-  return { cards, index, keywords, masksOf, withSynonyms };
+  return { cards, index, keywords, masksOf, withSynonyms, minSimilarity: 0 };
 }
+
+/** Floor of the calibrated similarity threshold. */
+const MIN_SIMILARITY = 0.12;
+/** Ceiling of the calibrated similarity threshold. */
+const MAX_CALIBRATED_SIMILARITY = 0.3;
 
 /** Creates the ranker with its own per-snapshot model cache. */
 export function createExampleRanker(options: ExampleRankerOptions = {}): ExampleRanker {
-  const minSimilarity = options.minSimilarity ?? 0.12;
+  const calibrate = options.calibration ?? 0.5;
   const minClauseSimilarity = options.minClauseSimilarity ?? 0.3;
   const minSimilarityBesideKeyword = options.minSimilarityBesideKeyword ?? 0.35;
   const keywordShare = options.keywordShare ?? 0.05;
@@ -145,6 +158,9 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     let model = models.get(snapshot);
     if (!model) {
       model = buildModel(snapshot);
+      // Calibrated on the registry's own examples: where a card's examples are close to each other (templated
+      // registries), an unrelated query must come closer too; varied examples keep the floor.
+      model.minSimilarity = options.minSimilarity ?? Math.min(MAX_CALIBRATED_SIMILARITY, Math.max(MIN_SIMILARITY, calibrate * model.index.selfSimilarity));
       models.set(snapshot, model);
     }
     return model;
@@ -195,6 +211,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     rank(query, snapshot): RankResult {
       const { model, text, keywordHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return { intents: [], confidence: 'low', reason: 'empty query or no enabled agents' };
+      const minSimilarity = model.minSimilarity;
       const units = unitsOf(text);
       const multiClause = units.length > 1;
       const clauses = multiClause ? units.slice(1) : units;
