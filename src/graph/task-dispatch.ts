@@ -170,8 +170,12 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         is_thinking: true,
         state: { task_id: task.task_id, status: 'completed', output: reply.output ?? {} },
       });
-      // A reply that answers nothing is not kept: a later ask should reach the agent again.
-      if (insufficiencyOf(reply) === null) await dependencies.responseCache?.remember(cacheRequest, reply);
+      // A reply that answers nothing is not kept: a later ask should reach the agent again. Nor is one carrying
+      // personal data (CONTRACT §7): a shared cache store (Redis) is storage too, and a masked copy would be a wrong answer.
+      const kept = { output: reply.output, message: reply.message };
+      if (insufficiencyOf(reply) === null && JSON.stringify(maskForSnapshot(snapshot).maskDeep(kept)) === JSON.stringify(kept)) {
+        await dependencies.responseCache?.remember(cacheRequest, reply);
+      }
       return { ...base, status: 'completed' };
     };
   };

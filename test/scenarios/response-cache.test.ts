@@ -20,7 +20,9 @@ describe('response cache', () => {
   beforeAll(async () => {
     weather = await startFakeAgent((body) => {
       const city = (body as { inputs: { city: string } }).inputs.city;
-      return sseReply({ result: { status: 'completed', output: { city, forecast: [{ date: TOMORROW, condition: '晴', high: 8, low: -2 }] }, message: `${city}明天晴。` } });
+      // Guangzhou's reply names a hotline (personal data): such a reply is never kept.
+      const message = city === '广州' ? `${city}明天晴，预警咨询 13812345678。` : `${city}明天晴。`;
+      return sseReply({ result: { status: 'completed', output: { city, forecast: [{ date: TOMORROW, condition: '晴', high: 8, low: -2 }] }, message } });
     });
     const others = await Promise.all([1, 2, 3].map(() => startFakeAgent(jsonReply({ output: {} }))));
     agents = [weather, ...others];
@@ -63,5 +65,14 @@ describe('response cache', () => {
     const afterEdit = await agentDone('北京明天天气怎么样', 'rc-4');
     expect(afterEdit.metadata.state?.cached).toBeUndefined();
     expect(weather.calls).toHaveLength(3);
+  });
+
+  it('does not keep a reply that carries personal data: the same question reaches the agent again', async () => {
+    const before = weather.calls.length;
+    const first = await agentDone('广州明天天气怎么样', 'rc-pii-1');
+    const second = await agentDone('广州明天天气怎么样', 'rc-pii-2');
+    expect(first.metadata.state?.cached).toBeUndefined();
+    expect(second.metadata.state?.cached).toBeUndefined();
+    expect(weather.calls.length - before).toBe(2);
   });
 });
