@@ -24,6 +24,11 @@ describe('example ranker on the travel sample registry', () => {
     expect(agentsOf('后天早上要去白云机场，帮我叫辆车送过去')).toEqual(['limo_agent']);
   });
 
+  it('keeps both requests joined by 和 in one clause, each with words of its own', () => {
+    expect(agentsOf('查询北京明天的天气和明天从北京到上海的航班').sort()).toEqual(['flight_agent', 'weather_agent']);
+    expect(agentsOf('明天北京的天气和上海的酒店').sort()).toEqual(['hotel_agent', 'weather_agent']);
+  });
+
   it('does not add agents for attribute-only clauses next to a keyword', () => {
     expect(agentsOf('帮我订北京的酒店，评分在4分以上，给我推荐一家吧')).toEqual(['hotel_agent']);
     expect(agentsOf('订明天从上海到北京的机票，要靠窗的座位，尽量上午出发')).toEqual(['flight_agent']);

@@ -6,7 +6,9 @@
  * - Keywords are strong evidence: a card whose keyword is in the clause is
  *   chosen (a keyword inside a longer known slot value does not count: "机场"
  *   in "首都机场" is a place). Several keyword cards in one clause are all kept
- *   unless the model finds one far less likely than the best of them.
+ *   unless the model finds one far less likely than the best of them; cards
+ *   whose keywords a joining word (和 / and) stands between are always kept:
+ *   the user named both requests ("北京明天的天气和明天从北京到上海的航班").
  * - Otherwise the model's most likely card is chosen when the clause is close
  *   enough to that card's examples (nearest-example cosine ≥ `minSimilarity`).
  *   A clause of a multi-clause turn must be closer (`minClauseSimilarity`), and
@@ -296,6 +298,9 @@ const PLACE_BEFORE = /(?:去|到|回|从|往|至|送到|送我到|送我去)\s*$
 /** Words that join two requests named by their nouns: "北京的酒店和天气", "hotel and weather in Beijing". */
 const COORDINATOR = /^\s*(?:和|与|及|跟|以及|还有|、|,|，|\/|&|and|plus)\s*$/i;
 
+/** Two requests, each with its own words, joined in one clause: "北京明天的天气和明天从北京到上海的航班". */
+const JOINED_REQUEST = /和|跟|与|及|(?<![A-Za-z])(?:and|plus)(?![A-Za-z])|&/i;
+
 /**
  * Cards whose keyword stands right beside another card's keyword with only a
  * coordinating word between them: the user named both requests, so neither is
@@ -308,7 +313,8 @@ function coordinatedCards(text: string, keywordCards: ReadonlyMap<number, { span
     const left = spans[index - 1]!;
     const right = spans[index]!;
     if (left.cardIndex === right.cardIndex || right.start < left.end) continue;
-    if (COORDINATOR.test(text.slice(left.end, right.start))) {
+    const between = text.slice(left.end, right.start);
+    if (COORDINATOR.test(between) || JOINED_REQUEST.test(between)) {
       joined.add(left.cardIndex);
       joined.add(right.cardIndex);
     }
