@@ -36,7 +36,7 @@ import { createAnswerCache } from './graph/answer-cache.js';
 import { createLlmVerifier } from './graph/verify/llm-verifier.js';
 import { createOfflineVerifier } from './graph/verify/offline-verifier.js';
 import type { Verifier } from './graph/verify/types.js';
-import { createDataSealer, createPiiMasking, maskStorage, type PiiMasking } from './privacy/index.js';
+import { createDataSealer, createPiiMasking, loadOrCreateDataKey, maskStorage, type PiiMasking } from './privacy/index.js';
 
 export interface SwitchboardOptions {
   /** Registry file path. */
@@ -60,8 +60,8 @@ export interface SwitchboardOptions {
   /**
    * Secret that seals the personal values of parked tasks at rest; every
    * replica of a deployment needs the same one. Default: `SWITCHBOARD_DATA_KEY`
-   * from `env`, else a random key of this process (parked personal values are
-   * then asked again after a restart or on another replica).
+   * from `env`, else a key drawn once and kept in the storage backend (shared
+   * by every replica and restart on the same database, but stored with the data).
    */
   dataKey?: string;
   /** Model gateway; absent or disabled = offline matcher. */
@@ -163,20 +163,25 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics);
   const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare });
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
-  const sealer = createDataSealer(options.dataKey ?? (options.env ?? process.env).SWITCHBOARD_DATA_KEY);
-  if (!sealer.shared && /^postgres(ql)?:/.test(options.databaseUrl ?? '')) {
-    logger.warn('SWITCHBOARD_DATA_KEY is not set: personal values of parked tasks open only on the replica that parked them');
-  }
+  const configuredKey = options.dataKey ?? (options.env ?? process.env).SWITCHBOARD_DATA_KEY;
   let storage: Storage;
   try {
     // Personal data is masked on every write (CONTRACT §7), with the live registry's extra kinds.
     masking.use(registry.current().supervisor.piiPatterns);
     registry.onReload((next) => masking.use(next.supervisor.piiPatterns));
-    storage = maskStorage(
-      await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger }),
-      masking,
-      sealer,
-    );
+    const raw = await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger });
+    let secret = configuredKey;
+    if (!secret) {
+      // One key per deployment, kept in its own storage: restarts and other replicas open what this one sealed.
+      secret = await loadOrCreateDataKey(raw.kv).catch(async (error: unknown) => {
+        await raw.close();
+        throw error;
+      });
+      logger.warn(
+        'SWITCHBOARD_DATA_KEY is not set: the key sealing personal values of parked tasks is kept in the database; set SWITCHBOARD_DATA_KEY (the same on every replica) to keep it out of the data',
+      );
+    }
+    storage = maskStorage(raw, masking, createDataSealer(secret));
   } catch (error) {
     // The registry watcher would keep the process alive after a failed start.
     await registry.close();

@@ -14,7 +14,7 @@ export const ENV_VARS = {
   SWITCHBOARD_API_KEYS: 'comma list of key or key=tenant; /v1 calls and /metrics then need authorization: Bearer <key> (default open)',
   SWITCHBOARD_DRAIN_GRACE_MS: 'how long shutdown lets running turns finish (--drain-grace-ms wins)',
   SWITCHBOARD_LEASE_TTL_MS: 'how long a replica holds a session turn lease without renewing it',
-  SWITCHBOARD_DATA_KEY: 'secret sealing the personal values of parked tasks at rest; the same on every replica (unset: a random key per process)',
+  SWITCHBOARD_DATA_KEY: 'secret sealing the personal values of parked tasks at rest; the same on every replica (unset: a key drawn once and kept in the database)',
   LLM_BASE_URL: 'OpenAI-compatible endpoint; unset = offline matcher',
   LLM_API_KEY: 'key for LLM_BASE_URL',
   LLM_MODEL: 'model for planning and business answers',

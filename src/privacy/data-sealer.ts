@@ -7,9 +7,9 @@
  *
  * The key comes from `SWITCHBOARD_DATA_KEY` (any secret string; every replica
  * of a deployment sets the same one, so a task parked on one replica runs on
- * another). Without it each process draws a random key: sealed values then
- * open only in the process that sealed them, and a parked task resumed after
- * a restart or on another replica asks the user for those values again.
+ * another). Without it the deployment's key is drawn once and kept in the
+ * storage backend (`stored-data-key.ts`). A seal that does not open (another
+ * key) makes a resumed parked task ask the user for those values again.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 

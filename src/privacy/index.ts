@@ -4,3 +4,4 @@ export { maskStorage } from './masked-storage.js';
 export { maskEscalationCard, maskForSnapshot } from './mask-for-snapshot.js';
 export { createDataSealer, type DataSealer } from './data-sealer.js';
 export { maskUndeclared } from './mask-undeclared.js';
+export { loadOrCreateDataKey, STORED_DATA_KEY } from './stored-data-key.js';

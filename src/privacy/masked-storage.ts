@@ -21,7 +21,7 @@ import { openPendingTask, sealPendingTask, type StoredPendingTask } from './seal
 /**
  * Wraps `storage` so every write is masked with `masker` and the real values
  * of parked tasks are sealed with `sealer` (default: a random key of this
- * process). Reads return what was written, parked tasks opened again.
+ * process; the Switchboard passes the deployment's key). Reads return what was written, parked tasks opened again.
  */
 export function maskStorage(storage: Storage, masker: PiiMasker, sealer: DataSealer = createDataSealer()): Storage {
   const transcript = storage.transcript;

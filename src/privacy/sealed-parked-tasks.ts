@@ -7,7 +7,7 @@
  * Inputs without personal data (a city, a date) stay plain, as the planners
  * read them.
  *
- * A seal that does not open (another process's random key, see the sealer)
+ * A seal that does not open (sealed under another key, see the sealer)
  * leaves the task as the user must see it: the sealed keys become missing
  * again, so they are asked for instead of sending a masked value to the agent
  * as if it were real, and a task that awaited confirmation no longer does.
