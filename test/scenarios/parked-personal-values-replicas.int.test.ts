@@ -4,7 +4,8 @@
  * store, is completed on replica B. With the same SWITCHBOARD_DATA_KEY, B
  * sends the agent the real phone; no Postgres table holds it readable. A
  * replica with another key cannot open the seal and asks for the phone again
- * instead of sending a masked one.
+ * instead of sending a masked one. Without SWITCHBOARD_DATA_KEY the replicas
+ * share the key kept in the database, so B still sends the real phone.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,8 +57,10 @@ agents:
     rmSync(dir, { recursive: true, force: true });
   }, 60000);
 
-  const startReplica = async (databaseUrl: string, dataKey: string): Promise<string> => {
-    const switchboard = await createSwitchboard({ configPath, databaseUrl, logger: silentLogger, env: { SWITCHBOARD_DATA_KEY: dataKey }, watch: false });
+  /** A replica with `dataKey` as SWITCHBOARD_DATA_KEY, or without the variable when undefined. */
+  const startReplica = async (databaseUrl: string, dataKey: string | undefined): Promise<string> => {
+    const env = dataKey === undefined ? {} : { SWITCHBOARD_DATA_KEY: dataKey };
+    const switchboard = await createSwitchboard({ configPath, databaseUrl, logger: silentLogger, env, watch: false });
     const server = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });
     running.push({ switchboard, server });
     return server.url;
@@ -104,5 +107,21 @@ agents:
     expect(member.calls.length).toBe(before);
     const asked = stageEvents(events, 'plan_done').flatMap((event) => event.metadata.semantic_info ?? []).flatMap((info) => info.keys);
     expect(asked).toContain('phone');
+  }, 60000);
+
+  it('without SWITCHBOARD_DATA_KEY, replicas share the key kept in the database: parks on A, completes on B with the real phone', async () => {
+    const databaseUrl = await databases.create();
+    // Started together, so both race to draw the deployment's key.
+    const [a, b] = await Promise.all([startReplica(databaseUrl, undefined), startReplica(databaseUrl, undefined)]);
+    const before = member.calls.length;
+    await chatOverSse(a, `帮我登记会员，手机 ${PHONE}`, { sessionId: 'rp-3', userId: 'rp-u' });
+    expect(member.calls.length).toBe(before);
+    expect(await allRows(databaseUrl)).not.toContain(PHONE);
+
+    await chatOverSse(b, '上海店', { sessionId: 'rp-3', userId: 'rp-u' });
+    expect(member.calls.slice(before).map((call) => (call.body as { inputs: unknown }).inputs)).toEqual([{ phone: PHONE, store: '上海店' }]);
+    const rows = await allRows(databaseUrl);
+    expect(rows).not.toContain(PHONE);
+    expect(rows).toContain('switchboard:data-key:v1');
   }, 60000);
 });

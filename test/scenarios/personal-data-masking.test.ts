@@ -180,6 +180,7 @@ describe('parked tasks keep personal values sealed until they run', () => {
   let booking: FakeAgent;
   let switchboard: Switchboard;
   let server: RunningServer;
+  let logger: ReturnType<typeof createLogger>;
   const logLines: string[] = [];
 
   const parkedRegistry = (memberUrl: string, bookingUrl: string) => `version: 1
@@ -238,7 +239,7 @@ agents:
     const configPath = join(dir, 'agents_config.yaml');
     writeFileSync(configPath, parkedRegistry(member.url, booking.url));
     const masking = createPiiMasking();
-    const logger = createLogger({
+    logger = createLogger({
       level: 'debug',
       masker: masking,
       destination: new Writable({ write: (chunk: Buffer, _encoding, done) => (logLines.push(chunk.toString('utf8')), done()) }),
@@ -288,6 +289,50 @@ agents:
     await switchboard.close();
     expect(rawFindings()).toEqual([]);
     expect(storedRows()).not.toMatch(/13912345678|13787654321/);
+  });
+
+  it('without SWITCHBOARD_DATA_KEY, parked tasks survive a restart on the same database file with their real phone', async () => {
+    const databaseUrl = `sqlite:${join(dir, 'restart.db')}`;
+    const start = async () => {
+      const instance = await createSwitchboard({ configPath: join(dir, 'agents_config.yaml'), databaseUrl, logger, env: {}, watch: false });
+      return { instance, running: await startServer(instance.app, { port: 0, host: '127.0.0.1', streams: instance.streams }) };
+    };
+    const registration = { sessionId: 'restart-1', userId: 'u-restart' };
+    const checkup = { sessionId: 'restart-2', userId: 'u-restart' };
+    const [memberBefore, bookingBefore] = [member.calls.length, booking.calls.length];
+
+    const first = await start();
+    await chatOverSse(first.running.url, `帮我登记会员，手机 ${PHONES.member}`, registration);
+    const asked = await chatOverSse(first.running.url, `帮我预约2026-12-03的体检，电话 ${PHONES.booking}`, checkup);
+    const [request] = (finalEvent(asked).metadata as { confirmation?: { task_id: string }[] }).confirmation ?? [];
+    expect(request).toBeDefined();
+    await first.running.close();
+    await first.instance.close();
+    expect(logLines.join('')).toContain('SWITCHBOARD_DATA_KEY is not set: the key sealing personal values of parked tasks is kept in the database');
+
+    const second = await start();
+    try {
+      await chatOverSse(second.running.url, '上海店', registration);
+      await chatOverSse(second.running.url, '', { ...checkup, confirm: [request!.task_id] });
+    } finally {
+      await second.running.close();
+      await second.instance.close();
+    }
+    expect(member.calls.slice(memberBefore).map((call) => (call.body as { inputs: unknown }).inputs)).toEqual([{ phone: PHONES.member, store: '上海店' }]);
+    expect(booking.calls.slice(bookingBefore).map((call) => (call.body as { inputs: unknown }).inputs)).toEqual([{ phone: PHONES.booking, date: '2026-12-03' }]);
+
+    const files = readdirSync(dir).filter((name) => name.startsWith('restart.db'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const name of files) {
+      const bytes = readFileSync(join(dir, name));
+      for (const phone of Object.values(PHONES)) expect(bytes.includes(Buffer.from(phone, 'utf8')), `${phone} in ${name}`).toBe(false);
+    }
+    const database = new Database(join(dir, 'restart.db'), { readonly: true });
+    try {
+      expect(database.prepare('SELECT kv_key FROM sb_kv').all()).toContainEqual({ kv_key: 'switchboard:data-key:v1' });
+    } finally {
+      database.close();
+    }
   });
 });
 
