@@ -12,7 +12,7 @@ import { memoryAfterBusinessTurn, rememberTurn } from '../graph/memory.js';
 import { checkKeyValue } from '../graph/planning/semantic-check.js';
 import type { TaskOutcome } from '../graph/plan-types.js';
 import type { Planner } from '../graph/planning/types.js';
-import type { CardPreselector } from '../intent/card-preselect.js';
+import type { CardPreselector } from '../intent/routing/card-preselect.js';
 import type { IntentRecognizer, IntentResult } from '../intent/types.js';
 import { createLlmUsage } from '../llm/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';

@@ -10,7 +10,7 @@
  */
 import { ANSWER_PROMPT_RULES } from './answers/answer-prompt.js';
 import { VERIFY_PROMPT_RULES } from './verify/verify-prompt.js';
-import { INTENT_PROMPT_RULES } from '../intent/intent-prompt.js';
+import { INTENT_PROMPT_RULES } from '../intent/llm/intent-prompt.js';
 import { createContentGuard } from '../guard/content-guard.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { DATA_BLOCK_RULES } from '../text/data-block.js';

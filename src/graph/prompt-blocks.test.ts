@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDirectMessages, buildSummaryMessages } from './answers/answer-prompt.js';
 import { buildVerifyMessages } from './verify/verify-prompt.js';
-import { buildIntentMessages } from '../intent/intent-prompt.js';
+import { buildIntentMessages } from '../intent/llm/intent-prompt.js';
 import type { ChatMessage } from '../llm/types.js';
 import { DATA_BLOCK_RULES } from '../text/data-block.js';
 import { card } from '../../test/support/registry-fixtures.js';

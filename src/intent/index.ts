@@ -1,7 +1,9 @@
 /**
- * Intent recognition without a model: ranking of capability cards, simple
- * intents, short-term-memory rewrite, semantic-key extraction and the
- * user-facing texts of direct answers.
+ * Intent recognition: the `IntentRecognizer` interface (`types.ts`) and its two
+ * implementations, offline (`offline-recognizer.ts`) and LLM
+ * (`llm-recognizer.ts`, its prompt and schema in `llm/`). `routing/` holds the
+ * card ranker and the clause helpers both use, `simple/` the greetings and
+ * other simple intents with the texts of their direct answers.
  */
 export type {
   IntentInput,
@@ -22,17 +24,17 @@ export {
   type IntentCache,
   type IntentCacheKeyInput,
 } from './intent-cache.js';
-export { createCardPreselector, type CardPreselectInput, type CardPreselector, type CardPreselectOptions, type CardSelection } from './card-preselect.js';
-export { createExampleRanker, type ExampleRanker, type ExampleRankerOptions } from './example-ranker.js';
-export { isFollowUp, refersToPreviousTurn } from './follow-up.js';
-export { createAgentRanker, type AgentMatch, type AgentRanker, type AgentRankerOptions, type RankResult } from './agent-ranker.js';
+export { createCardPreselector, type CardPreselectInput, type CardPreselector, type CardPreselectOptions, type CardSelection } from './routing/card-preselect.js';
+export { createExampleRanker, type ExampleRanker, type ExampleRankerOptions } from './routing/example-ranker.js';
+export { isFollowUp, refersToPreviousTurn } from './routing/follow-up.js';
+export type { AgentMatch, AgentRanker, RankResult } from './routing/card-ranker.js';
 export {
   createSimpleIntentClassifier,
   DEFAULT_SIMPLE_INTENT_LEXICON,
   type SimpleIntentClassifier,
   type SimpleIntentLexicon,
   type SimpleIntentMatch,
-} from './simple-intents.js';
-export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './direct-answers.js';
-export { splitClauses, type Clause } from './clause-splitter.js';
-export { attributeClauseValues, requestWordIn, type AgentClauseValues, type ClauseValuesRequest } from './clause-values.js';
+} from './simple/simple-intents.js';
+export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './simple/direct-answers.js';
+export { splitClauses, type Clause } from './routing/clause-splitter.js';
+export { attributeClauseValues, requestWordIn, type AgentClauseValues, type ClauseValuesRequest } from './routing/clause-values.js';

@@ -27,7 +27,7 @@ import { DATA_BLOCK_RULES } from '../text/data-block.js';
 import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';
 import { hasInjectionSignals } from '../text/injection-signals.js';
 import { createContentGuard } from '../guard/content-guard.js';
-import { buildIntentMessages, INTENT_PROMPT_RULES } from './intent-prompt.js';
+import { buildIntentMessages, INTENT_PROMPT_RULES } from './llm/intent-prompt.js';
 import {
   INTENT_REPLY_SCHEMA,
   TASK_PLAN_DRAFT_SCHEMA,
@@ -35,16 +35,16 @@ import {
   type DraftTaskPlan,
   type IntentReply,
   type UncheckedIntentReply,
-} from './intent-schema.js';
+} from './llm/intent-schema.js';
 import type { LlmGateway } from '../llm/types.js';
 import type { Logger } from '../logger.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
 import { resolveAgentId } from '../registry/resolve-agent-id.js';
-import { createCardPreselector, type CardPreselector } from './card-preselect.js';
-import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
+import { createCardPreselector, type CardPreselector } from './routing/card-preselect.js';
+import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import type { IntentCache } from './intent-cache.js';
 import { intentCacheKey } from './intent-cache.js';
-import { createSnapshotClassifiers, type SimpleIntentLexicon } from './simple-intents.js';
+import { createSnapshotClassifiers, type SimpleIntentLexicon } from './simple/simple-intents.js';
 import type { IntentInput, IntentRecognizer, IntentResult, RankedIntent } from './types.js';
 
 /** The counter the recognizer increments when the offline path decides (structurally `Metrics.intentFallbacks`). */
@@ -63,7 +63,7 @@ export interface LlmRecognizerOptions {
   metrics?: IntentFallbackMetrics;
   /** Word lists of the rule fast path (the offline recognizer's defaults when absent). */
   lexicon?: Partial<SimpleIntentLexicon>;
-  /** Above this many enabled agents the prompt shows pre-selected cards only. Default 40 (see `card-preselect.ts`). */
+  /** Above this many enabled agents the prompt shows pre-selected cards only. Default 40 (see `routing/card-preselect.ts`). */
   maxPromptCards?: number;
   /** Replaces the default pre-selector (built from `maxPromptCards`). */
   preselector?: CardPreselector;

@@ -1,5 +1,5 @@
 /**
- * The offline `IntentRecognizer`: word lists, keyword/similarity ranking and a
+ * The offline `IntentRecognizer`: word lists, card ranking by the cards' examples and a
  * short-term-memory rewrite, no model. It is the only recognizer when no LLM
  * is configured and the fallback when the LLM's reply cannot be used.
  *
@@ -8,7 +8,7 @@
  * 2. A request for a human (转人工, talk to a person …) → `escalate`.
  *    Abusive, then sensitive words → `simple` with that kind. These win over
  *    any business match.
- * 3. Ranked cards (see `agent-ranker.ts`) → `business` with those intents.
+ * 3. Ranked cards (see `routing/example-ranker.ts`) → `business` with those intents.
  * 4. Rewrite from short-term memory (below) → `business` with the carried agents.
  * 5. Greeting / thanks-bye / capability question making up the whole query →
  *    `simple`; anything else → `simple/out_of_scope`.
@@ -36,22 +36,20 @@
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';
-import { createAgentRanker, type AgentRanker, type AgentRankerOptions } from './agent-ranker.js';
-import { createExampleRanker } from './example-ranker.js';
-import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
+import type { AgentRanker } from './routing/card-ranker.js';
+import { createExampleRanker } from './routing/example-ranker.js';
+import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import { orderByMention } from '../text/mention-order.js';
-import { isFollowUp, refersToPreviousTurn } from './follow-up.js';
+import { isFollowUp, refersToPreviousTurn } from './routing/follow-up.js';
 import { extractOne } from '../text/key-extractor.js';
-import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple-intents.js';
-import { splitClauses } from './clause-splitter.js';
+import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple/simple-intents.js';
+import { splitClauses } from './routing/clause-splitter.js';
 import type { Language } from '../i18n/index.js';
 
 /** Options of the offline recognizer; every field has a default. */
 export interface OfflineRecognizerOptions {
   /** Replaces individual word lists (greetings, sensitive words …). */
   lexicon?: Partial<SimpleIntentLexicon>;
-  /** Ranking thresholds of the keyword/coverage ranker; used only when given and no `ranker` is. */
-  ranking?: AgentRankerOptions;
   /** Card ranking (default: the example ranker, trained per snapshot from the cards' examples). */
   ranker?: AgentRanker;
   /** Clock for relative dates while checking whether a reply is a fragment. Default `() => new Date()`. */
@@ -63,7 +61,7 @@ export interface OfflineRecognizerOptions {
 /** Creates the offline recognizer. Throws a `TypeError` naming the bad option. */
 export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}): IntentRecognizer {
   const classifierFor = createSnapshotClassifiers(options.lexicon);
-  const ranker = options.ranker ?? (options.ranking ? createAgentRanker(options.ranking) : createExampleRanker());
+  const ranker = options.ranker ?? createExampleRanker();
   const now = options.now ?? (() => new Date());
   const maxFragmentResidue = options.maxFragmentResidue ?? 4;
   if (!Number.isFinite(maxFragmentResidue) || maxFragmentResidue < 0) {

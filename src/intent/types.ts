@@ -5,7 +5,7 @@
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { Language } from '../i18n/language.js';
-import type { DraftPlanEnvelope } from './intent-schema.js';
+import type { DraftPlanEnvelope } from './llm/intent-schema.js';
 
 export type SimpleIntentKind =
   | 'greeting'

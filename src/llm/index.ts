@@ -2,7 +2,7 @@
  * The model gateway: OpenAI-compatible calls with timeouts, retries, a
  * circuit breaker, structured-output fallback, streaming and per-turn
  * accounting; plus the tier router. Prompts live beside the strategies that
- * use them (`intent/intent-prompt.ts`, `graph/answers/answer-prompt.ts`).
+ * use them (`intent/llm/intent-prompt.ts`, `graph/answers/answer-prompt.ts`).
  */
 export type {
   ChatMessage,

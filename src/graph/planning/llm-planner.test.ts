@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { card, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
-import type { DraftSubTask } from '../../intent/intent-schema.js';
+import type { DraftSubTask } from '../../intent/llm/intent-schema.js';
 import type { IntentResult } from '../../intent/types.js';
 import { silentLogger } from '../../logger.js';
 import type { AgentCard } from '../../registry/types.js';

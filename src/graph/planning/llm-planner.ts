@@ -15,7 +15,7 @@
  *   offline date reader derives that date from them, or (numbers) the digits
  *   appear. Anything else is dropped: a model must never invent a value.
  * - and values that keep to their clause, as the offline planner's do (see
- *   `intent/clause-values.ts`): the offline ranker finds which clause of the
+ *   `intent/routing/clause-values.ts`): the offline ranker finds which clause of the
  *   query asked for each agent (or, when it missed one the model named, the
  *   clause with that agent's keyword); a value found in the query only outside the
  *   agent's own words (its clause group, an inherited value, its parked
@@ -35,11 +35,11 @@
 import { findDates } from '../../text/date-extractor.js';
 import { extractOne } from '../../text/key-extractor.js';
 import { resolveAgentId } from '../../registry/index.js';
-import type { AgentRanker } from '../../intent/agent-ranker.js';
-import { createExampleRanker } from '../../intent/example-ranker.js';
-import { attributeClauseValues, requestWordIn, type AgentClauseValues } from '../../intent/clause-values.js';
-import { splitClauses } from '../../intent/clause-splitter.js';
-import type { DraftPlanEnvelope, DraftSubTask } from '../../intent/intent-schema.js';
+import type { AgentRanker } from '../../intent/routing/card-ranker.js';
+import { createExampleRanker } from '../../intent/routing/example-ranker.js';
+import { attributeClauseValues, requestWordIn, type AgentClauseValues } from '../../intent/routing/clause-values.js';
+import { splitClauses } from '../../intent/routing/clause-splitter.js';
+import type { DraftPlanEnvelope, DraftSubTask } from '../../intent/llm/intent-schema.js';
 import type { RankedIntent } from '../../intent/types.js';
 import type { Logger } from '../../logger.js';
 import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';

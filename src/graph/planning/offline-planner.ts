@@ -21,7 +21,7 @@ export function buildSubTasks(
 ): { tasks: SubTask[]; invalidKeys: Record<string, InvalidKey[]>; attributed: Map<string, AgentClauseValues> } {
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
   const invalidKeys: Record<string, InvalidKey[]> = {};
-  // Each agent reads its keys from its own clause of the query (see intent/clause-values.ts).
+  // Each agent reads its keys from its own clause of the query (see intent/routing/clause-values.ts).
   const attributed = attributeClauseValues({
     text: request.query,
     turnText: request.turnQuery,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createCardPreselector } from './card-preselect.js';
-import { card, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
+import { card, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 
 function bigSnapshot(extra: number) {
   const fillers = Array.from({ length: extra }, (_, index) =>

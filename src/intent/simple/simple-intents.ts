@@ -10,9 +10,9 @@
  * Chinese characters and one Latin word remain, so "你好，帮我订酒店" stays a
  * business request.
  */
-import { createPhraseMatcher, type PhraseMatcher } from '../text/phrase-matcher.js';
-import { isHan } from '../text/text-terms.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-matcher.js';
+import { isHan } from '../../text/text-terms.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
 
 /** The configurable word lists. */
 export interface SimpleIntentLexicon {

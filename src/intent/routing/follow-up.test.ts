@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeText } from '../text/index.js';
+import { normalizeText } from '../../text/index.js';
 import { isFollowUp, refersToPreviousTurn } from './follow-up.js';
 
 describe('follow-up rules', () => {

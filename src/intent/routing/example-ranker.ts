@@ -26,12 +26,12 @@
  * before a snapshot goes live) and kept in a WeakMap keyed by the frozen
  * snapshot, so it is swapped together with the snapshot.
  */
-import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
-import type { AgentMatch, AgentRanker, RankResult } from './agent-ranker.js';
+import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
+import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
 import { buildExampleIndex, type ExampleIndex, type ExampleScores, type TextMask } from './example-index.js';
-import { createPhraseMatcher, type PhraseMatcher } from '../text/phrase-matcher.js';
+import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-matcher.js';
 import { splitClauses } from './clause-splitter.js';
-import { normalizeText } from '../text/text-terms.js';
+import { normalizeText } from '../../text/text-terms.js';
 
 /** Thresholds of the example ranker; defaults set on the sample sets (`switchboard eval`). */
 export interface ExampleRankerOptions {

@@ -12,9 +12,9 @@
  * depend on are added after that (`depends_on` closure), so a plan can chain
  * them. Cards keep registry order.
  */
-import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
+import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
 import { createExampleRanker, type ExampleRanker } from './example-ranker.js';
-import type { MemoryTurn } from './types.js';
+import type { MemoryTurn } from '../types.js';
 
 /** Options of the pre-selector. */
 export interface CardPreselectOptions {

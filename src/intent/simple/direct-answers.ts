@@ -16,10 +16,10 @@ import {
   thanksText,
   transferText,
   type Language,
-} from '../i18n/index.js';
-import { cardDescription, cardName } from '../registry/localized-text.js';
-import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
-import type { SimpleIntentKind } from './types.js';
+} from '../../i18n/index.js';
+import { cardDescription, cardName } from '../../registry/localized-text.js';
+import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
+import type { SimpleIntentKind } from '../types.js';
 
 /** Kinds of direct answer: the simple intents plus a hand-over to a human. */
 export type DirectAnswerKind = SimpleIntentKind | 'escalate';

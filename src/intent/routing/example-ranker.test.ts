@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadRegistryFile } from '../registry/index.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import { loadRegistryFile } from '../../registry/index.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
 import { createExampleRanker } from './example-ranker.js';
-import { card, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
+import { card, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('example ranker on the travel sample registry', () => {
   let snapshot: RegistrySnapshot;
@@ -93,6 +93,13 @@ describe('example ranker training', () => {
     const ranker = createExampleRanker();
     expect(ranker.rank('', snapshotOf(travelCards())).intents).toEqual([]);
     expect(ranker.rank('订酒店', snapshotOf([])).intents).toEqual([]);
+  });
+
+  it('ranks only enabled cards', () => {
+    const ranker = createExampleRanker();
+    const cards = travelCards().map((entry) => (entry.id === 'hotel_agent' ? { ...entry, enabled: false } : entry));
+    expect(ranker.rank('帮我订北京的酒店', snapshotOf(travelCards())).intents.map((intent) => intent.agentId)).toEqual(['hotel_agent']);
+    expect(ranker.rank('帮我订北京的酒店', snapshotOf(cards)).intents.map((intent) => intent.agentId)).not.toContain('hotel_agent');
   });
 });
 

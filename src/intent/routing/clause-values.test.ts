@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentCard } from '../registry/types.js';
-import { createAgentRanker } from './agent-ranker.js';
+import type { AgentCard } from '../../registry/types.js';
+import { createExampleRanker } from './example-ranker.js';
 import { attributeClauseValues, type ClauseValuesRequest } from './clause-values.js';
-import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
+import { ecommerceCards, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const TOMORROW = '2026-11-23';
-const ranker = createAgentRanker();
+const ranker = createExampleRanker();
 
 /** Ranks the text like the offline recognizer, then attributes values to every ranked agent. */
 function attribute(text: string, cards: AgentCard[], extra: Partial<ClauseValuesRequest> = {}) {
@@ -61,14 +61,22 @@ describe('attributeClauseValues', () => {
   });
 
   it('lets a later clause with no value of its own continue the subject of the clause before', () => {
-    expect(attribute('查一下订单 2024051812345678 的状态，还有物流到哪了', ecommerceCards())).toEqual({
+    const intents = [
+      { agentId: 'logistics_agent', score: 0.9, clause: '物流到哪了' },
+      { agentId: 'order_agent', score: 0.89, clause: '查一下订单 2024051812345678 的状态' },
+    ];
+    expect(attribute('查一下订单 2024051812345678 的状态，还有物流到哪了', ecommerceCards(), { intents })).toEqual({
       order_agent: { order_id: '2024051812345678' },
       logistics_agent: { order_id: '2024051812345678' },
     });
   });
 
   it('never lets an agent with side effects inherit', () => {
-    expect(attribute('查一下订单 2024051812345678 的状态，再帮我退款', ecommerceCards())).toEqual({
+    const intents = [
+      { agentId: 'refund_agent', score: 1, clause: '帮我退款' },
+      { agentId: 'order_agent', score: 0.89, clause: '查一下订单 2024051812345678 的状态' },
+    ];
+    expect(attribute('查一下订单 2024051812345678 的状态，再帮我退款', ecommerceCards(), { intents })).toEqual({
       order_agent: { order_id: '2024051812345678' },
       refund_agent: {},
     });

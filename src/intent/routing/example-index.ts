@@ -17,7 +17,7 @@
  * walks the lists of the query's features, so its cost grows with the query,
  * not with the number of cards.
  */
-import { isFunctionTerm } from '../text/text-terms.js';
+import { isFunctionTerm } from '../../text/text-terms.js';
 import { expandEvidence, type CardMass, type FeatureExpansionOptions } from './feature-expansion.js';
 
 /** A text span to ignore (e.g. a slot value), in UTF-16 offsets. */

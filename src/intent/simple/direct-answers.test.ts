@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeDirectAnswer, composeIntentMessage } from './direct-answers.js';
-import { snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
-import { detectLanguage } from '../text/text-terms.js';
+import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
+import { detectLanguage } from '../../text/text-terms.js';
 
 const travel = snapshotOf(travelCards());
 const AGENT_ID = /[a-z]+_agent/;

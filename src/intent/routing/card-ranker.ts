@@ -1,0 +1,33 @@
+/**
+ * What a card ranker is: it ranks the enabled cards of a registry snapshot
+ * against a query, with no model, and says why each card was chosen. The
+ * example ranker (`example-ranker.ts`) is the implementation.
+ */
+import type { RegistrySnapshot } from '../../registry/types.js';
+import type { RankedIntent } from '../types.js';
+
+/** A ranked card with the evidence that chose it. */
+export interface AgentMatch extends RankedIntent {
+  /** Keywords of the card found in the query. */
+  keywords: string[];
+  /** How close the best clause is to the card, 0..1. */
+  coverage: number;
+  /** The clause (or whole query) that gave the best score. */
+  clause: string;
+  /** Where that evidence starts in the normalised query (for stable ordering). */
+  position: number;
+  /** A slot value only this card asks for, when that (not a keyword) named it. */
+  value?: string;
+}
+
+/** What `rank` returns: chosen cards best first and an overall confidence. */
+export interface RankResult {
+  intents: AgentMatch[];
+  confidence: 'high' | 'medium' | 'low';
+  reason: string;
+}
+
+/** Ranks the enabled cards of a snapshot against a query. */
+export interface AgentRanker {
+  rank(query: string, snapshot: RegistrySnapshot): RankResult;
+}
