@@ -53,14 +53,15 @@ describe('switchboard check-agent', () => {
     expect(report.checks.filter((check) => check.outcome === 'fail' && check.level === 'MUST').map((check) => check.id)).toContain('envelope_shape');
   });
 
-  it('exits 2 on usage mistakes and unknown agent ids', async () => {
-    for (const args of [[], ['a', 'b'], ['--bogus', 'x'], ['nobody_agent', '--config', 'agents.yaml'], [agents.urls.hotel, '--timeout-ms', '-1'], [agents.urls.hotel, '--inputs', '[1]']]) {
+  it('exits 2 on usage mistakes and 1 on an unknown agent id, naming the known ones', async () => {
+    for (const args of [[], ['a', 'b'], ['--bogus', 'x'], [agents.urls.hotel, '--timeout-ms', '-1'], [agents.urls.hotel, '--inputs', '[1]']]) {
       const run = capture(directory);
       expect(await runCommand(args, run.io), args.join(' ')).toBe(2);
       expect(run.stderr()).toMatch(/switchboard check-agent: /);
     }
     const run = capture(directory);
-    await runCommand(['nobody_agent', '--config', 'agents.yaml'], run.io);
+    expect(await runCommand(['nobody_agent', '--config', 'agents.yaml'], run.io)).toBe(1);
+    expect(run.stderr()).toMatch(/switchboard check-agent: /);
     expect(run.stderr()).toContain('agents: hotel_agent, limo_agent, flight_agent, weather_agent');
   });
 });
