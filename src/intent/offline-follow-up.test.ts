@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadRegistryFile } from '../registry/index.js';
+import type { RegistrySnapshot } from '../registry/types.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
 import { snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { MemoryTurn } from './types.js';
@@ -33,5 +36,45 @@ describe('offline follow-ups', () => {
 
   it('small talk after a turn is still small talk', async () => {
     expect((await recognize('谢谢', [hotelTurn])).simpleKind).toBe('thanks');
+  });
+});
+
+describe('offline follow-ups on the travel sample registry', () => {
+  let sample: RegistrySnapshot;
+  beforeAll(async () => {
+    const loaded = await loadRegistryFile(fileURLToPath(new URL('../../agents_config.yaml', import.meta.url)), { env: {} });
+    if (!loaded.ok) throw new Error('sample registry invalid');
+    sample = loaded.snapshot;
+  });
+  const turn = (query: string, agent: string): MemoryTurn => ({ query, rewrittenQuery: query, answer: 'ok', agents: [agent] });
+  const hotel = turn('帮我订成都明天的酒店', 'hotel_agent');
+  const flight = turn('查一下明天从北京到西安的机票', 'flight_agent');
+  const routed = async (query: string, history: MemoryTurn[]) => {
+    const result = await recognizer.recognize({ ...readQuery(query), history, snapshot: sample, pendingAgents: [] });
+    return { agents: result.intents.map((intent) => intent.agentId), rewrittenQuery: result.rewrittenQuery };
+  };
+
+  it('a comparison with the previous results stays with their agent, though its words are closer to another card', async () => {
+    expect(await routed('有没有更便宜的', [hotel])).toEqual({ agents: ['hotel_agent'], rewrittenQuery: '帮我订成都明天的酒店，有没有更便宜的' });
+    expect((await routed('便宜一点的呢', [hotel])).agents).toEqual(['hotel_agent']);
+    expect((await routed('换一家', [hotel])).agents).toEqual(['hotel_agent']);
+    expect((await routed('any cheaper ones?', [turn('book a hotel in Hangzhou for tomorrow', 'hotel_agent')])).agents).toEqual(['hotel_agent']);
+    expect((await routed('any earlier ones?', [turn('flights from Shanghai to Beijing tomorrow', 'flight_agent')])).agents).toEqual(['flight_agent']);
+  });
+
+  it('a comparison naming another card\'s words, or a request of its own, leaves the previous agent', async () => {
+    expect((await routed('有没有别的航线', [hotel])).agents).toEqual(['flight_agent']);
+    expect((await routed('再帮我叫个车去酒店', [turn('帮我订上海明天的酒店', 'hotel_agent')])).agents).toEqual(['limo_agent']);
+  });
+
+  it('a place reference with another card\'s words goes to that card, the place read from the previous turn', async () => {
+    expect(await routed('那边冷吗', [flight])).toEqual({ agents: ['weather_agent'], rewrittenQuery: '查一下明天从北京到西安的机票，那边冷吗' });
+    expect((await routed('那边冷不冷', [hotel])).agents).toEqual(['weather_agent']);
+    expect((await routed('do I need a jacket there?', [turn('flights from Shanghai to Beijing tomorrow', 'flight_agent')])).agents).toEqual(['weather_agent']);
+  });
+
+  it('a place reference with no card\'s own words goes on with the previous agent', async () => {
+    expect((await routed('那边呢', [flight])).agents).toEqual(['flight_agent']);
+    expect((await routed('what about there?', [turn('book a hotel in Hangzhou for tomorrow', 'hotel_agent')])).agents).toEqual(['hotel_agent']);
   });
 });

@@ -8,7 +8,12 @@
  * 2. A request for a human (转人工, talk to a person …) → `escalate`.
  *    Abusive, then sensitive words → `simple` with that kind. These win over
  *    any business match.
- * 3. Ranked cards (see `routing/example-ranker.ts`) → `business` with those intents.
+ * 3. A short follow-up no keyword routes (see `routing/follow-up.ts`): a place
+ *    reference plus words only another card uses ("那边冷吗") → that card; a
+ *    comparison with the previous results ("有没有更便宜的", "any cheaper
+ *    ones?") with no other card's words → the carried agents. Either way the
+ *    query is read together with the previous one.
+ * 3b. Ranked cards (see `routing/example-ranker.ts`) → `business` with those intents.
  * 4. Rewrite from short-term memory (below) → `business` with the carried agents.
  * 5. Greeting / thanks-bye / capability question making up the whole query →
  *    `simple`; anything else → `simple/out_of_scope`.
@@ -36,11 +41,11 @@
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';
-import type { AgentRanker } from './routing/card-ranker.js';
+import type { AgentMatch, AgentRanker } from './routing/card-ranker.js';
 import { createExampleRanker } from './routing/example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import { orderByMention } from '../text/mention-order.js';
-import { isFollowUp, refersToPreviousTurn } from './routing/follow-up.js';
+import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from './routing/follow-up.js';
 import { extractOne } from '../text/key-extractor.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple/simple-intents.js';
 import { splitClauses } from './routing/clause-splitter.js';
@@ -63,6 +68,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
   const classifierFor = createSnapshotClassifiers(options.lexicon);
   const ranker = options.ranker ?? createExampleRanker();
   const now = options.now ?? (() => new Date());
+  const ownership = createWordOwnership();
   const maxFragmentResidue = options.maxFragmentResidue ?? 4;
   if (!Number.isFinite(maxFragmentResidue) || maxFragmentResidue < 0) {
     throw new TypeError('offline recognizer: maxFragmentResidue must be a non-negative number');
@@ -99,6 +105,11 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       const carried = carriedAgents(input, snapshot);
       const previous = input.history[input.history.length - 1];
       const ranked = ranker.rank(query, snapshot);
+      const followUp = readFollowUp(query, carried.agents, ranked.intents, snapshot);
+      if (followUp) {
+        const intents = followUp.agents.map((agentId) => ({ agentId, score: 0.5 }));
+        return business(snapshot, language, intents, 'medium', followUp.reason, merge(previous, text, language));
+      }
       if (ranked.intents.length > 0) {
         const intents = ranked.intents.map(({ agentId, score, clause }) => ({ agentId, score, clause }));
         const completesPending =
@@ -136,6 +147,26 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
     },
   };
 
+  /**
+   * A short follow-up that no keyword or owned value routes (similarity alone may have picked a card):
+   * - with a place reference ("那边冷吗"), the rest of it in words only another card uses → that card;
+   * - comparing with, or asking for alternatives to, the previous results ("有没有更便宜的"), with no word
+   *   left that only another card uses → the carried agents, whatever the similarity says.
+   */
+  function readFollowUp(query: string, agents: readonly string[], matches: readonly AgentMatch[], snapshot: RegistrySnapshot): { agents: string[]; reason: string } | undefined {
+    if (agents.length === 0 || !matches.every(isSimilarityOnly)) return undefined;
+    if (refersToPreviousTurn(query) && isFollowUp(query)) {
+      const owners = [...ownership.ownersOf(withoutPlaceReference(query), snapshot)];
+      if (owners.length === 1 && !agents.includes(owners[0]!)) return { agents: owners, reason: `follow-up about the previous turn's place in ${owners[0]}'s words` };
+      return undefined;
+    }
+    const rest = withoutComparison(query);
+    if (rest === undefined) return undefined;
+    const others = [...ownership.ownersOf(rest, snapshot)].filter((agentId) => !agents.includes(agentId));
+    if (others.length > 0) return undefined;
+    return { agents: [...agents], reason: `comparison with the previous results: ${agents.join(', ')}` };
+  }
+
   function isFragment(query: string, agentIds: readonly string[], snapshot: RegistrySnapshot): boolean {
     const specs = agentIds.flatMap((agentId) => snapshot.byId.get(agentId)?.requiredKeys ?? []);
     const today = now();
@@ -153,6 +184,14 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
     const residual = residualUnits(rest);
     return residual.han + residual.words <= maxFragmentResidue;
   }
+}
+
+/**
+ * True for a match made on similarity alone: no keyword, no value only that card asks for. The ranker
+ * scores those 0.7 × similarity (below 0.7); keyword, value and place matches score 0.7 and above.
+ */
+function isSimilarityOnly(match: AgentMatch): boolean {
+  return match.keywords.length === 0 && match.value === undefined && match.score < 0.7;
 }
 
 function carriedAgents(input: IntentInput, snapshot: RegistrySnapshot): { agents: string[]; source: 'pending' | 'history' } {
