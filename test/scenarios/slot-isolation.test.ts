@@ -136,6 +136,9 @@ describe('e-commerce registry', () => {
   it.each<[string, Expectation]>([
     ['查一下订单 A1001 的状态，还有物流到哪了', { order_agent: { inputs: { order_id: 'A1001' } }, logistics_agent: { inputs: { order_id: 'A1001' } } }],
     ['查一下订单 A1001 的状态，再帮我退款', { order_agent: { inputs: { order_id: 'A1001' } }, refund_agent: { miss: ['order_id', 'refund_reason'] } }],
+    ['查一下订单 2024051812345678 的状态，还有物流到哪了', { order_agent: { inputs: { order_id: '2024051812345678' } }, logistics_agent: { inputs: { order_id: '2024051812345678' } } }],
+    ['查一下订单 2024051812345678 的状态，再帮我退款', { order_agent: { inputs: { order_id: '2024051812345678' } }, refund_agent: { miss: ['order_id', 'refund_reason'] } }],
+    ['check the status of order 2024051812345678, and where is the parcel now', { order_agent: { inputs: { order_id: '2024051812345678' } }, logistics_agent: { inputs: { order_id: '2024051812345678' } } }],
     ['check order A1001, and I want a refund', { order_agent: { inputs: { order_id: 'A1001' } }, refund_agent: { miss: ['order_id', 'refund_reason'] } }],
     ['订单 1234567890123 我要退款，质量问题，还有包裹到哪了', { refund_agent: { confirm: { order_id: '1234567890123', refund_reason: '质量问题' } }, logistics_agent: { inputs: { order_id: '1234567890123' } } }],
     [

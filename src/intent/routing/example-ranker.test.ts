@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadRegistryFile } from '../../registry/index.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { createExampleRanker } from './example-ranker.js';
-import { card, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
+import { card, ecommerceCards, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -71,6 +71,47 @@ describe('example ranker on the travel sample registry', () => {
     const candidates = ranker.candidates('订北京的酒店，再看看天气', snapshot, 3);
     expect(candidates.length).toBe(3);
     expect(candidates.slice(0, 2).sort()).toEqual(['hotel_agent', 'weather_agent']);
+  });
+});
+
+describe('example ranker on the e-commerce registry', () => {
+  const ranker = createExampleRanker();
+  const fixtures = snapshotOf(ecommerceCards());
+  let sample: RegistrySnapshot;
+  const routed = (query: string, snapshot: RegistrySnapshot) =>
+    Object.fromEntries(ranker.rank(query, snapshot).intents.map((intent) => [intent.agentId, intent.clause]));
+  beforeAll(async () => {
+    const loaded = await loadRegistryFile(`${ROOT}examples/ecommerce/agents_config.yaml`, { env: {} });
+    if (!loaded.ok) throw new Error('sample registry invalid');
+    sample = loaded.snapshot;
+  });
+
+  it('routes a clause to the card its own words ask for, even when the next clause names another card', () => {
+    for (const snapshot of [fixtures, sample]) {
+      expect(routed('查一下订单 2024051812345678 的状态，还有物流到哪了', snapshot)).toEqual({ order_agent: '查一下订单 2024051812345678 的状态', logistics_agent: '物流到哪了' });
+      expect(routed('查一下订单 2024051812345678 的状态，再帮我退款', snapshot)).toEqual({ order_agent: '查一下订单 2024051812345678 的状态', refund_agent: '帮我退款' });
+      expect(routed('check the status of order 2024051812345678, and I want a refund', snapshot)).toEqual({
+        order_agent: 'check the status of order 2024051812345678',
+        refund_agent: 'I want a refund',
+      });
+    }
+    expect(routed('check the status of order 2024051812345678, and where is my package now', fixtures)).toEqual({
+      order_agent: 'check the status of order 2024051812345678',
+      logistics_agent: 'where is my package now',
+    });
+    expect(routed('check the status of order 2024051812345678, and where is the parcel now', sample)).toEqual({
+      order_agent: 'check the status of order 2024051812345678',
+      logistics_agent: 'where is the parcel now',
+    });
+  });
+
+  it('a card keyword that only labels a value does not add that card on its own', () => {
+    for (const snapshot of [fixtures, sample]) {
+      // The order number is the parcel's: the clause holding it asks nothing of the order card.
+      expect(Object.keys(routed('我的快递到哪了，订单号 2024051812345678', snapshot))).toEqual(['logistics_agent']);
+      expect(Object.keys(routed('订单号 2024051812345678 的包裹到哪了', snapshot))).toEqual(['logistics_agent']);
+    }
+    expect(Object.keys(routed('订单 1234567890 什么时候能送到', sample))).toEqual(['logistics_agent']);
   });
 });
 

@@ -32,6 +32,7 @@ import { buildExampleIndex, type ExampleIndex, type ExampleScores, type TextMask
 import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-matcher.js';
 import { splitClauses } from './clause-splitter.js';
 import { normalizeText } from '../../text/text-terms.js';
+import type { PatternMatch } from '../../util/safe-pattern.js';
 
 /** Thresholds of the example ranker; defaults set on the sample sets (`switchboard eval`). */
 export interface ExampleRankerOptions {
@@ -77,9 +78,14 @@ interface SnapshotModel {
   masksOf: (text: string, keywordCards: Iterable<number>) => ValueSpan[];
 }
 
-/** A known slot value in the text; `owner` is the only enabled card that asks for it, if there is one. */
+/**
+ * A known slot value in the text; `owner` is the only enabled card that asks for it, if there is one.
+ * `value` is where the value itself is when the match also holds a label the pattern reads around it
+ * ("订单 2024051812345678": the label 订单, the value the digits).
+ */
 interface ValueSpan extends TextMask {
   owner?: number;
+  value?: TextMask;
 }
 
 interface Unit {
@@ -108,7 +114,7 @@ function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
   const masksOf = (text: string, keywordCards: Iterable<number>): ValueSpan[] => {
     const masks = enumMasks(text);
     for (const pattern of new Set([...keywordCards].flatMap((cardIndex) => patternsByCard[cardIndex] ?? []))) {
-      for (const match of pattern.findAll(text)) masks.push({ start: match.start, end: match.end });
+      for (const match of pattern.findAll(text)) masks.push({ start: match.start, end: match.end, value: capturedSpan(match) });
     }
     return masks;
   };
@@ -176,15 +182,22 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       text,
       new Set(allKeywordHits.flatMap((hit) => hit.payloads)),
     );
-    const keywordHits = allKeywordHits
-      .filter((hit) => !valueHits.some((value) => value.start <= hit.start && hit.end <= value.end && value.end - value.start > hit.end - hit.start));
+    const insideValue = (hit: { start: number; end: number }) =>
+      valueHits.filter((value) => value.start <= hit.start && hit.end <= value.end && value.end - value.start > hit.end - hit.start);
+    const keywordHits = allKeywordHits.filter((hit) => insideValue(hit).length === 0);
+    // A keyword that is the label of a value ("订单 2024051812345678") is not a request on its own (the user may be
+    // asking where that order's parcel is), but it says which card the value is about.
+    const labelHits = allKeywordHits.filter((hit) => {
+      const values = insideValue(hit);
+      return values.length > 0 && values.every((value) => value.value !== undefined && (hit.end <= value.value.start || hit.start >= value.value.end));
+    });
     // `alsoMask`: further spans of the text (e.g. keywords naming a place) to leave out.
     const scoreUnit = (unit: Unit, alsoMask: readonly TextMask[] = []): ExampleScores =>
       model.index.score(
         model.withSynonyms(unit.text),
         [...valueHits, ...alsoMask].filter((hit) => hit.start >= unit.start && hit.end <= unit.end).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })),
       );
-    return { model, text, keywordHits, valueHits, scoreUnit };
+    return { model, text, keywordHits, labelHits, valueHits, scoreUnit };
   }
 
   return {
@@ -211,7 +224,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     },
 
     rank(query, snapshot): RankResult {
-      const { model, text, keywordHits, valueHits, scoreUnit } = analyse(query, snapshot);
+      const { model, text, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return { intents: [], confidence: 'low', reason: 'empty query or no enabled agents' };
       const minSimilarity = model.minSimilarity;
       const units = unitsOf(text);
@@ -242,6 +255,20 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
           if (!placeCards.has(cardIndex) && rest.posterior[cardIndex]! >= 0.5 && rest.familiar >= minFamiliar && rest.nearest[cardIndex]! > 0) {
             const similarity = rest.nearest[cardIndex]!;
             choose(cardIndex, { score: round(0.75 + 0.25 * similarity), keywords: [], coverage: round(similarity), clause: unit.text, position: unit.start });
+            continue;
+          }
+        }
+        // No keyword, but a value labelled with a card's keyword ("查一下订单 2024051812345678 的状态"): the clause is
+        // that card's request when its own words (label and value left out) are closest to that card too. A bare
+        // labelled value ("订单号 2024051812345678") or words of another request ("订单 123… 什么时候能送到") are not.
+        const labelsInUnit = inUnit.length > 0 ? [] : labelHits.filter((hit) => hit.start >= unit.start && hit.end <= unit.end);
+        if (labelsInUnit.length > 0) {
+          const rest = scoreUnit(unit, labelsInUnit);
+          const cardIndex = argmax(rest.posterior);
+          const labelled = labelsInUnit.filter((hit) => hit.payloads.includes(cardIndex));
+          if (labelled.length > 0 && rest.familiar >= minFamiliar && enoughEvidence(rest, cardIndex, singleTermSimilarity)) {
+            const similarity = scores.nearest[cardIndex]!;
+            choose(cardIndex, { score: round(0.75 + 0.25 * similarity), keywords: [...new Set(labelled.map((hit) => hit.phrase))], coverage: round(similarity), clause: unit.text, position: labelled[0]!.start });
             continue;
           }
         }
@@ -332,6 +359,14 @@ function enoughEvidence(scores: ExampleScores, cardIndex: number, singleTermSimi
   const shared = scores.strong[cardIndex]!;
   const similarity = scores.nearest[cardIndex]!;
   return shared >= 2 || (shared === 1 && similarity >= singleTermSimilarity) || similarity >= 2 * singleTermSimilarity;
+}
+
+/** Where the first capture group that took part is inside the match, when it is shorter than the match. */
+function capturedSpan(match: PatternMatch): TextMask | undefined {
+  const group = match.groups.find((value): value is string => value !== null && value.length > 0);
+  if (group === undefined || group.length >= match.text.length) return undefined;
+  const offset = match.text.lastIndexOf(group);
+  return offset < 0 ? undefined : { start: match.start + offset, end: match.start + offset + group.length };
 }
 
 /** The whole text first, then its clauses when there are several. */
