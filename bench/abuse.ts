@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { startServer } from '../src/http/index.js';
 import { createLogger, silentLogger, type Logger } from '../src/logger.js';
+import { maskPersonalData } from '../src/guard/mask-personal-data.js';
 import { createPiiMasking } from '../src/privacy/index.js';
 import { createSwitchboard } from '../src/switchboard.js';
 import { hasInjectionSignals } from '../src/text/injection-signals.js';
@@ -51,7 +52,8 @@ const RAW = {
   bankCard: '6222021234567890128',
   email: 'zhang.san@example.com',
 };
-const MASKED = ['138****5678', '110105********002X', '6222***********0128', 'z***@example.com'];
+/** The masked form of each value, as the product's own masker writes it (a fixed list drifted once and hid the e-mails). */
+const MASKED = Object.fromEntries(Object.entries(RAW).map(([kind, value]) => [kind, maskPersonalData(value)])) as Record<keyof typeof RAW, string>;
 
 async function injection(): Promise<{ tried: number; leaked: number; extra: number; forwarded: number }> {
   const corpus = readInjectionCorpus();
@@ -132,14 +134,16 @@ async function personalData(): Promise<{ tried: number; raw: number; masked: num
     const database = Buffer.concat(files.map((name) => readFileSync(join(dir, name))));
     const databaseText = database.toString('utf8');
     console.log(`personal data: 3 turns, ${Object.keys(RAW).length} kinds in user text and agent replies; agent received phone=${JSON.stringify((agent.calls[0]?.body as { inputs?: Record<string, string> })?.inputs?.phone ?? null)} (its declared key, real value)`);
-    console.log('  kind       raw-in-logs  raw-in-db  raw-in-transcript');
+    console.log('  kind       raw-in-logs  raw-in-db  raw-in-transcript  masked-in-logs+db');
     let raw = 0;
-    for (const [kind, value] of Object.entries(RAW)) {
+    let masked = 0;
+    for (const [kind, value] of Object.entries(RAW) as [keyof typeof RAW, string][]) {
       const counts = [logText.split(value).length - 1, databaseText.split(value).length - 1, history.split(value).length - 1];
+      const maskedCount = logText.split(MASKED[kind]).length - 1 + databaseText.split(MASKED[kind]).length - 1;
       raw += counts.reduce((sum, count) => sum + count, 0);
-      console.log(`  ${kind.padEnd(10)} ${String(counts[0]).padStart(11)}  ${String(counts[1]).padStart(9)}  ${String(counts[2]).padStart(17)}`);
+      masked += maskedCount;
+      console.log(`  ${kind.padEnd(10)} ${String(counts[0]).padStart(11)}  ${String(counts[1]).padStart(9)}  ${String(counts[2]).padStart(17)}  ${String(maskedCount).padStart(17)}`);
     }
-    const masked = MASKED.reduce((sum, form) => sum + (logText.split(form).length - 1) + (databaseText.split(form).length - 1), 0);
     console.log(`  log lines: ${logLines.length}; database files: ${files.join(', ')} (${database.length} bytes); masked forms seen in logs + db: ${masked}`);
     return { tried: Object.keys(RAW).length, raw, masked };
   } finally {
