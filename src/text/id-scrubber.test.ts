@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createIdScrubber, createTextScrubber, secretTerms } from './id-scrubber.js';
+import type { Language } from '../i18n/index.js';
+import { createTextScrubber, idTerms, inventedIdPattern, secretTerms } from './id-scrubber.js';
 
 const CARDS = [
   { id: 'hotel_agent', name: '酒店服务' },
@@ -7,17 +8,22 @@ const CARDS = [
   { id: 'order', name: '订单查询' },
 ];
 
+/** Ids as the content guard builds them: known ids become names, made-up ids a neutral phrase. */
+function idScrubber(cards: typeof CARDS, language: Language) {
+  return createTextScrubber({ terms: idTerms(cards), patterns: [inventedIdPattern(language)] });
+}
+
 describe('id scrubber', () => {
   it('replaces whole-word ids with names and invented *_agent ids with a neutral phrase', () => {
-    const scrubber = createIdScrubber(CARDS, 'zh');
+    const scrubber = idScrubber(CARDS, 'zh');
     expect(scrubber.scrub('我会调用hotel_agent和weather_agent，还有train_agent。')).toBe('我会调用酒店服务和天气查询，还有相关服务。');
     expect(scrubber.scrub('your order is hotel_agents-free; reorder, order.')).toBe('your 订单查询 is hotel_agents-free; reorder, 订单查询.');
-    expect(createIdScrubber(CARDS, 'en').scrub('ask train_agent')).toBe('ask a related service');
+    expect(idScrubber(CARDS, 'en').scrub('ask train_agent')).toBe('ask a related service');
   });
 
   it('streams: ids split across deltas never reach the user and the pieces add up to the scrubbed text', () => {
     const text = '已为您安排 hotel_agent 的预订，并通过weather_agent查询天气。更多信息请联系 train_agent 或查看 order 页面。'.repeat(3);
-    const scrubber = createIdScrubber(CARDS, 'zh');
+    const scrubber = idScrubber(CARDS, 'zh');
     for (const size of [1, 2, 3, 5, 7, 13]) {
       const stream = scrubber.stream();
       const shown: string[] = [];

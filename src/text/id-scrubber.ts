@@ -164,11 +164,6 @@ function inventedIdTail(text: string): number {
   return /^[a-z][a-z0-9_]*$/.test(text.slice(start)) ? text.length - start : 0;
 }
 
-/** The scrubber of model-written text: known ids become names, made-up ids a neutral phrase in `language`. */
-export function createIdScrubber(cards: readonly { id: string; name: string }[], language: Language = 'zh'): TextScrubber {
-  return createTextScrubber({ terms: idTerms(cards), patterns: [inventedIdPattern(language)] });
-}
-
 /** Non-overlapping matches from `from` on, left to right; at one position the longest wins, then the earlier matcher. */
 function* findMatches(matchers: readonly Matcher[], text: string, from: number): Generator<Match> {
   const next: (Match | null | undefined)[] = matchers.map(() => undefined);

@@ -23,7 +23,6 @@ export {
 export { orderByMention } from './mention-order.js';
 export { credentialParts, isOpaque } from './credential-parts.js';
 export {
-  createIdScrubber,
   createTextScrubber,
   idTerms,
   inventedIdPattern,
