@@ -19,11 +19,12 @@
 import { cardDescription, cardName } from '../../registry/localized-text.js';
 import { chooseTier } from '../../llm/model-router.js';
 import { buildDirectMessages, buildSummaryMessages, type CompletedFact, type NeededFact, type NotDoneFact } from './answer-prompt.js';
-import { createOutputGuard, createSystemPromptLeakCheck } from '../output-guard.js';
+import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from '../output-guard.js';
 import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
-import { failureReasonText, missingReasonText, theResultsText } from '../../i18n/index.js';
+import { failureReasonText, missingReasonText, theResultsText, type Language } from '../../i18n/index.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
 import { serviceNames } from '../service-name.js';
 import { enumChoices, keyExamples } from './key-examples.js';
 import type { AnswerComposer, DirectAnswerInput, SummaryInput } from './types.js';
@@ -46,6 +47,13 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
   const { gateway, fallback, logger } = options;
   const maxOutputChars = options.maxOutputChars ?? 800;
   const leakCheck = createSystemPromptLeakCheck();
+  /** One guard per registry snapshot and language, built on first use rather than per answer. */
+  const guards = new WeakMap<RegistrySnapshot, Partial<Record<Language, OutputGuard>>>();
+  function guardFor(snapshot: RegistrySnapshot, language: Language): OutputGuard {
+    const byLanguage = guards.get(snapshot) ?? {};
+    guards.set(snapshot, byLanguage);
+    return (byLanguage[language] ??= createOutputGuard(snapshot, { language, leakCheck }));
+  }
 
   /** One streamed call; undefined when it failed or produced nothing (the caller falls back). */
   async function streamed(
@@ -59,7 +67,7 @@ export function createLlmAnswers(options: LlmAnswersOptions): AnswerComposer {
       logger.info('answer: the model endpoint already failed this turn; using the template answer');
       return undefined;
     }
-    const scrubber = createOutputGuard(context.snapshot, { language: context.language, leakCheck }).stream();
+    const scrubber = guardFor(context.snapshot, context.language).stream();
     let shown = '';
     const show = (text: string) => {
       if (text.length === 0) return;
