@@ -56,6 +56,9 @@ describe('switchboard eval', () => {
     const report = JSON.parse(out.stdout);
     expect(report).toMatchObject({ enabled_agents: 16, pass: true });
     expect(report.outOfScopeKeptOut).toBeGreaterThanOrEqual(0.8);
+    // The peer run in the same command: the recogniser must beat nearest-example on the keyword-free set.
+    expect(report.baselineTop1).toBeGreaterThan(0.3);
+    expect(report.top1).toBeGreaterThan(report.baselineTop1);
   });
 
   it('exits 1 below --min and names the shortfall', async () => {

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { formatEvalReport, summariseEval } from '../eval/eval-report.js';
 import { parseEvalSet } from '../eval/eval-set.js';
+import { buildNearestBaseline } from '../eval/nearest-baseline.js';
 import { runEval } from '../eval/run-eval.js';
 import { createLlmGatewayFromEnv } from '../llm/index.js';
 import { silentLogger } from '../logger.js';
@@ -33,7 +34,8 @@ Routing evaluation. FILE is JSONL, one labelled utterance per line:
 queries in a fresh in-memory session. Uses LLM mode when LLM_BASE_URL and
 LLM_MODEL are set, else the offline recogniser.
 
-Prints exact agent-set accuracy, top-1, out-of-scope kept out, in-scope
+Prints exact agent-set accuracy, top-1 (beside the top-1 of a nearest-example
+baseline run on the same examples), out-of-scope kept out, in-scope
 "no agent" rate, multi-agent rate, follow-ups, extracted-value accuracy,
 pre-selection recall, latency, per-agent precision/recall, confusions and the
 misses. --json prints the same as one JSON object.
@@ -103,7 +105,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const trainingStarted = performance.now();
   strategies.prepare(snapshot);
   const trainingMs = performance.now() - trainingStarted;
-  const outcomes = await runEval(parsed.cases, { snapshot, ...strategies });
+  const outcomes = await runEval(parsed.cases, { snapshot, ...strategies, baseline: buildNearestBaseline(snapshot) });
   const report = summariseEval(outcomes);
   const mode = llm.enabled ? 'llm' : 'offline';
   if (values.json) io.stdout(`${JSON.stringify({ file, config: configFile, mode, enabled_agents: snapshot.enabledAgents.length, training_ms: trainingMs, min, pass: report.accuracy >= min, ...report })}\n`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summariseEval } from './eval-report.js';
+import { formatEvalReport, summariseEval } from './eval-report.js';
 import type { EvalOutcome } from './run-eval.js';
 
 function outcome(line: number, expected: string[], predicted: string[], extra: Partial<EvalOutcome> = {}): EvalOutcome {
@@ -56,4 +56,18 @@ describe('summariseEval', () => {
     expect(report.preselection.recall).toBe(0.5);
     expect(report.followUpAccuracy).toBe(1);
   });
+
+  it('scores the baseline on the same single-agent lines, and prints it beside top-1', () => {
+    const report = summariseEval([
+      outcome(1, ['hotel'], ['hotel'], { baseline: 'hotel' }),
+      outcome(2, ['hotel'], ['hotel'], { baseline: 'weather' }),
+      outcome(3, ['weather'], [], { baseline: undefined }),
+      outcome(4, [], [], { baseline: 'hotel' }),
+    ]);
+    expect(report.top1).toBeCloseTo(2 / 3);
+    expect(report.baselineTop1).toBeCloseTo(1 / 3);
+    expect(formatEvalReport(report, { file: 'f', mode: 'offline', agents: 2 })).toContain('nearest-example baseline 33.3%  (same examples, run now, ratio 2.00)');
+    expect(summariseEval([outcome(1, ['hotel'], ['hotel'])]).baselineTop1).toBeNull();
+  });
 });
+

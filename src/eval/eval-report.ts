@@ -31,6 +31,8 @@ export interface EvalReport {
   accuracy: number;
   /** Lines with exactly one expected agent whose best routed agent is that one. */
   top1: number | null;
+  /** Top-1 of the nearest-example baseline on the same lines (null without a baseline or single-agent lines). */
+  baselineTop1: number | null;
   /** Out-of-scope lines (agents: []) where nothing was routed. */
   outOfScopeKeptOut: number | null;
   /** In-scope lines where nothing was routed. */
@@ -65,6 +67,8 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
   const misses: EvalMiss[] = [];
   let exact = 0;
   let top1Hits = 0;
+  let baselineHits = 0;
+  let baselineLines = 0;
   let singles = 0;
   let outOfScope = 0;
   let keptOut = 0;
@@ -113,6 +117,10 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
       singles += 1;
       if (outcome.predicted[0] !== undefined && expected.has(outcome.predicted[0])) top1Hits += 1;
       if (got.size > 1) unaskedMulti += 1;
+      if ('baseline' in outcome) {
+        baselineLines += 1;
+        if (outcome.baseline !== undefined && expected.has(outcome.baseline)) baselineHits += 1;
+      }
     }
     if (expected.size > 1) multi += 1;
     if (got.size > 0) {
@@ -148,6 +156,7 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
     exact,
     accuracy: ratio(exact, outcomes.length) ?? 0,
     top1: ratio(top1Hits, singles),
+    baselineTop1: ratio(baselineHits, baselineLines),
     outOfScopeKeptOut: ratio(keptOut, outOfScope),
     inScopeNoAgent: ratio(noAgent, inScope),
     multiAgentRate: ratio(routedMulti, routed),
@@ -177,6 +186,10 @@ export function formatEvalReport(report: EvalReport, options: { file: string; mo
   lines.push('');
   lines.push(`exact agent-set accuracy   ${pct(report.accuracy)}  (${report.exact}/${report.total})`);
   lines.push(`top-1 (single-agent lines) ${pct(report.top1)}`);
+  if (report.baselineTop1 !== null && report.top1 !== null) {
+    const ratioText = report.baselineTop1 > 0 ? `, ratio ${(report.top1 / report.baselineTop1).toFixed(2)}` : '';
+    lines.push(`  nearest-example baseline ${pct(report.baselineTop1)}  (same examples, run now${ratioText})`);
+  }
   lines.push(`out of scope kept out      ${pct(report.outOfScopeKeptOut)}`);
   lines.push(`in scope, no agent         ${pct(report.inScopeNoAgent)}`);
   lines.push(`multi-agent answers        ${pct(report.multiAgentRate)} of routed lines; unasked ${pct(report.unaskedMultiRate)} of single-agent lines`);

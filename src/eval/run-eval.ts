@@ -18,6 +18,7 @@ import { createLlmUsage } from '../llm/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { readQuery } from '../text/index.js';
 import type { EvalCase } from './eval-set.js';
+import type { NearestBaseline } from './nearest-baseline.js';
 
 /** What the supervisor decided for one labelled line. */
 export interface EvalOutcome {
@@ -31,6 +32,8 @@ export interface EvalOutcome {
   preselected: string[];
   /** Time spent in the recogniser for the labelled query, ms. */
   latencyMs: number;
+  /** The nearest-example baseline's agent for the labelled query alone (when a baseline was given). */
+  baseline?: string;
 }
 
 /** What `runEval` needs: the strategies chosen as the server chooses them. */
@@ -41,6 +44,8 @@ export interface RunEvalOptions {
   preselector: CardPreselector;
   /** "Today" for relative dates. Default: now. */
   now?: Date;
+  /** The peer to compare with (`nearest-baseline.ts`); it sees the labelled query only. */
+  baseline?: NearestBaseline;
   /** Called after each line (progress for long sets). */
   onOutcome?: (outcome: EvalOutcome, index: number) => void;
 }
@@ -74,7 +79,8 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
     const planned = await plan(intent, memory, options, now, `eval_${item.line}`);
     for (const task of planned) inputs[task.assigned_agent] = task.inputs;
   }
-  return { case: item, predicted, kind: intent.kind, inputs, preselected, latencyMs };
+  const baseline = options.baseline?.(item.query);
+  return { case: item, predicted, kind: intent.kind, inputs, preselected, latencyMs, ...(options.baseline ? { baseline } : {}) };
 }
 
 async function playTurn(query: string, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string): Promise<{ memory: SessionMemory }> {
