@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { separatorBetween, splitClauses } from './clause-splitter.js';
+import { separatorBetween, splitClauses, splitRequests } from './clause-splitter.js';
 
 const texts = (text: string) => splitClauses(text).map((clause) => clause.text);
 
@@ -36,3 +36,23 @@ describe('splitClauses', () => {
     expect(separatorBetween(text, left!, right!)).toBe(' and ');
   });
 });
+
+describe('splitRequests', () => {
+  const requests = (text: string) => splitRequests(text).map((request) => request.text);
+
+  it('keeps clauses joined by a comma, a full stop or a bare "and" as one request told in parts', () => {
+    expect(requests('I ordered my card 2 weeks ago and it still isn\'t here? What do I do?')).toEqual(['I ordered my card 2 weeks ago and it still isn\'t here? What do I do']);
+    expect(requests('i tried to pay the electric bill. the payment didn\'t go through, when is it due')).toHaveLength(1);
+    expect(requests('东西寄出了吗，单号 1234567890')).toEqual(['东西寄出了吗，单号 1234567890']);
+  });
+
+  it('starts another request at 另外 / 还有 / 再 / 和 before a verb, "and also", "then", and "and" before a question or an order', () => {
+    expect(requests('查一下订单的状态，还有物流到哪了')).toEqual(['查一下订单的状态', '物流到哪了']);
+    expect(requests('上海的酒店帮我订两晚，另外后天下午两点虹桥机场送机')).toEqual(['上海的酒店帮我订两晚', '后天下午两点虹桥机场送机']);
+    expect(requests('订北京的酒店和查上海的天气')).toEqual(['订北京的酒店', '查上海的天气']);
+    expect(requests("what's my checking balance, and also transfer 50 dollars to savings")).toEqual(["what's my checking balance", 'transfer 50 dollars to savings']);
+    expect(requests('check the status of order 2024051812345678, and where is the parcel now')).toEqual(['check the status of order 2024051812345678', 'where is the parcel now']);
+    expect(requests('I deposited cash this morning and I am still waiting')).toEqual(['I deposited cash this morning and I am still waiting']);
+  });
+});
+

@@ -63,3 +63,41 @@ export function splitClauses(text: string): Clause[] {
 export function separatorBetween(text: string, left: Clause, right: Clause): string {
   return text.slice(left.start + left.text.length, right.start);
 }
+
+/**
+ * Words that start another request rather than go on with the same one: 另外, 还有, 顺便, 然后, 再, 和 before
+ * a request verb …, "and also", "also", "then", "plus", "as well as", "and" before a question or an order.
+ * A comma, a full stop or any other "and" does not:
+ * "I made a transfer yesterday, but it still hasn't arrived. Can you check?" is one request in three
+ * clauses.
+ */
+const REQUEST_BREAK = /然后|并且|同时|另外|还有|顺便|以及|还要|此外|再|和|跟|并|(?<![a-z])(?:also|then|plus|as well as)(?![a-z])/iu;
+
+/** "and" starts another request when a question or an order follows it: "…, and where is my parcel now". */
+const AND_BEFORE = /(?<![a-z])and\s*$/iu;
+const REQUEST_START = /^(?:please\s+)?(?:where|what|when|which|who|how|is|are|can|could|will|would|do|does|tell|show|check|book|find|get|give|send|cancel|change|set|make|order|reserve|arrange|call|track|issue)(?![a-z])/iu;
+
+/**
+ * The query's requests: its clauses grouped between separators that start another request
+ * (`REQUEST_BREAK`). Each request is the text from its first clause to its last.
+ */
+export function splitRequests(text: string, clauses: readonly Clause[] = splitClauses(text)): Clause[] {
+  const requests: Clause[] = [];
+  let first: Clause | undefined;
+  let last: Clause | undefined;
+  const close = () => {
+    if (first && last) requests.push({ text: text.slice(first.start, last.start + last.text.length), start: first.start });
+  };
+  for (const clause of clauses) {
+    const separator = last ? separatorBetween(text, last, clause) : '';
+    if (last && (REQUEST_BREAK.test(separator) || (AND_BEFORE.test(separator) && REQUEST_START.test(clause.text)))) {
+      close();
+      first = undefined;
+    }
+    first ??= clause;
+    last = clause;
+  }
+  close();
+  return requests;
+}
+

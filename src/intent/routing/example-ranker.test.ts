@@ -155,3 +155,26 @@ describe('supervisor.synonyms', () => {
     expect(ranker.rank('找个歇脚的地儿', withSynonyms).intents.map((intent) => intent.agentId)).toEqual(['hotel_agent']);
   });
 });
+
+describe('example ranker on a keyword-free registry', () => {
+  let snapshot: RegistrySnapshot;
+  const ranker = createExampleRanker();
+  beforeAll(async () => {
+    const loaded = await loadRegistryFile(`${ROOT}examples/assistant/agents_config.yaml`, { env: {} });
+    if (!loaded.ok) throw new Error('assistant registry invalid');
+    snapshot = loaded.snapshot;
+  });
+  const agents = (query: string) => ranker.rank(query, snapshot).intents.map((intent) => intent.agentId);
+
+  it('routes one request told in several clauses to one agent, read as a whole', () => {
+    // Clause by clause this was three agents: paying, declined card, due date.
+    expect(agents("i tried to pay the electric bill. the payment didn't go through, when is it due")).toEqual(['bill_due_agent']);
+    expect(agents("i'm flying to denver tomorrow. is my flight on time")).toEqual(['flight_status_agent']);
+    expect(agents('i lost my wallet yesterday. my credit card was in it, what should i do')).toEqual(['lost_card_agent']);
+  });
+
+  it('still routes each request the user joined with "and also"', () => {
+    expect(agents("what's my checking balance, and also transfer 50 dollars to savings").sort()).toEqual(['balance_agent', 'transfer_agent']);
+  });
+});
+

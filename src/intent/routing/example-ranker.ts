@@ -30,7 +30,7 @@ import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
 import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
 import { buildExampleIndex, type ExampleIndex, type ExampleScores, type TextMask } from './example-index.js';
 import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-matcher.js';
-import { splitClauses } from './clause-splitter.js';
+import { splitClauses, splitRequests } from './clause-splitter.js';
 import { normalizeText } from '../../text/text-terms.js';
 import type { PatternMatch } from '../../util/safe-pattern.js';
 
@@ -241,12 +241,15 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       };
 
       const similarityOnly: { cardIndex: number; similarity: number; unit: Unit }[] = [];
+      const clauseOnly: typeof similarityOnly = [];
       for (const unit of clauses) {
         const scores = scoreUnit(unit);
         const keywordCards = new Map<number, { keywords: Set<string>; position: number; spans: { start: number; end: number }[] }>();
         const inUnit = keywordHits.filter((hit) => hit.start >= unit.start && hit.end <= unit.end);
         const requestHits = inUnit.filter((hit) => !isPlace(hit));
         if (requestHits.length === 0 && inUnit.length > 0) {
+          // Only places named in a turn of several clauses and no keyword: the turn's requests decide (below).
+          if (multiClause && !anyKeyword) continue;
           // Only places named: the clause's request is whatever its words are closest to, when that is another card.
           const rest = scoreUnit(unit, inUnit);
           const cardIndex = argmax(rest.posterior);
@@ -299,12 +302,31 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         }
         const cardIndex = argmax(scores.posterior);
         // Only single characters or word pieces in common is not enough to route.
+        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity)) {
+          // A turn with no keyword: its requests are found below, between the words that start another one.
+          (multiClause && !anyKeyword ? clauseOnly : similarityOnly).push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
+        }
+      }
+      // No keyword anywhere: clauses joined by a comma, a full stop or "and" are one request told in parts
+      // ("I ordered my card 2 weeks ago and it still isn't here? What do I do?"); each part would look like
+      // another card. Only 另外 / 还有 / "and also" … start another request, scored on its own.
+      const requests = multiClause && !anyKeyword ? splitRequests(text, clauses) : [];
+      for (const request of requests) {
+        const unit = { text: request.text, start: request.start, end: request.start + request.text.length };
+        const scores = scoreUnit(unit);
+        const cardIndex = argmax(scores.posterior);
         if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
       }
-      const needed = !multiClause ? minSimilarity : anyKeyword ? minSimilarityBesideKeyword : minClauseSimilarity;
+      const needed = !multiClause || requests.length === 1 ? minSimilarity : anyKeyword ? minSimilarityBesideKeyword : minClauseSimilarity;
       for (const { cardIndex, similarity, unit } of similarityOnly) {
         if (chosen.has(cardIndex) || similarity < needed) continue;
         choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: unit.text, position: unit.start });
+      }
+      // One request whose whole text is not close enough to any card (a value or a second remark blurs it):
+      // its clearest clause decides, alone ("东西寄出了吗，单号 1234567890").
+      if (chosen.size === 0 && requests.length === 1) {
+        const best = clauseOnly.filter((entry) => entry.similarity >= minClauseSimilarity).sort((a, b) => b.similarity - a.similarity)[0];
+        if (best) choose(best.cardIndex, { score: round(0.7 * best.similarity), keywords: [], coverage: round(best.similarity), clause: best.unit.text, position: best.unit.start });
       }
       if (chosen.size === 0 && multiClause) {
         const whole = units[0]!;
