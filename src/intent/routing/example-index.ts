@@ -47,6 +47,8 @@ export interface ExampleScores {
   strong: Uint8Array;
   /** Share (0..1) of the query's feature mass the model has seen in training (0 = nothing familiar). */
   familiar: number;
+  /** Per card: share (0..1) of the query's feature mass found in the card's texts. */
+  covered: Float64Array;
 }
 
 /** A trained model over a fixed list of cards. */
@@ -326,6 +328,7 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       const score = new Float64Array(cards.length);
       const posterior = new Float64Array(cards.length).fill(cards.length > 0 ? 1 / cards.length : 0);
       const strong = new Uint8Array(cards.length);
+      const covered = new Float64Array(cards.length);
       const ids: number[] = [];
       const weights: number[] = [];
       let norm = 0;
@@ -343,7 +346,7 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
         weights.push(weight);
       }
       const familiar = mass > 0 ? familiarMass / mass : 0;
-      if (ids.length === 0) return { score, nearest, centroid, posterior, strong, familiar };
+      if (ids.length === 0) return { score, nearest, centroid, posterior, strong, familiar, covered: new Float64Array(cards.length) };
       norm = Math.sqrt(norm);
       const dots = new Float64Array(total);
       let queryMass = 0;
@@ -359,8 +362,10 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
         }
         const isStrong = strongFeature[id] === 1;
         for (let at = centroidPostings.offsets[id]!, end = centroidPostings.offsets[id + 1]!; at < end; at += 1) {
-          centroid[centroidPostings.ids[at]!]! += weight * centroidPostings.weights[at]!;
-          if (isStrong) strong[centroidPostings.ids[at]!]! += 1;
+          const card = centroidPostings.ids[at]!;
+          centroid[card]! += weight * centroidPostings.weights[at]!;
+          covered[card]! += weights[index]!;
+          if (isStrong) strong[card]! += 1;
         }
       }
       for (let index = 0; index < total; index += 1) {
@@ -377,7 +382,8 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       let sum = 0;
       for (let card = 0; card < cards.length; card += 1) sum += posterior[card] = Math.exp(posterior[card]! - best);
       for (let card = 0; card < cards.length; card += 1) posterior[card]! /= sum;
-      return { score, nearest, centroid, posterior, strong, familiar };
+      for (let card = 0; card < cards.length; card += 1) covered[card]! /= mass;
+      return { score, nearest, centroid, posterior, strong, familiar, covered };
     },
   };
 }

@@ -173,6 +173,13 @@ describe('example ranker on a keyword-free registry', () => {
     expect(agents('i lost my wallet yesterday. my credit card was in it, what should i do')).toEqual(['lost_card_agent']);
   });
 
+  it('keeps out a question that shares a word or two with one card but is told in none of its terms', () => {
+    // "bread" is on the shopping list's examples; nothing else of the question is.
+    expect(agents('how do i bake sourdough bread')).toEqual([]);
+    expect(agents('is it going to rain in boston tomorrow')).toEqual(['weather_agent']);
+    expect(agents('send 40 dollars to my savings')).toEqual(['transfer_agent']);
+  });
+
   it('still routes each request the user joined with "and also"', () => {
     expect(agents("what's my checking balance, and also transfer 50 dollars to savings").sort()).toEqual(['balance_agent', 'transfer_agent']);
   });

@@ -54,6 +54,12 @@ export interface ExampleRankerOptions {
   singleTermSimilarity?: number;
   /** Share of the text's feature mass the model has seen in training, needed to route without a keyword. Default 0.25. */
   minFamiliar?: number;
+  /** Share of the text's feature mass a card's texts must hold for a route without a keyword. Default 0.2. */
+  minCovered?: number;
+  /** Cosine to the card's centroid needed for that route. Default 0.02. */
+  minCentroid?: number;
+  /** Nearest-example cosine that routes without `minCovered` / `minCentroid`. Default 0.5. */
+  closeExample?: number;
   /** Longer queries are cut to this many characters before ranking. Default 2000. */
   maxQueryLength?: number;
 }
@@ -160,6 +166,9 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
   const singleTermSimilarity = options.singleTermSimilarity ?? 0.15;
   const maxQueryLength = options.maxQueryLength ?? 2000;
   const minFamiliar = options.minFamiliar ?? 0.25;
+  const minCovered = options.minCovered ?? 0.2;
+  const minCentroid = options.minCentroid ?? 0.02;
+  const closeExample = options.closeExample ?? 0.5;
   const models = new WeakMap<RegistrySnapshot, SnapshotModel>();
 
   function modelFor(snapshot: RegistrySnapshot): SnapshotModel {
@@ -229,6 +238,11 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       const minSimilarity = model.minSimilarity;
       const units = unitsOf(text);
       const multiClause = units.length > 1;
+      // Out of scope questions share a word or two with some card ("set an alarm" → "set my PIN"); a request
+      // is mostly told in the card's own terms and near its examples as a whole (its centroid), or very close to
+      // one example.
+      const inCardTerms = (scores: ExampleScores, cardIndex: number) =>
+        scores.nearest[cardIndex]! >= closeExample || (scores.covered[cardIndex]! >= minCovered && scores.centroid[cardIndex]! >= minCentroid);
       const clauses = multiClause ? units.slice(1) : units;
       // A keyword that is where the user goes or comes from ("叫个车去酒店", "a ride to my hotel") names a place,
       // not a request: it routes only when nothing else in its clause does.
@@ -302,7 +316,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         }
         const cardIndex = argmax(scores.posterior);
         // Only single characters or word pieces in common is not enough to route.
-        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity)) {
+        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity) && inCardTerms(scores, cardIndex)) {
           // A turn with no keyword: its requests are found below, between the words that start another one.
           (multiClause && !anyKeyword ? clauseOnly : similarityOnly).push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
         }
@@ -315,7 +329,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const unit = { text: request.text, start: request.start, end: request.start + request.text.length };
         const scores = scoreUnit(unit);
         const cardIndex = argmax(scores.posterior);
-        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
+        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity) && inCardTerms(scores, cardIndex)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
       }
       const needed = !multiClause || requests.length === 1 ? minSimilarity : anyKeyword ? minSimilarityBesideKeyword : minClauseSimilarity;
       for (const { cardIndex, similarity, unit } of similarityOnly) {
@@ -333,7 +347,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const scores = scoreUnit(whole);
         const cardIndex = argmax(scores.posterior);
         const similarity = scores.nearest[cardIndex]!;
-        if (similarity >= minSimilarity && scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, minClauseSimilarity)) choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: whole.text, position: 0 });
+        if (similarity >= minSimilarity && scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, minClauseSimilarity) && inCardTerms(scores, cardIndex)) choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: whole.text, position: 0 });
       }
       const intents = [...chosen.values()].sort((a, b) => b.score - a.score || a.position - b.position);
       return { intents, confidence: confidenceOf(intents), reason: reasonOf(intents) };
