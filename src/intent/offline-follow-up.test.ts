@@ -78,3 +78,26 @@ describe('offline follow-ups on the travel sample registry', () => {
     expect((await routed('what about there?', [turn('book a hotel in Hangzhou for tomorrow', 'hotel_agent')])).agents).toEqual(['hotel_agent']);
   });
 });
+
+describe('answers to a parked request', () => {
+  let ecommerce: RegistrySnapshot;
+  const refundTurn: MemoryTurn = { query: '我要退款，质量问题', rewrittenQuery: '我要退款，质量问题', answer: '请提供订单号', agents: ['refund_agent'] };
+  beforeAll(async () => {
+    const loaded = await loadRegistryFile(fileURLToPath(new URL('../../examples/ecommerce/agents_config.yaml', import.meta.url)), { env: {} });
+    if (!loaded.ok) throw new Error('e-commerce registry invalid');
+    ecommerce = loaded.snapshot;
+  });
+  const agents = async (query: string, pendingAgents: string[]) =>
+    (await recognizer.recognize({ ...readQuery(query), history: [refundTurn], snapshot: ecommerce, pendingAgents })).intents.map((intent) => intent.agentId);
+
+  it('the name of the awaited key is no new request: "订单号是 …" completes the parked refund', async () => {
+    expect(await agents('订单号是 2024051812345678', ['refund_agent'])).toEqual(['refund_agent']);
+    // With nothing parked the same words ask about the order.
+    expect(await agents('订单号是 2024051812345678', [])).toEqual(['order_agent']);
+  });
+
+  it('a request in other words still goes where it asks', async () => {
+    expect(await agents('订单号 2024051812345678 到哪了', ['refund_agent'])).toEqual(['logistics_agent']);
+  });
+});
+

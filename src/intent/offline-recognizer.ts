@@ -105,6 +105,12 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       const carried = carriedAgents(input, snapshot);
       const previous = input.history[input.history.length - 1];
       const ranked = ranker.rank(query, snapshot);
+      // The answer to a parked request's question ("订单号是 2024051812345678" when the refund waits for its 订单号):
+      // a keyword that is only the name of the awaited key does not start another request.
+      if (carried.source === 'pending' && ranked.intents.length > 0 && isFragment(query, carried.agents, snapshot) && ranked.intents.every((match) => namesAwaitedKey(match, carried.agents, snapshot))) {
+        const intents = carried.agents.map((agentId) => ({ agentId, score: 0.5 }));
+        return business(snapshot, language, intents, 'medium', `values for the pending request: ${carried.agents.join(', ')}`, merge(previous, text, language));
+      }
       const followUp = readFollowUp(query, carried.agents, ranked.intents, snapshot);
       if (followUp) {
         const intents = followUp.agents.map((agentId) => ({ agentId, score: 0.5 }));
@@ -184,6 +190,20 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
     const residual = residualUnits(rest);
     return residual.han + residual.words <= maxFragmentResidue;
   }
+}
+
+/**
+ * True when a match is no request of its own beside parked `agentIds`: it is one of them, or every keyword it
+ * was made on is part of the name of a key they wait for ("订单号"). Similarity is a request ("… 到哪了").
+ */
+function namesAwaitedKey(match: AgentMatch, agentIds: readonly string[], snapshot: RegistrySnapshot): boolean {
+  if (agentIds.includes(match.agentId)) return true;
+  if (match.keywords.length === 0) return false;
+  const labels = agentIds
+    .flatMap((agentId) => snapshot.byId.get(agentId)?.requiredKeys ?? [])
+    .flatMap((spec) => [spec.description, ...Object.values(spec.descriptions ?? {})])
+    .map((label) => label.toLowerCase());
+  return match.keywords.every((keyword) => labels.some((label) => label.includes(keyword.toLowerCase())));
 }
 
 /**
