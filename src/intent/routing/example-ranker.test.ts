@@ -113,6 +113,12 @@ describe('example ranker on the e-commerce registry', () => {
     }
     expect(Object.keys(routed('订单 1234567890 什么时候能送到', sample))).toEqual(['logistics_agent']);
   });
+
+  it('pre-selection still shows the card a labelling keyword names, for the model to judge', () => {
+    // Ranked by probability alone the third card would be the refund one.
+    const candidates = ranker.candidates('订单 2024051812345678 开发票，还有物流到哪了', sample, 3);
+    expect(candidates.sort()).toEqual(['invoice_agent', 'logistics_agent', 'order_agent']);
+  });
 });
 
 describe('example ranker training', () => {

@@ -215,10 +215,11 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     },
 
     candidates(query, snapshot, limit) {
-      const { model, text, keywordHits, valueHits, scoreUnit } = analyse(query, snapshot);
+      const { model, text, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return [];
       const chosen = new Set<string>();
-      for (const hit of keywordHits) for (const cardIndex of hit.payloads) chosen.add(model.cards[cardIndex]!.id);
+      // Keywords, including those that label a value ("订单 2024051812345678"): the model decides what is asked.
+      for (const hit of [...keywordHits, ...labelHits]) for (const cardIndex of hit.payloads) chosen.add(model.cards[cardIndex]!.id);
       for (const hit of valueHits) if (hit.owner !== undefined) chosen.add(model.cards[hit.owner]!.id);
       const units = unitsOf(text);
       // Round-robin over the whole query and each clause, best first, so every request of a turn gets a place.
