@@ -54,5 +54,18 @@ describe('splitRequests', () => {
     expect(requests('check the status of order 2024051812345678, and where is the parcel now')).toEqual(['check the status of order 2024051812345678', 'where is the parcel now']);
     expect(requests('I deposited cash this morning and I am still waiting')).toEqual(['I deposited cash this morning and I am still waiting']);
   });
+
+  it('starts another request at an order in the imperative, after "and" or punctuation, when both parts say something', () => {
+    expect(requests("what's my checking balance and transfer 50 dollars to savings")).toEqual(["what's my checking balance", 'transfer 50 dollars to savings']);
+    expect(requests('check my balance. transfer 50 dollars to savings')).toEqual(['check my balance', 'transfer 50 dollars to savings']);
+    expect(requests('pay my phone bill, remind me to call mom at 5')).toEqual(['pay my phone bill', 'remind me to call mom at 5']);
+    expect(requests('查一下余额，帮我转五十块到储蓄账户')).toEqual(['查一下余额', '帮我转五十块到储蓄账户']);
+    // Not an order with content, or nothing before it but a greeting; not an imperative at all.
+    expect(requests('i need to move money to savings, help me with that')).toHaveLength(1);
+    expect(requests('hi there, give me the progress of my mobile plan')).toHaveLength(1);
+    expect(requests('麻烦你，帮我订网购的东西')).toHaveLength(1);
+    expect(requests('I waited a week and waited a week more')).toHaveLength(1);
+    expect(requests('I lost my card and it still is not found')).toHaveLength(1);
+  });
 });
 

@@ -1,3 +1,5 @@
+import { isFunctionTerm } from '../../text/text-terms.js';
+
 /**
  * Splits a query into clauses, one request each: at punctuation and at
  * connectives (再 然后 并且 … and also then …), and at 和/跟 right before a
@@ -76,6 +78,24 @@ const REQUEST_BREAK = /然后|并且|同时|另外|还有|顺便|以及|还要|�
 /** "and" starts another request when a question or an order follows it: "…, and where is my parcel now". */
 const AND_BEFORE = /(?<![a-z])and\s*$/iu;
 const REQUEST_START = /^(?:please\s+)?(?:where|what|when|which|who|how|is|are|can|could|will|would|do|does|tell|show|check|book|find|get|give|send|cancel|change|set|make|order|reserve|arrange|call|track|issue)(?![a-z])/iu;
+/**
+ * An order in the imperative: a word that is not a subject, an adverb or a past form, then its object
+ * ("… and transfer 50 dollars", "… and remind me", "… and report my card stolen"), not "… and it still
+ * isn't here" or "… and waited a week".
+ */
+const ORDER_ZH = /^(?:帮我|给我|请|麻烦你?|顺便)?(?:查|订|预订|预约|安排|叫|约|买|退|开|办|取消|转|付|交|改|设|提醒)/u;
+const IMPERATIVE = /^(?:please\s+)?(?!(?:i|you|he|she|it|we|they|someone|somebody|everyone|there|this|that|still|yet|now|again|never|always|only|even|just|really|then|so|not|also|all|both)(?![a-z]))[a-z]+(?<!ed)\s+(?:me|my|a|an|the|some|our|your|his|her|their|this|that|these|those|it|\d)(?![a-z])/iu;
+
+/** An order of its own: an imperative with some content ("help me with that" is not one). */
+function startsOrder(text: string): boolean {
+  return (IMPERATIVE.test(text) || ORDER_ZH.test(text)) && hasContent(text);
+}
+
+/** At least two words that are not function words, or four Chinese characters: not "hi there", not "麻烦你". */
+function hasContent(text: string): boolean {
+  const words = (text.match(/[a-z]{3,}/giu) ?? []).filter((word) => !isFunctionTerm(word.toLowerCase())).length;
+  return words >= 2 || (text.match(/\p{Script=Han}/gu) ?? []).length >= 4;
+}
 
 /**
  * The query's requests: its clauses grouped between separators that start another request
@@ -90,7 +110,7 @@ export function splitRequests(text: string, clauses: readonly Clause[] = splitCl
   };
   for (const clause of clauses) {
     const separator = last ? separatorBetween(text, last, clause) : '';
-    if (last && (REQUEST_BREAK.test(separator) || (AND_BEFORE.test(separator) && REQUEST_START.test(clause.text)))) {
+    if (last && (REQUEST_BREAK.test(separator) || (AND_BEFORE.test(separator) && REQUEST_START.test(clause.text)) || (startsOrder(clause.text) && hasContent(text.slice(first!.start, last.start + last.text.length))))) {
       close();
       first = undefined;
     }

@@ -186,8 +186,10 @@ describe('example ranker on a keyword-free registry', () => {
     expect(agents('send 40 dollars to my savings')).toEqual(['transfer_agent']);
   });
 
-  it('still routes each request the user joined with "and also"', () => {
+  it('still routes each request the user asked for: joined with "and also", or an order of its own', () => {
     expect(agents("what's my checking balance, and also transfer 50 dollars to savings").sort()).toEqual(['balance_agent', 'transfer_agent']);
+    expect(agents('freeze my account and report my card stolen').sort()).toEqual(['freeze_account_agent', 'lost_card_agent']);
+    expect(agents('pay my phone bill, remind me to call mom at 5').sort()).toEqual(['pay_bill_agent', 'reminder_agent']);
   });
 });
 
