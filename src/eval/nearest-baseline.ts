@@ -31,7 +31,7 @@ function termsOf(text: string): Map<string, number> {
   return terms;
 }
 
-/** Builds the baseline over the enabled cards' examples. */
+/** Builds the baseline over the enabled cards' examples (an inverted index, so a query costs its terms' lists). */
 export function buildNearestBaseline(snapshot: RegistrySnapshot): NearestBaseline {
   const examples = snapshot.enabledAgents.flatMap((card) => card.examples.map((text) => ({ agentId: card.id, terms: termsOf(text) })));
   const documentFrequency = new Map<string, number>();
@@ -49,19 +49,20 @@ export function buildNearestBaseline(snapshot: RegistrySnapshot): NearestBaselin
     for (const [term, weight] of vector) vector.set(term, weight / norm);
     return vector;
   };
-  const vectors = examples.map((example) => ({ agentId: example.agentId, vector: weigh(example.terms) }));
-  return (query) => {
-    const vector = weigh(termsOf(query));
-    let best: string | undefined;
-    let bestScore = 0;
-    for (const example of vectors) {
-      let dot = 0;
-      for (const [term, weight] of vector) dot += weight * (example.vector.get(term) ?? 0);
-      if (dot > bestScore) {
-        bestScore = dot;
-        best = example.agentId;
-      }
+  const postings = new Map<string, { example: number; weight: number }[]>();
+  examples.forEach((example, index) => {
+    for (const [term, weight] of weigh(example.terms)) {
+      let list = postings.get(term);
+      if (!list) postings.set(term, (list = []));
+      list.push({ example: index, weight });
     }
-    return best;
+  });
+  const dots = new Float64Array(examples.length);
+  return (query) => {
+    dots.fill(0);
+    for (const [term, weight] of weigh(termsOf(query))) for (const entry of postings.get(term) ?? []) dots[entry.example]! += weight * entry.weight;
+    let best = -1;
+    for (let index = 0; index < dots.length; index += 1) if (dots[index]! > 0 && (best < 0 || dots[index]! > dots[best]!)) best = index;
+    return best < 0 ? undefined : examples[best]!.agentId;
   };
 }

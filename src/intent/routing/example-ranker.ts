@@ -256,9 +256,11 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       };
 
       const similarityOnly: { cardIndex: number; similarity: number; unit: Unit }[] = [];
-      const clauseOnly: typeof similarityOnly = [];
+      const plainClauses: Unit[] = [];
       for (const unit of clauses) {
-        const scores = scoreUnit(unit);
+        // Scored when a rule needs it: a keyword-free turn of several clauses is scored request by request below.
+        let clauseScores: ExampleScores | undefined;
+        const scoresOf = () => (clauseScores ??= scoreUnit(unit));
         const keywordCards = new Map<number, { keywords: Set<string>; position: number; spans: { start: number; end: number }[] }>();
         const inUnit = keywordHits.filter((hit) => hit.start >= unit.start && hit.end <= unit.end);
         const requestHits = inUnit.filter((hit) => !isPlace(hit));
@@ -285,7 +287,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
           const cardIndex = argmax(rest.posterior);
           const labelled = labelsInUnit.filter((hit) => hit.payloads.includes(cardIndex));
           if (labelled.length > 0 && rest.familiar >= minFamiliar && enoughEvidence(rest, cardIndex, singleTermSimilarity)) {
-            const similarity = scores.nearest[cardIndex]!;
+            const similarity = scoresOf().nearest[cardIndex]!;
             choose(cardIndex, { score: round(0.75 + 0.25 * similarity), keywords: [...new Set(labelled.map((hit) => hit.phrase))], coverage: round(similarity), clause: unit.text, position: labelled[0]!.start });
             continue;
           }
@@ -293,7 +295,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         // No keyword at all: a value only one card asks for ("七天无理由", "首都机场") names that card.
         const ownedValues = inUnit.length > 0 ? [] : valueHits.filter((hit) => hit.owner !== undefined && hit.start >= unit.start && hit.end <= unit.end);
         for (const hit of ownedValues) {
-          const similarity = scores.nearest[hit.owner!]!;
+          const similarity = scoresOf().nearest[hit.owner!]!;
           choose(hit.owner!, { score: round(0.7 + 0.25 * similarity), keywords: [], value: text.slice(hit.start, hit.end), coverage: round(similarity), clause: unit.text, position: hit.start });
         }
         if (ownedValues.length > 0) continue;
@@ -306,6 +308,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
           }
         }
         if (keywordCards.size > 0) {
+          const scores = scoresOf();
           const best = Math.max(...[...keywordCards.keys()].map((cardIndex) => scores.posterior[cardIndex]!));
           const coordinated = coordinatedCards(text, keywordCards);
           for (const [cardIndex, entry] of keywordCards) {
@@ -315,12 +318,15 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
           }
           continue;
         }
+        // A turn with no keyword: its requests are found below, between the words that start another one.
+        if (multiClause && !anyKeyword) {
+          plainClauses.push(unit);
+          continue;
+        }
+        const scores = scoresOf();
         const cardIndex = argmax(scores.posterior);
         // Only single characters or word pieces in common is not enough to route.
-        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity) && inCardTerms(scores, cardIndex)) {
-          // A turn with no keyword: its requests are found below, between the words that start another one.
-          (multiClause && !anyKeyword ? clauseOnly : similarityOnly).push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
-        }
+        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity) && inCardTerms(scores, cardIndex)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
       }
       // No keyword anywhere: clauses joined by a comma, a full stop or "and" are one request told in parts
       // ("I ordered my card 2 weeks ago and it still isn't here? What do I do?"); each part would look like
@@ -340,7 +346,14 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       // One request whose whole text is not close enough to any card (a value or a second remark blurs it):
       // its clearest clause decides, alone ("东西寄出了吗，单号 1234567890").
       if (chosen.size === 0 && requests.length === 1) {
-        const best = clauseOnly.filter((entry) => entry.similarity >= minClauseSimilarity).sort((a, b) => b.similarity - a.similarity)[0];
+        const clauseOnly = plainClauses.flatMap((unit) => {
+          const scores = scoreUnit(unit);
+          const cardIndex = argmax(scores.posterior);
+          const similarity = scores.nearest[cardIndex]!;
+          const clear = similarity >= minClauseSimilarity && scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity) && inCardTerms(scores, cardIndex);
+          return clear ? [{ cardIndex, similarity, unit }] : [];
+        });
+        const best = clauseOnly.sort((a, b) => b.similarity - a.similarity)[0];
         if (best) choose(best.cardIndex, { score: round(0.7 * best.similarity), keywords: [], coverage: round(best.similarity), clause: best.unit.text, position: best.unit.start });
       }
       if (chosen.size === 0 && multiClause) {
