@@ -32,6 +32,12 @@ describe('example ranker on the travel sample registry', () => {
   it('does not add agents for attribute-only clauses next to a keyword', () => {
     expect(agentsOf('帮我订北京的酒店，评分在4分以上，给我推荐一家吧')).toEqual(['hotel_agent']);
     expect(agentsOf('订明天从上海到北京的机票，要靠窗的座位，尽量上午出发')).toEqual(['flight_agent']);
+    expect(agentsOf('帮我订北京的酒店，评分在4分以上，再给我推荐一家吧')).toEqual(['hotel_agent']);
+    expect(agentsOf('北京明天天气怎么样，然后推荐点好玩的')).toEqual(['weather_agent']);
+  });
+
+  it('beside a keyword, routes a clause the user made a request of its own (再, 另外 …) on its own words', () => {
+    expect(agentsOf('订一张明天飞上海的票，再在上海订个酒店').sort()).toEqual(['flight_agent', 'hotel_agent']);
   });
 
   it('reads a keyword after 去/到/from/to as a place, not a request, when the rest of the clause names another card', () => {

@@ -52,7 +52,7 @@ export interface ExampleRankerOptions {
   keywordShare?: number;
   /** Similarity needed when the text shares only one word / Chinese term with the card. Default 0.15. */
   singleTermSimilarity?: number;
-  /** Share of the text's feature mass the model has seen in training, needed to route without a keyword. Default 0.25. */
+  /** Share of the text's feature mass the model has seen in training, needed to route without a keyword. Default 0.2. */
   minFamiliar?: number;
   /** Share of the text's feature mass a card's texts must hold for a route without a keyword. Default 0.2. */
   minCovered?: number;
@@ -165,7 +165,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
   const keywordShare = options.keywordShare ?? 0.05;
   const singleTermSimilarity = options.singleTermSimilarity ?? 0.15;
   const maxQueryLength = options.maxQueryLength ?? 2000;
-  const minFamiliar = options.minFamiliar ?? 0.25;
+  const minFamiliar = options.minFamiliar ?? 0.2;
   const minCovered = options.minCovered ?? 0.2;
   const minCentroid = options.minCentroid ?? 0.02;
   const closeExample = options.closeExample ?? 0.5;
@@ -339,8 +339,16 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity) && inCardTerms(scores, cardIndex)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
       }
       const needed = !multiClause || requests.length === 1 ? minSimilarity : anyKeyword ? minSimilarityBesideKeyword : minClauseSimilarity;
+      // Beside a keyword, a clause the user made a request of its own ("订一张明天飞上海的票，再在上海订个酒店")
+      // needs what any clause of a several-request turn needs; one told with the keyword's request (an attribute,
+      // "评分在4分以上") needs more.
+      const ownRequests = anyKeyword && multiClause ? splitRequests(text, clauses) : [];
+      const isOwnRequest = (unit: Unit) => {
+        const request = ownRequests.find((entry) => entry.start <= unit.start && unit.end <= entry.start + entry.text.length);
+        return request !== undefined && !keywordHits.some((hit) => !isPlace(hit) && hit.start >= request.start && hit.end <= request.start + request.text.length);
+      };
       for (const { cardIndex, similarity, unit } of similarityOnly) {
-        if (chosen.has(cardIndex) || similarity < needed) continue;
+        if (chosen.has(cardIndex) || similarity < (anyKeyword && multiClause && isOwnRequest(unit) ? minClauseSimilarity : needed)) continue;
         choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: unit.text, position: unit.start });
       }
       // One request whose whole text is not close enough to any card (a value or a second remark blurs it):
