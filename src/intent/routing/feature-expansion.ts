@@ -28,7 +28,7 @@ export interface CardMass {
 
 /** Tuning of the expansion; defaults measured with `switchboard eval` (docs/decisions/0021-routing-generalisation.md). */
 export interface FeatureExpansionOptions {
-  /** Share of the evidence an expanded word gives, relative to a word the card has. Default 0.6. */
+  /** Share of the evidence an expanded word gives, relative to a word the card has. Default 0.8 (docs/decisions/0026-requests-of-a-turn-and-out-of-scope.md). */
   weight?: number;
   /** Least cosine between two words' card profiles for one to stand for the other. Default 0.5. */
   minSimilarity?: number;
@@ -50,7 +50,7 @@ export function expandEvidence(
   eligible: Uint8Array,
   options: FeatureExpansionOptions = {},
 ): CardMass[] {
-  const weight = options.weight ?? 0.6;
+  const weight = options.weight ?? 0.8;
   const minSimilarity = options.minSimilarity ?? 0.5;
   const minCards = options.minCards ?? 2;
   const maxNeighbours = options.maxNeighbours ?? 20;
