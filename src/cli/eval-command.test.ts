@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from './eval-command.js';
+import { startFakeOpenAI } from '../../test/support/fake-openai.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -13,9 +14,9 @@ const ECOMMERCE_MIN = '0.81';
 /** The English assistant set: keyword-free cards, paraphrases that share few words with the examples. */
 const ASSISTANT_MIN = '0.70';
 
-function capture() {
+function capture(env: Record<string, string> = {}) {
   const out = { stdout: '', stderr: '' };
-  const io = { stdout: (text: string) => (out.stdout += text), stderr: (text: string) => (out.stderr += text), env: {}, cwd: ROOT };
+  const io = { stdout: (text: string) => (out.stdout += text), stderr: (text: string) => (out.stderr += text), env, cwd: ROOT };
   return { out, io };
 }
 
@@ -95,4 +96,61 @@ describe('switchboard eval', () => {
     expect(await runCommand(['examples/travel/eval.jsonl', '--config', join(dir, 'nope.yaml')], badConfig.io)).toBe(1);
     expect(badConfig.out.stderr).toMatch(/registry .*nope\.yaml is invalid/);
   });
+
+  describe('in LLM mode (a real OpenAI-compatible HTTP server)', () => {
+    const lines = [
+      { query: '北京明天天气怎么样', agents: ['weather_agent'] },
+      { query: '帮我订一家上海的酒店，后天入住', agents: ['hotel_agent'] },
+      { query: '给我讲个笑话吧', agents: [] },
+      // Offline routes nothing here (no word in common with any example); only the model's answer gets it right.
+      { query: 'should I bring an umbrella to Shanghai tomorrow', agents: ['weather_agent'] },
+    ];
+    let file: string;
+    beforeAll(async () => {
+      file = join(dir, 'llm.jsonl');
+      await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    });
+
+    it('routes as the model says and counts the lines the model decided', async () => {
+      const model = await startFakeOpenAI();
+      // The model names the labelled agents of the query it is shown: what it says must be what is scored.
+      model.answerAll((request) => {
+        // The query is in the last user message (the cards, with their examples, are in the system prompt).
+        const text = request.messages.filter((message) => message.role === 'user').at(-1)?.content ?? '';
+        const line = lines.find((entry) => text.includes(entry.query));
+        if (!line || line.agents.length === 0) {
+          return { content: { kind: 'simple', simple_kind: 'out_of_scope', intent: [], confidence: 'high', rewritten_query: line?.query ?? '', user_friendly_message: '-', answer: '-' } };
+        }
+        const subTasks = line.agents.map((agent, index) => ({ task_id: `task_${index + 1}`, description: agent, assigned_agent: agent, inputs: {}, dependencies: [] }));
+        return { content: { kind: 'business', intent: line.agents, confidence: 'high', reason: 'labelled', rewritten_query: line.query, user_friendly_message: '-', task_plan: { task_type: 'parallel', sub_tasks: subTasks, reasoning: '-' } } };
+      });
+      try {
+        const { out, io } = capture({ LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'fake', LLM_API_KEY: 'k' });
+        expect(await runCommand([file, '--json'], io)).toBe(0);
+        const report = JSON.parse(out.stdout);
+        expect(report.mode).toBe("llm");
+        expect(report.misses).toEqual([]);
+        expect(report.accuracy).toBe(1);
+        expect(report.decidedBy.model).toBeGreaterThanOrEqual(3);
+        expect(report.decidedBy.fallback ?? 0).toBe(0);
+        expect(model.requests.length).toBeGreaterThanOrEqual(2);
+      } finally {
+        await model.close();
+      }
+    });
+
+    it('a model that fails every call still gets a report, which says the offline recogniser decided', async () => {
+      const model = await startFakeOpenAI();
+      model.answerAll(() => ({ status: 500 }));
+      try {
+        const { out, io } = capture({ LLM_BASE_URL: model.baseUrl, LLM_MODEL: 'fake', LLM_API_KEY: 'k' });
+        expect(await runCommand([file], io)).toBe(0);
+        expect(out.stdout).toMatch(/llm mode/);
+        expect(out.stdout).toMatch(/decided by\s+model 0, word rules \d+, intent cache \d+, offline after a model failure [1-9]/);
+      } finally {
+        await model.close();
+      }
+    });
+  });
 });
+

@@ -38,7 +38,9 @@ Prints exact agent-set accuracy, top-1 (beside the top-1 of a nearest-example
 baseline run on the same examples), out-of-scope kept out, in-scope
 "no agent" rate, multi-agent rate, follow-ups, extracted-value accuracy,
 pre-selection recall, latency, per-agent precision/recall, confusions and the
-misses. --json prints the same as one JSON object.
+misses; in LLM mode also how many lines the model, the word rules, the intent
+cache and the offline fallback decided. --json prints the same as one JSON
+object.
 
   --config F   registry file (default $SWITCHBOARD_CONFIG or agents_config.yaml)
   --min X      exit 1 when accuracy is below X (0..1, default 0)

@@ -47,6 +47,8 @@ export interface EvalReport {
   preselection: { recall: number | null; meanCards: number; maxCards: number };
   latencyMs: { p50: number; p99: number; max: number };
   counts: { inScope: number; outOfScope: number; multi: number; followUps: number };
+  /** How many labelled queries each level decided (LLM mode; empty offline). */
+  decidedBy: Partial<Record<NonNullable<EvalOutcome['source']>, number>>;
   /** Accuracy on follow-up lines (with `session`). */
   followUpAccuracy: number | null;
   agents: AgentFigures[];
@@ -87,7 +89,9 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
   let cardsShown = 0;
   let maxCards = 0;
 
+  const decidedBy: EvalReport['decidedBy'] = {};
   for (const outcome of outcomes) {
+    if (outcome.source) decidedBy[outcome.source] = (decidedBy[outcome.source] ?? 0) + 1;
     const expected = new Set(outcome.case.agents);
     const got = new Set(outcome.predicted);
     const right = expected.size === got.size && [...expected].every((agent) => got.has(agent));
@@ -166,6 +170,7 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
     latencyMs: { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), max: latencies.at(-1) ?? 0 },
     counts: { inScope, outOfScope, multi, followUps },
     followUpAccuracy: ratio(followUpsRight, followUps),
+    decidedBy,
     agents,
     confusions: [...confusions.entries()]
       .map(([pair, count]) => {
@@ -196,6 +201,12 @@ export function formatEvalReport(report: EvalReport, options: { file: string; mo
   lines.push(`follow-ups                 ${pct(report.followUpAccuracy)}`);
   lines.push(`extracted values           ${pct(report.values.accuracy)}  (${report.values.correct}/${report.values.total})`);
   lines.push(`pre-selection recall       ${pct(report.preselection.recall)}  (cards shown: mean ${report.preselection.meanCards.toFixed(1)}, max ${report.preselection.maxCards})`);
+  const decided = report.decidedBy;
+  if (Object.keys(decided).length > 0) {
+    lines.push(
+      `decided by                 model ${decided.model ?? 0}, word rules ${decided.rules ?? 0}, intent cache ${decided.cache ?? 0}, offline after a model failure ${decided.fallback ?? 0}`,
+    );
+  }
   lines.push(`latency                    p50 ${report.latencyMs.p50.toFixed(3)} ms, p99 ${report.latencyMs.p99.toFixed(3)} ms${options.trainingMs === undefined ? '' : `; model trained in ${options.trainingMs.toFixed(1)} ms`}`);
   lines.push('');
   const maxAgents = options.maxAgents ?? 40;

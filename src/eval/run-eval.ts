@@ -32,6 +32,8 @@ export interface EvalOutcome {
   preselected: string[];
   /** Time spent in the recogniser for the labelled query, ms. */
   latencyMs: number;
+  /** Which level decided the labelled query in LLM mode (word rules, cache, model, offline after a model failure). */
+  source?: IntentResult['source'];
   /** The nearest-example baseline's agent for the labelled query alone (when a baseline was given). */
   baseline?: string;
 }
@@ -80,7 +82,7 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
     for (const task of planned) inputs[task.assigned_agent] = task.inputs;
   }
   const baseline = options.baseline?.(item.query);
-  return { case: item, predicted, kind: intent.kind, inputs, preselected, latencyMs, ...(options.baseline ? { baseline } : {}) };
+  return { case: item, predicted, kind: intent.kind, inputs, preselected, latencyMs, ...(intent.source ? { source: intent.source } : {}), ...(options.baseline ? { baseline } : {}) };
 }
 
 async function playTurn(query: string, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string): Promise<{ memory: SessionMemory }> {
