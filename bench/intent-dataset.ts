@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { MAX_REGISTRY_BYTES } from '../src/registry/yaml-source.js';
-import { registryYaml } from './registry-yaml.js';
+import { createRandom, registryYaml } from './generated-registry.js';
 
 /** Longest agent id the registry accepts (schemas/agents_config.schema.json, `identifier`). */
 const MAX_ID_CHARS = 64;
@@ -274,18 +274,6 @@ function uniqueId(label: string, used: Set<string>): string {
       return id;
     }
   }
-}
-
-/** A small seeded generator (mulberry32), as in bench/synthetic-registry.ts. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** FNV-1a over the UTF-16 units of a text. */

@@ -20,7 +20,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { registryYaml } from './registry-yaml.js';
+import { createRandom, registryYaml } from './generated-registry.js';
 
 interface Phrasing {
   en: string[];
@@ -127,18 +127,6 @@ const EN_PREFIXES = ['', '', 'hey, ', 'please, ', 'quick question: ', 'hi there,
 const EN_SUFFIXES = ['', '', ' please', ' for tomorrow', ' asap', ' this weekend', ' thanks', ' for my wife', ' right now'];
 const ZH_PREFIXES = ['', '', '你好，', '请问', '麻烦你，', '喂，', '帮个忙，'];
 const ZH_SUFFIXES = ['', '', '，谢谢', '，明天的', '，尽快', '，给我老婆的', '吧', '，急'];
-
-/** A small seeded generator (mulberry32) so a registry and its set can be regenerated. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One synthetic agent. */
 export interface SyntheticAgent {

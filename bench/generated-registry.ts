@@ -1,7 +1,9 @@
 /**
- * The registry file the bench generators write: one card per generated
- * intent, each with its own endpoint port on 127.0.0.1 (nothing listens
- * there; `switchboard eval` calls no sub-agent).
+ * What the bench generators (`synthetic-registry.ts`, `intent-dataset.ts`)
+ * share: the registry file they write — one card per generated intent, each
+ * with its own endpoint port on 127.0.0.1 (nothing listens there;
+ * `switchboard eval` calls no sub-agent) — and the seeded random numbers that
+ * make a registry and its eval set regenerable.
  */
 
 /** One generated card. */
@@ -29,4 +31,16 @@ export function registryYaml(header: string, cards: readonly GeneratedCard[], fi
     ]),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** A small seeded generator (mulberry32): the same seed gives the same numbers in 0..1. */
+export function createRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
 }
