@@ -67,23 +67,24 @@ export function separatorBetween(text: string, left: Clause, right: Clause): str
 }
 
 /**
- * Words that start another request rather than go on with the same one: 另外, 还有, 顺便, 然后, 再, 和 before
- * a request verb …, "and also", "also", "then", "plus", "as well as", "and" before a question or an order.
- * A comma, a full stop or any other "and" does not:
- * "I made a transfer yesterday, but it still hasn't arrived. Can you check?" is one request in three
- * clauses.
+ * Separators that start another request rather than go on with the same one: 另外, 还有, 顺便, 然后, 再, 和
+ * before a request verb (the only 和 `splitClauses` cuts at) …, "also", "then", "plus", "as well as". "and"
+ * does when a question (`REQUEST_START`) follows, and any separator does before an order with content
+ * (`startsOrder`). A comma, a full stop or any other "and" does not: "I made a transfer yesterday, but it
+ * still hasn't arrived. Can you check?" is one request in three clauses.
  */
 const REQUEST_BREAK = /然后|并且|同时|另外|还有|顺便|以及|还要|此外|再|和|跟|并|(?<![a-z])(?:also|then|plus|as well as)(?![a-z])/iu;
 
 /** "and" starts another request when a question or an order follows it: "…, and where is my parcel now". */
 const AND_BEFORE = /(?<![a-z])and\s*$/iu;
 const REQUEST_START = /^(?:please\s+)?(?:where|what|when|which|who|how|is|are|can|could|will|would|do|does|tell|show|check|book|find|get|give|send|cancel|change|set|make|order|reserve|arrange|call|track|issue)(?![a-z])/iu;
+/** A Chinese order: an optional 帮我 / 请 …, then a request verb ("帮我转五十块到储蓄账户"). */
+const ORDER_ZH = /^(?:帮我|给我|请|麻烦你?|顺便)?(?:查|订|预订|预约|安排|叫|约|买|退|开|办|取消|转|付|交|改|设|提醒)/u;
 /**
  * An order in the imperative: a word that is not a subject, an adverb or a past form, then its object
  * ("… and transfer 50 dollars", "… and remind me", "… and report my card stolen"), not "… and it still
  * isn't here" or "… and waited a week".
  */
-const ORDER_ZH = /^(?:帮我|给我|请|麻烦你?|顺便)?(?:查|订|预订|预约|安排|叫|约|买|退|开|办|取消|转|付|交|改|设|提醒)/u;
 const IMPERATIVE = /^(?:please\s+)?(?!(?:i|you|he|she|it|we|they|someone|somebody|everyone|there|this|that|still|yet|now|again|never|always|only|even|just|really|then|so|not|also|all|both)(?![a-z]))[a-z]+(?<!ed)\s+(?:me|my|a|an|the|some|our|your|his|her|their|this|that|these|those|it|\d)(?![a-z])/iu;
 
 /** An order of its own: an imperative with some content ("help me with that" is not one). */
@@ -98,8 +99,9 @@ function hasContent(text: string): boolean {
 }
 
 /**
- * The query's requests: its clauses grouped between separators that start another request
- * (`REQUEST_BREAK`). Each request is the text from its first clause to its last.
+ * The query's requests: its clauses grouped between separators that start another request (see
+ * `REQUEST_BREAK`); an order starts one only when something was said before it. Each request is the
+ * text from its first clause to its last.
  */
 export function splitRequests(text: string, clauses: readonly Clause[] = splitClauses(text)): Clause[] {
   const requests: Clause[] = [];

@@ -244,6 +244,9 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       // one example.
       const inCardTerms = (scores: ExampleScores, cardIndex: number) =>
         scores.nearest[cardIndex]! >= closeExample || (scores.covered[cardIndex]! >= minCovered && scores.centroid[cardIndex]! >= minCentroid);
+      // What a route on similarity alone needs: familiar words, real words in common, the card's own terms.
+      const routable = (scores: ExampleScores, cardIndex: number, singleTerm = singleTermSimilarity) =>
+        scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTerm) && inCardTerms(scores, cardIndex);
       const clauses = multiClause ? units.slice(1) : units;
       // A keyword that is where the user goes or comes from ("叫个车去酒店", "a ride to my hotel") names a place,
       // not a request: it routes only when nothing else in its clause does.
@@ -325,51 +328,51 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         }
         const scores = scoresOf();
         const cardIndex = argmax(scores.posterior);
-        // Only single characters or word pieces in common is not enough to route.
-        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity) && inCardTerms(scores, cardIndex)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
+        if (routable(scores, cardIndex)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
       }
       // No keyword anywhere: clauses joined by a comma, a full stop or "and" are one request told in parts
       // ("I ordered my card 2 weeks ago and it still isn't here? What do I do?"); each part would look like
       // another card. Only 另外 / 还有 / "and also" … start another request, scored on its own.
-      const requests = multiClause && !anyKeyword ? splitRequests(text, clauses) : [];
-      for (const request of requests) {
-        const unit = { text: request.text, start: request.start, end: request.start + request.text.length };
-        const scores = scoreUnit(unit);
-        const cardIndex = argmax(scores.posterior);
-        if (scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity) && inCardTerms(scores, cardIndex)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
+      const requests: Unit[] = (multiClause ? splitRequests(text, clauses) : []).map((request) => ({ text: request.text, start: request.start, end: request.start + request.text.length }));
+      if (!anyKeyword) {
+        for (const unit of requests) {
+          const scores = scoreUnit(unit);
+          const cardIndex = argmax(scores.posterior);
+          if (routable(scores, cardIndex)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
+        }
       }
-      const needed = !multiClause || requests.length === 1 ? minSimilarity : anyKeyword ? minSimilarityBesideKeyword : minClauseSimilarity;
       // Beside a keyword, a clause the user made a request of its own ("订一张明天飞上海的票，再在上海订个酒店")
       // needs what any clause of a several-request turn needs; one told with the keyword's request (an attribute,
       // "评分在4分以上") needs more.
-      const ownRequests = anyKeyword && multiClause ? splitRequests(text, clauses) : [];
       const isOwnRequest = (unit: Unit) => {
-        const request = ownRequests.find((entry) => entry.start <= unit.start && unit.end <= entry.start + entry.text.length);
-        return request !== undefined && !keywordHits.some((hit) => !isPlace(hit) && hit.start >= request.start && hit.end <= request.start + request.text.length);
+        const request = requests.find((entry) => entry.start <= unit.start && unit.end <= entry.end);
+        return request !== undefined && !keywordHits.some((hit) => !isPlace(hit) && hit.start >= request.start && hit.end <= request.end);
       };
+      const neededBy = (unit: Unit) =>
+        !multiClause || (!anyKeyword && requests.length === 1) ? minSimilarity : anyKeyword && !isOwnRequest(unit) ? minSimilarityBesideKeyword : minClauseSimilarity;
       for (const { cardIndex, similarity, unit } of similarityOnly) {
-        if (chosen.has(cardIndex) || similarity < (anyKeyword && multiClause && isOwnRequest(unit) ? minClauseSimilarity : needed)) continue;
+        if (chosen.has(cardIndex) || similarity < neededBy(unit)) continue;
         choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: unit.text, position: unit.start });
       }
       // One request whose whole text is not close enough to any card (a value or a second remark blurs it):
       // its clearest clause decides, alone ("东西寄出了吗，单号 1234567890").
-      if (chosen.size === 0 && requests.length === 1) {
+      if (chosen.size === 0 && !anyKeyword && requests.length === 1) {
         const clauseOnly = plainClauses.flatMap((unit) => {
           const scores = scoreUnit(unit);
           const cardIndex = argmax(scores.posterior);
           const similarity = scores.nearest[cardIndex]!;
-          const clear = similarity >= minClauseSimilarity && scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, singleTermSimilarity) && inCardTerms(scores, cardIndex);
-          return clear ? [{ cardIndex, similarity, unit }] : [];
+          return similarity >= minClauseSimilarity && routable(scores, cardIndex) ? [{ cardIndex, similarity, unit }] : [];
         });
         const best = clauseOnly.sort((a, b) => b.similarity - a.similarity)[0];
         if (best) choose(best.cardIndex, { score: round(0.7 * best.similarity), keywords: [], coverage: round(best.similarity), clause: best.unit.text, position: best.unit.start });
       }
-      if (chosen.size === 0 && multiClause) {
+      // Several requests, none close enough alone: the whole text may still be (a single request was scored whole above).
+      if (chosen.size === 0 && multiClause && requests.length > 1) {
         const whole = units[0]!;
         const scores = scoreUnit(whole);
         const cardIndex = argmax(scores.posterior);
         const similarity = scores.nearest[cardIndex]!;
-        if (similarity >= minSimilarity && scores.familiar >= minFamiliar && enoughEvidence(scores, cardIndex, minClauseSimilarity) && inCardTerms(scores, cardIndex)) choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: whole.text, position: 0 });
+        if (similarity >= minSimilarity && routable(scores, cardIndex, minClauseSimilarity)) choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: whole.text, position: 0 });
       }
       const intents = [...chosen.values()].sort((a, b) => b.score - a.score || a.position - b.position);
       return { intents, confidence: confidenceOf(intents), reason: reasonOf(intents) };
