@@ -97,6 +97,46 @@ describe('switchboard eval', () => {
     expect(badConfig.out.stderr).toMatch(/registry .*nope\.yaml is invalid/);
   });
 
+  it('on keyword-free cards, two requests in one sentence each get their agent and their own value', async () => {
+    const config = join(dir, 'keyword-free.yaml');
+    const cities = '[paris, london, rome, berlin, madrid, tokyo, oslo, vienna]';
+    const cardYaml = (id: string, name: string, examples: string[], port: number) =>
+      [
+        `  - id: ${id}`,
+        `    name: "${name}"`,
+        `    description: "${name} for a city"`,
+        `    examples: ${JSON.stringify(examples)}`,
+        '    required_semantic_keys:',
+        `      - { key: city, description: city, extract: { enum: ${cities} } }`,
+        `    endpoint: { url: "http://127.0.0.1:${port}/invoke", protocol: http-json }`,
+      ].join('\n');
+    await writeFile(
+      config,
+      [
+        'version: 1',
+        'agents:',
+        cardYaml('weather_agent', 'Weather', ["what's the weather in paris tomorrow", 'will it rain in london', 'how hot is it in rome today', 'forecast for berlin this weekend', 'is it sunny in madrid', 'weather report for tokyo'], 7501),
+        cardYaml('hotel_agent', 'Hotel booking', ['book a room in paris for two nights', 'reserve accommodation in london', 'find me a place to stay in rome', 'i need lodging in berlin friday', 'get me a room in madrid', 'reserve a suite in tokyo'], 7502),
+      ].join('\n'),
+    );
+    const file = join(dir, 'keyword-free.jsonl');
+    const inputs = { weather_agent: { city: 'oslo' }, hotel_agent: { city: 'vienna' } };
+    await writeFile(
+      file,
+      [
+        { query: "what's the weather in oslo tomorrow, and also reserve a room in vienna", agents: ['weather_agent', 'hotel_agent'], inputs },
+        { query: 'reserve a room in vienna and tell me the weather in oslo', agents: ['weather_agent', 'hotel_agent'], inputs },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    const { out, io } = capture();
+    expect(await runCommand([file, '--config', config, '--json'], io)).toBe(0);
+    const report = JSON.parse(out.stdout);
+    expect(report.misses).toEqual([]);
+    expect(report.values).toEqual({ correct: 4, total: 4, accuracy: 1 });
+  });
+
   describe('in LLM mode (a real OpenAI-compatible HTTP server)', () => {
     const lines = [
       { query: '北京明天天气怎么样', agents: ['weather_agent'] },
