@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { emptyMemory, type SessionMemory } from '../graph/state.js';
-import { memoryAfterBusinessTurn, rememberTurn } from '../graph/memory.js';
+import { memoryAfterBusinessTurn, rememberTurn } from '../graph/memory/memory.js';
 import { checkKeyValue } from '../graph/planning/semantic-check.js';
 import type { TaskOutcome } from '../graph/plan-types.js';
 import type { Planner } from '../graph/planning/types.js';

@@ -27,13 +27,13 @@ import { createSemanticCheckNode } from './nodes/semantic-check-node.js';
 import { createSummarizeNode, routeAfterSummarize } from './nodes/summarize-node.js';
 import { createVerifyNode } from './nodes/verify-node.js';
 import { createRecallAnswerNode, routeAfterRecall } from './nodes/recall-answer-node.js';
-import type { AnswerCache } from './answer-cache.js';
+import type { AnswerCache } from './caches/answer-cache.js';
 import { createFillFromProfileNode, createLoadProfileNode } from './nodes/profile-node.js';
 import type { ProfileStore } from '../store/types.js';
 import { createOfflineVerifier } from './verify/offline-verifier.js';
 import type { Verifier } from './verify/types.js';
 import type { Planner } from './planning/types.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ResponseCache } from './caches/response-cache.js';
 import { SupervisorStateAnnotation, type SupervisorState, type SupervisorUpdate } from './state.js';
 import { turnContext, type NodeConfig } from './context.js';
 

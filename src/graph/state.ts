@@ -9,10 +9,10 @@ import type { IntentResult, MemoryTurn } from '../intent/types.js';
 import type { SemanticInfo } from './response-state.js';
 import type { ConfirmationRequest, InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
 import type { Verification } from './verify/types.js';
-import type { LayeredSummary } from './layered-summary.js';
+import type { LayeredSummary } from './memory/layered-summary.js';
 import type { ProfileFact } from '../store/types.js';
-import type { ProfileFill } from './profile-facts.js';
-import type { AnswerCacheKey } from './answer-cache.js';
+import type { ProfileFill } from './memory/profile-facts.js';
+import type { AnswerCacheKey } from './caches/answer-cache.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;

@@ -16,7 +16,7 @@ import { agentFailedEvent, vanishedAgentFailedEvent } from './agent-failed-event
 import { ownerOf, type NodeEvent, type TurnContext } from './context.js';
 import type { SubTask, TaskOutcome } from './plan-types.js';
 import type { SemanticInfo } from './response-state.js';
-import type { ResponseCache } from './response-cache.js';
+import type { ResponseCache } from './caches/response-cache.js';
 import type { SupervisorState } from './state.js';
 import { insufficiencyOf } from './verify/rule-check.js';
 import { maskForSnapshot, maskUndeclared } from '../privacy/index.js';

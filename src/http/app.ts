@@ -8,7 +8,7 @@
 import { createMemoryRateLimiter, type RateLimiterFactory } from '../store/index.js';
 import express, { Router, type Express, type RequestHandler } from 'express';
 import { UserError } from '../errors.js';
-import type { TurnRunner } from '../graph/turn-types.js';
+import type { TurnFeed, TurnIdempotency, TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { TraceContext } from '../trace-context.js';
@@ -24,8 +24,6 @@ import { createBodyTimeout, createErrorHandler, createNotFoundHandler, createUrl
 import { createHealthRouter } from './health-routes.js';
 import { createSessionMessagesHandler } from './sessions-route.js';
 import { createSessionCancelHandler, createSessionStreamHandler } from './session-stream-route.js';
-import type { TurnFeed } from '../graph/turn-feed.js';
-import type { TurnIdempotency } from '../graph/turn-idempotency.js';
 import { createProfileDeleteHandler, createProfileReadHandler, type ProfileRouteOptions } from './profile-route.js';
 import type { StreamTracker } from './stream-tracker.js';
 import { createTraceIdMiddleware } from './trace-id.js';

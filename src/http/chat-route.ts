@@ -12,10 +12,7 @@
 import type { RequestHandler, Response } from 'express';
 import { ERROR_CATALOGUE, SystemError, UserError } from '../errors.js';
 import { ID_RULES, isValidId } from '../id-patterns.js';
-import type { ResponseState } from '../graph/response-state.js';
-import type { TurnFeed } from '../graph/turn-feed.js';
-import type { TurnIdempotency } from '../graph/turn-idempotency.js';
-import type { StartedTurn, TurnResult, TurnRunner } from '../graph/turn-types.js';
+import type { ResponseState, StartedTurn, TurnFeed, TurnIdempotency, TurnResult, TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { callerOwner, callerTenant } from './auth.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResponseState } from '../../src/graph/response-state.js';
-import { DEFAULT_STREAM_CAPS } from '../../src/graph/stream-caps.js';
+import { DEFAULT_STREAM_CAPS } from '../../src/turn/stream-caps.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { sampleRegistry, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 

@@ -18,7 +18,7 @@ import { askAgainText, confirmedPlanStartText, noticeText, nothingToCancelText, 
 import { parkedTaskLabels } from '../control/notices.js';
 import { classifyReplyWord } from '../control/reply-words.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import { rememberTurn } from '../memory.js';
+import { rememberTurn } from '../memory/memory.js';
 import type { PendingTask, SessionMemory, SupervisorState, SupervisorUpdate } from '../state.js';
 import { newPlanId } from './plan-node.js';
 

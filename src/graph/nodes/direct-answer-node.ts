@@ -4,7 +4,7 @@
  */
 import type { AnswerComposer } from '../answers/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import { appendTurn } from '../memory.js';
+import { appendTurn } from '../memory/memory.js';
 import { budgetNotices } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 

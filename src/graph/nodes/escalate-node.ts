@@ -11,7 +11,7 @@ import { buildEscalationCard } from '../../escalation/escalation-card.js';
 import type { TicketWebhook } from '../../escalation/ticket-webhook.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { maskEscalationCard } from '../../privacy/index.js';
-import { appendTurn } from '../memory.js';
+import { appendTurn } from '../memory/memory.js';
 import { handoverText } from '../../i18n/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 

@@ -6,8 +6,8 @@ import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { intentStartText } from '../../i18n/index.js';
 import { normalizeText } from '../../text/index.js';
-import { renderSummary } from '../layered-summary.js';
-import { renderProfile } from '../profile-facts.js';
+import { renderSummary } from '../memory/layered-summary.js';
+import { renderProfile } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import { maskForSnapshot } from '../../privacy/index.js';
 

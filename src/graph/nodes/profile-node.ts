@@ -8,7 +8,7 @@
 import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/types.js';
 import { ownerOf, turnContext, type NodeConfig } from '../context.js';
-import { fillFromProfile } from '../profile-facts.js';
+import { fillFromProfile } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createLoadProfileNode(dependencies: { profiles?: ProfileStore; logger: Logger }) {

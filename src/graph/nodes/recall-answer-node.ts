@@ -9,8 +9,8 @@
  * cached) runs the turn as usual; summarize keeps its answer when the turn
  * completed whole.
  */
-import type { AnswerCache } from '../answer-cache.js';
-import { answerCacheKey } from '../answer-cache.js';
+import type { AnswerCache } from '../caches/answer-cache.js';
+import { answerCacheKey } from '../caches/answer-cache.js';
 import { eventWriter, ownerOf, turnContext, type NodeConfig } from '../context.js';
 import { agentDoneText, agentStartText } from '../../i18n/index.js';
 import { cardName } from '../../registry/localized-text.js';

@@ -5,15 +5,15 @@
  */
 import type { AnswerComposer } from '../answers/types.js';
 import { eventWriter, ownerOf, turnContext, type NodeConfig } from '../context.js';
-import { memoryAfterBusinessTurn } from '../memory.js';
+import { memoryAfterBusinessTurn } from '../memory/memory.js';
 import { confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
 import { budgetNotices, parkedTaskLabels } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import type { InvalidKey, TaskPlan } from '../plan-types.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/types.js';
-import { profileEvidence, profileNote } from '../profile-facts.js';
-import { answerMayBeKept, type AnswerCache } from '../answer-cache.js';
+import { profileEvidence, profileNote } from '../memory/profile-facts.js';
+import { answerMayBeKept, type AnswerCache } from '../caches/answer-cache.js';
 import type { TaskOutcome } from '../plan-types.js';
 
 /** agent id → key → refused value, from the task-keyed invalid keys of the plan. */

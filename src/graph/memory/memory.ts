@@ -3,11 +3,11 @@
  * tasks carried to the next turn, slot memory of known key values, and the
  * count of consecutive unresolved turns that drives escalation.
  */
-import type { RegistrySnapshot } from '../registry/types.js';
-import type { MemoryTurn } from '../intent/types.js';
-import type { ConfirmationRequest, SubTask, TaskOutcome } from './plan-types.js';
-import { checkKeyValue } from './planning/semantic-check.js';
-import type { PendingTask, SessionMemory } from './state.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
+import type { MemoryTurn } from '../../intent/types.js';
+import type { ConfirmationRequest, SubTask, TaskOutcome } from '../plan-types.js';
+import { checkKeyValue } from '../planning/semantic-check.js';
+import type { PendingTask, SessionMemory } from '../state.js';
 import { foldTurn } from './layered-summary.js';
 
 const MAX_KNOWN_VALUES = 50;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendTurn } from './memory.js';
 import { renderSummary } from './layered-summary.js';
-import { emptyMemory, type SessionMemory } from './state.js';
+import { emptyMemory, type SessionMemory } from '../state.js';
 
 const turn = (index: number) => ({
   query: `第${index}个问题：北京明天天气怎么样，再帮我看看酒店${'，'.repeat(index % 7)}`,

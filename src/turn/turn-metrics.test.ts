@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResponseState, Stage } from './graph/response-state.js';
+import type { ResponseState, Stage } from '../graph/response-state.js';
 import { turnOutcomeLabel } from './turn-metrics.js';
 
 function event(stage: Stage, state: Record<string, unknown> = {}, extra: Partial<ResponseState['metadata']> = {}): ResponseState {

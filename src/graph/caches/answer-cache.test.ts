@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../logger.js';
-import { loadRegistryText } from '../registry/load-registry.js';
-import type { RegistrySnapshot } from '../registry/types.js';
-import { createMemoryKeyValueStore } from '../store/index.js';
+import { silentLogger } from '../../logger.js';
+import { loadRegistryText } from '../../registry/load-registry.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
+import { createMemoryKeyValueStore } from '../../store/index.js';
 import { answerCacheKey, answerMayBeKept, createAnswerCache, type AnswerCacheRequest } from './answer-cache.js';
-import type { SubTask } from './plan-types.js';
+import type { SubTask } from '../plan-types.js';
 
 const REGISTRY = `version: 1
 supervisor:

@@ -38,16 +38,16 @@
  * replica reads what another one wrote. Keys hold digests only, and an answer
  * that carries personal data is not kept at all (`answerMayBeKept`).
  */
-import type { Logger } from '../logger.js';
-import { normalizeQueryForCache } from '../intent/index.js';
-import { createPiiMasker } from '../privacy/pii-masker.js';
-import type { RegistrySnapshot } from '../registry/types.js';
-import { tenantOfOwner } from '../store/owner-key.js';
-import type { KeyValue, KeyValueStore } from '../store/types.js';
+import type { Logger } from '../../logger.js';
+import { normalizeQueryForCache } from '../../intent/index.js';
+import { createPiiMasker } from '../../privacy/pii-masker.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
+import { tenantOfOwner } from '../../store/owner-key.js';
+import type { KeyValue, KeyValueStore } from '../../store/types.js';
 import { canonicalJson, digest, isUserSpecific } from './cache-scope.js';
 import { isCacheable } from './response-cache.js';
-import type { Language } from '../i18n/index.js';
-import type { SubTask, TaskPlan } from './plan-types.js';
+import type { Language } from '../../i18n/index.js';
+import type { SubTask, TaskPlan } from '../plan-types.js';
 
 /** Where one plan's answer is kept, and for how long. */
 export interface AnswerCacheKey {

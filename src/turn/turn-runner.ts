@@ -22,13 +22,13 @@ import { DEFAULT_TENANT, checkpointThread, ownerKey } from '../store/owner-key.j
 import { UserError } from '../errors.js';
 import { type StopNoticeReason, turnFailedText, turnStoppedText } from '../i18n/index.js';
 import type { LlmUsage } from '../llm/types.js';
-import type { NodeEvent, TaskRecorder, TurnContext } from './context.js';
-import type { ResponseState } from './response-state.js';
-import type { SupervisorGraph } from './build-graph.js';
+import type { NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';
+import type { ResponseState } from '../graph/response-state.js';
+import type { SupervisorGraph } from '../graph/build-graph.js';
 import { acquireSessionLease, sessionLeaseKey } from './session-lease.js';
 import { cancelChannel, turnEventsChannel } from './turn-channels.js';
 import { createTurnEventLog } from './turn-event-log.js';
-import { createTurnBudget, type BudgetName } from './turn-budget.js';
+import { createTurnBudget, type BudgetName } from '../graph/turn-budget.js';
 import { createStreamGovernor, DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
 import type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
 

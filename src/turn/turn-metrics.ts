@@ -7,9 +7,9 @@
  * completed) — and its stage timings. Cache hits and misses are counted
  * by the caches themselves (`recordCacheLookup`), misses being invisible in events.
  */
-import type { ResponseState } from './graph/response-state.js';
-import type { TurnOutcome } from './store/types.js';
-import type { Metrics } from './metrics.js';
+import type { ResponseState } from '../graph/response-state.js';
+import type { TurnOutcome } from '../store/types.js';
+import type { Metrics } from '../metrics.js';
 
 /** The `outcome` label of a finished turn. */
 export function turnOutcomeLabel(lifecycle: TurnOutcome, events: readonly ResponseState[]): string {

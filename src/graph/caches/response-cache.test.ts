@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { card as fixtureCard } from '../../test/support/registry-fixtures.js';
-import { silentLogger } from '../logger.js';
-import type { AgentCard } from '../registry/types.js';
-import { createMemoryKeyValueStore } from '../store/index.js';
+import { card as fixtureCard } from '../../../test/support/registry-fixtures.js';
+import { silentLogger } from '../../logger.js';
+import type { AgentCard } from '../../registry/types.js';
+import { createMemoryKeyValueStore } from '../../store/index.js';
 import { isUserSpecific } from './cache-scope.js';
 import { createResponseCache, replyCacheKey, type ReplyCacheRequest } from './response-cache.js';
 

@@ -9,11 +9,11 @@
  * it is asked. Agents with `side_effects` are never cached (the registry
  * rejects `cache_ttl_s` on them; this is checked again here).
  */
-import type { Logger } from '../logger.js';
-import type { AgentCard } from '../registry/types.js';
-import type { KeyValue, KeyValueStore } from '../store/index.js';
-import { normalizeQueryForCache } from '../intent/index.js';
-import { tenantOfOwner } from '../store/owner-key.js';
+import type { Logger } from '../../logger.js';
+import type { AgentCard } from '../../registry/types.js';
+import type { KeyValue, KeyValueStore } from '../../store/index.js';
+import { normalizeQueryForCache } from '../../intent/index.js';
+import { tenantOfOwner } from '../../store/owner-key.js';
 import { canonicalJson, digest, isUserSpecific } from './cache-scope.js';
 
 /** A reply as the cache keeps it. */

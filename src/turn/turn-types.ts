@@ -4,7 +4,7 @@
  * `id-patterns.ts`): ids match their patterns, `query` is non-empty unless
  * the turn confirms or rejects tasks. The runner does not check it again.
  */
-import type { ResponseState } from './response-state.js';
+import type { ResponseState } from '../graph/response-state.js';
 
 export interface TurnRequest {
   query: string;

@@ -11,9 +11,9 @@
  * leaving turn (no extra call); it replaces the previous prose. Every part is
  * bounded, so the rendered text stays the same size at turn 10 and turn 1000.
  */
-import type { MemoryTurn } from '../intent/types.js';
-import type { PendingTask } from './state.js';
-import { truncateText } from '../text/truncate.js';
+import type { MemoryTurn } from '../../intent/types.js';
+import type { PendingTask } from '../state.js';
+import { truncateText } from '../../text/truncate.js';
 
 /** The summary of every turn older than the verbatim window. */
 export interface LayeredSummary {

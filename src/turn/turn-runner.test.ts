@@ -6,9 +6,9 @@ import { silentLogger } from '../logger.js';
 import { maskStorage, createPiiMasker } from '../privacy/index.js';
 import { createStaticRegistry } from '../registry/index.js';
 import { openSqliteStorage, type Storage } from '../store/index.js';
-import type { NodeEvent, TurnContext } from './context.js';
-import type { SupervisorGraph } from './build-graph.js';
-import type { ResponseState } from './response-state.js';
+import type { NodeEvent, TurnContext } from '../graph/context.js';
+import type { SupervisorGraph } from '../graph/build-graph.js';
+import type { ResponseState } from '../graph/response-state.js';
 import { createTurnRunner } from './turn-runner.js';
 
 describe('createTurnRunner content guard', () => {

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import type { AgentCard } from '../registry/types.js';
+import type { AgentCard } from '../../registry/types.js';
 
 /** Canonical JSON text of a value (object keys sorted at every level). */
 export function canonicalJson(value: unknown): string {

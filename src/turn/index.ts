@@ -1,0 +1,15 @@
+/**
+ * The turn room: one user turn's life around the supervisor graph — admission
+ * (session lease, queue, double-texting strategy, idempotency keys), the event
+ * pipeline (numbering, output guard, stream caps, transcript, resume feed),
+ * budgets and the finish (`done`, outcome, metrics). The HTTP layer and the
+ * server assembly import these names only.
+ */
+export { createTurnRunner, type TurnRunnerOptions, type TurnStorage, type TurnStopReason } from './turn-runner.js';
+export type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
+export { createTurnFeed, type ResumePoint, type TurnFeed } from './turn-feed.js';
+export { createTurnIdempotency, type IdempotencyClaim, type TurnIdempotency } from './turn-idempotency.js';
+export { DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
+export { recordCacheLookup, recordTurnMetrics, turnOutcomeLabel, type CacheName } from './turn-metrics.js';
+export type { ResponseState, Stage } from '../graph/response-state.js';
+export type { BudgetName } from '../graph/turn-budget.js';
