@@ -28,7 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { startServer } from '../src/http/index.js';
 import { createLogger, silentLogger, type Logger } from '../src/logger.js';
-import { maskPersonalData } from '../src/guard/mask-personal-data.js';
+import { maskPersonalData } from '../src/privacy/mask-personal-data.js';
 import { createPiiMasking } from '../src/privacy/index.js';
 import { createSwitchboard } from '../src/switchboard.js';
 import { hasInjectionSignals } from '../src/text/injection-signals.js';

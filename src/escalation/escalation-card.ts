@@ -4,7 +4,7 @@
  * asking the user again. Personal data is masked in every field (§7): the
  * card leaves the supervisor, so it never carries a full phone or card number.
  */
-import { maskPersonalData, maskPersonalDataDeep } from '../guard/mask-personal-data.js';
+import { maskPersonalData, maskPersonalDataDeep } from '../privacy/index.js';
 import { escalationSummaryText, type HandoverReason, type Language } from '../i18n/index.js';
 
 /** Why a conversation goes to a human. */

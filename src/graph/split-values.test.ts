@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { card, snapshotOf } from '../../test/support/registry-fixtures.js';
-import { createContentGuard } from '../guard/content-guard.js';
+import { createContentGuard } from '../privacy/content-guard.js';
 import { createPiiMasker } from '../privacy/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { compileSafePattern } from '../util/safe-pattern.js';

@@ -6,7 +6,6 @@
  */
 import { keyDescription } from '../registry/localized-text.js';
 import { keyOptions } from './planning/semantic-check.js';
-import { agentSecrets, redactSecretsDeep } from '../agents/agent-secrets.js';
 import type { AgentClient, AgentOutcome } from '../agents/types.js';
 import { NoSuchAgentError } from '../errors.js';
 import { agentDoneText, agentStartText } from '../i18n/index.js';
@@ -19,7 +18,7 @@ import type { SemanticInfo } from './response-state.js';
 import type { ResponseCache } from './caches/response-cache.js';
 import type { SupervisorState } from './state.js';
 import { insufficiencyOf } from './verify/rule-check.js';
-import { maskForSnapshot, maskUndeclared } from '../privacy/index.js';
+import { agentSecrets, maskForSnapshot, maskUndeclared, redactSecretsDeep } from '../privacy/index.js';
 import type { AgentCard } from '../registry/types.js';
 
 export interface DispatchDependencies {

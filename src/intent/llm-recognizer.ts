@@ -26,7 +26,7 @@ import { formatLocalDate } from '../text/local-date.js';
 import { DATA_BLOCK_RULES } from '../text/data-block.js';
 import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';
 import { hasInjectionSignals } from '../text/injection-signals.js';
-import { createContentGuard } from '../guard/content-guard.js';
+import { createContentGuard } from '../privacy/index.js';
 import { buildIntentMessages, INTENT_PROMPT_RULES } from './llm/intent-prompt.js';
 import {
   INTENT_REPLY_SCHEMA,

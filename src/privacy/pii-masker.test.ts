@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileSafePattern } from '../util/safe-pattern.js';
-import { isChineseIdNumber as isValidIdCard, isLuhnCardNumber as isLuhnValid } from '../guard/mask-personal-data.js';
+import { isChineseIdNumber as isValidIdCard, isLuhnCardNumber as isLuhnValid } from './mask-personal-data.js';
 import { createPiiMasker, maskPatternMatch } from './pii-masker.js';
 
 const masker = createPiiMasker();

@@ -12,7 +12,7 @@
  * The built-in patterns are fixed and linear; registry patterns run on the
  * linear-time engine (`src/util/safe-pattern.ts`).
  */
-import { maskPersonalData, maskPersonalNumber, personalValueSpans, personalValueTail } from '../guard/mask-personal-data.js';
+import { maskPersonalData, maskPersonalNumber, personalValueSpans, personalValueTail } from './mask-personal-data.js';
 import type { KeepWhole } from '../text/id-scrubber.js';
 import type { PiiPattern } from '../registry/types.js';
 

@@ -11,7 +11,7 @@
 import { ANSWER_PROMPT_RULES } from '../graph/answers/answer-prompt.js';
 import { VERIFY_PROMPT_RULES } from '../graph/verify/verify-prompt.js';
 import { INTENT_PROMPT_RULES } from '../intent/llm/intent-prompt.js';
-import { createContentGuard } from '../guard/content-guard.js';
+import { createContentGuard } from '../privacy/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { DATA_BLOCK_RULES } from '../text/data-block.js';
 import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';

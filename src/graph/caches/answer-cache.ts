@@ -40,7 +40,7 @@
  */
 import type { Logger } from '../../logger.js';
 import { normalizeQueryForCache } from '../../intent/index.js';
-import { createPiiMasker } from '../../privacy/pii-masker.js';
+import { createPiiMasker } from '../../privacy/index.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { tenantOfOwner } from '../../store/owner-key.js';
 import type { KeyValue, KeyValueStore } from '../../store/types.js';

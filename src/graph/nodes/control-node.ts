@@ -16,7 +16,7 @@ import type { RegistrySnapshot } from '../../registry/types.js';
 import { planFromConfirmed } from '../control/confirmation.js';
 import { askAgainText, confirmedPlanStartText, noticeText, nothingToCancelText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
-import { classifyReplyWord } from '../control/reply-words.js';
+import { classifyReplyWord } from '../control/classify-reply-word.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { rememberTurn } from '../memory/memory.js';
 import type { PendingTask, SessionMemory, SupervisorState, SupervisorUpdate } from '../state.js';

@@ -8,8 +8,8 @@
  * streams also keep personal values whole (they are shown to the user as they
  * are, and masked in storage one event at a time).
  */
-import { agentSecrets } from '../agents/agent-secrets.js';
-import { personalValuesKeptWhole } from '../privacy/pii-masker.js';
+import { agentSecrets } from './agent-secrets.js';
+import { personalValuesKeptWhole } from './pii-masker.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { createTextScrubber, idTerms, inventedIdPattern, secretTerms, type ScrubTerm, type TextScrubber } from '../text/id-scrubber.js';
 
