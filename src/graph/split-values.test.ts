@@ -13,7 +13,7 @@ import { createContentGuard } from '../privacy/content-guard.js';
 import { createPiiMasker } from '../privacy/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { compileSafePattern } from '../util/safe-pattern.js';
-import { createOutputGuard } from '../turn/output-guard.js';
+import { createOutputGuard } from './output-guard.js';
 
 const SECRET = 'sk-live-7f3a9b2c4d';
 const ADDRESS = 'http://127.0.0.1:7101/invoke';

@@ -11,27 +11,15 @@ import type { ConfirmationRequest, InvalidKey, TaskOutcome, TaskPlan } from './p
 import type { Verification } from './verify/types.js';
 import type { LayeredSummary } from './memory/layered-summary.js';
 import type { ProfileFact } from '../store/types.js';
+import type { PendingTask } from '../store/parked-task.js';
 import type { ProfileFill } from './memory/profile-facts.js';
 import type { AnswerCacheKey } from './caches/answer-cache.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
 
-/** A sub-task held back last turn, waiting for the user to supply keys or to confirm it. */
-export interface PendingTask {
-  /** The task id of the plan that parked it; a confirmation names it. */
-  task_id?: string;
-  agent_id: string;
-  description: string;
-  /** Inputs already known for it. */
-  inputs: Record<string, unknown>;
-  /** Keys the user still has to give (empty when it waits on another pending task). */
-  missing_keys: string[];
-  /** When it was parked (ISO); it expires `pending_ttl_s` later. */
-  parked_at?: string;
-  /** Present when the task has every key and waits only for the user's yes (side-effect agents). */
-  confirmation?: { summary: string; language: 'zh' | 'en' };
-}
+// A parked task is kept in the session's saved memory; its shape is written with the storage shapes (`src/store/parked-task.ts`).
+export type { PendingTask } from '../store/parked-task.js';
 
 /** Why this turn goes to a human before planning (decided before intent recognition). */
 export interface EscalationTrigger {

@@ -10,6 +10,7 @@
  */
 import { agentSecrets } from './agent-secrets.js';
 import { personalValuesKeptWhole } from './pii-masker.js';
+import { relatedServiceText } from '../i18n/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { createTextScrubber, idTerms, inventedIdPattern, secretTerms, type ScrubTerm, type TextScrubber } from '../text/id-scrubber.js';
 
@@ -26,7 +27,7 @@ export interface ContentGuardOptions {
 export function createContentGuard(snapshot: RegistrySnapshot, options: ContentGuardOptions = {}): TextScrubber {
   return createTextScrubber({
     terms: guardedTerms(snapshot),
-    patterns: options.inventedIdsIn ? [inventedIdPattern(options.inventedIdsIn)] : [],
+    patterns: options.inventedIdsIn ? [inventedIdPattern(relatedServiceText(options.inventedIdsIn))] : [],
     keepWhole: personalValuesKeptWhole(snapshot.supervisor.piiPatterns ?? []),
   });
 }

@@ -13,7 +13,7 @@
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
 import type { Storage } from '../store/types.js';
-import type { PendingTask } from '../graph/state.js';
+import type { PendingTask } from '../store/parked-task.js';
 import { createDataSealer, type DataSealer } from './data-sealer.js';
 import type { PiiMasker } from './pii-masker.js';
 import { openPendingTask, sealPendingTask, type StoredPendingTask } from './sealed-parked-tasks.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingTask } from '../graph/state.js';
+import type { PendingTask } from '../store/parked-task.js';
 import { createDataSealer } from './data-sealer.js';
 import { createPiiMasker } from './pii-masker.js';
 import { openPendingTask, sealPendingTask } from './sealed-parked-tasks.js';

@@ -5,28 +5,10 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { SafePattern } from '../util/safe-pattern.js';
+import type { SemanticKeySpec } from '../text/key-specs.js';
 
-/** How a semantic key's value is recognised in text (normalised from `extract`). */
-export type ExtractSpec =
-  | { type: 'date' }
-  | { type: 'number'; min?: number; max?: number }
-  | { type: 'phone' }
-  | { type: 'email' }
-  | { type: 'enum'; values: readonly string[] }
-  | { type: 'pattern'; pattern: string; flags: string; matcher: SafePattern }
-  | { type: 'text' };
-
-/** One entry of `required_semantic_keys`, widget already resolved. */
-export interface SemanticKeySpec {
-  readonly key: string;
-  /** Default text (Chinese first when the registry gives a map). */
-  readonly description: string;
-  /** Description per language when the registry gives a map (`{ zh: 入住城市, en: check-in city }`). */
-  readonly descriptions?: Readonly<Record<string, string>>;
-  /** Resolved: key spec → `widgets` dictionary → "". */
-  readonly widget: string;
-  readonly extract: ExtractSpec;
-}
+// A semantic key and the rule that finds its value in text are text's vocabulary (`src/text/key-specs.ts`).
+export type { ExtractSpec, SemanticKeySpec } from '../text/key-specs.js';
 
 export type AgentProtocol = 'http-json' | 'http-sse';
 

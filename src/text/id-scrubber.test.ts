@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Language } from '../i18n/index.js';
+import { relatedServiceText, type Language } from '../i18n/index.js';
 import { createTextScrubber, idTerms, inventedIdPattern, secretTerms } from './id-scrubber.js';
 
 const CARDS = [
@@ -10,7 +10,7 @@ const CARDS = [
 
 /** Ids as the content guard builds them: known ids become names, made-up ids a neutral phrase. */
 function idScrubber(cards: typeof CARDS, language: Language) {
-  return createTextScrubber({ terms: idTerms(cards), patterns: [inventedIdPattern(language)] });
+  return createTextScrubber({ terms: idTerms(cards), patterns: [inventedIdPattern(relatedServiceText(language))] });
 }
 
 describe('id scrubber', () => {

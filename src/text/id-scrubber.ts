@@ -16,7 +16,6 @@
  * values, shown as they are but masked later one piece at a time), so no piece
  * shown carries part of one and the pieces add up to the scrubbed whole text.
  */
-import { type Language, relatedServiceText } from '../i18n/index.js';
 import { credentialParts } from './credential-parts.js';
 import { createDeltaStream, createMessageStream, type DeltaStream, type MessageStream, type ScrubSpan, type StreamJudge } from './scrub-stream.js';
 
@@ -149,9 +148,9 @@ export function secretTerms(values: Iterable<string>, replacement = '[redacted]'
   return [...new Set([...values].flatMap((value) => credentialParts(value)))].map((text) => ({ text, replacement }));
 }
 
-/** A pattern that shows a neutral phrase in place of an agent id the model made up (`train_agent`). */
-export function inventedIdPattern(language: Language): ScrubPattern {
-  return { pattern: INVENTED_ID, replacement: relatedServiceText(language), tail: inventedIdTail };
+/** A pattern that shows `replacement` (a neutral phrase in the user's language) in place of an agent id the model made up (`train_agent`). */
+export function inventedIdPattern(replacement: string): ScrubPattern {
+  return { pattern: INVENTED_ID, replacement, tail: inventedIdTail };
 }
 
 /** The trailing word when it could still become a made-up id: lower-case letters, digits and `_`, starting with a letter. */

@@ -29,7 +29,7 @@
  * - `date`: see `date-extractor.ts`.
  * - `text`: the whole trimmed text.
  */
-import type { AgentCard, ExtractSpec, SemanticKeySpec } from '../registry/types.js';
+import type { ExtractSpec, SemanticKeySpec } from './key-specs.js';
 import type { SafePattern } from '../util/safe-pattern.js';
 import { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
 import { findDates } from './date-extractor.js';
@@ -86,7 +86,7 @@ export const extractKeys: KeyExtractor = (text, specs, today) => {
 };
 
 /** Extracts the required keys of one agent card from text. */
-export function extractForAgent(text: string, card: Pick<AgentCard, 'requiredKeys'>, today: Date): ExtractionResult {
+export function extractForAgent(text: string, card: { readonly requiredKeys: readonly SemanticKeySpec[] }, today: Date): ExtractionResult {
   return extractKeys(text, card.requiredKeys, today);
 }
 

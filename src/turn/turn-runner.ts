@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { detectLanguage } from '../text/index.js';
 import type { Logger } from '../logger.js';
-import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from './output-guard.js';
+import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from '../graph/output-guard.js';
 import type { DeltaStream, MessageStream } from '../text/index.js';
 import type { Registry, RegistrySnapshot } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResponseState } from '../../src/graph/response-state.js';
-import { SYSTEM_PROMPT_TEXTS } from '../../src/turn/output-guard.js';
+import { SYSTEM_PROMPT_TEXTS } from '../../src/graph/output-guard.js';
 import { createLlmGateway, type OpenAiCompatibleGateway } from '../../src/llm/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent, type RecordedCall } from './fake-agent.js';

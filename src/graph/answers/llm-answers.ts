@@ -19,7 +19,7 @@
 import { cardDescription, cardName } from '../../registry/localized-text.js';
 import { chooseTier } from '../../llm/model-router.js';
 import { buildDirectMessages, buildSummaryMessages, type CompletedFact, type NeededFact, type NotDoneFact } from './answer-prompt.js';
-import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from '../../turn/output-guard.js';
+import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from '../output-guard.js';
 import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';
 import type { TurnContext } from '../context.js';

@@ -12,7 +12,7 @@
  * bounded, so the rendered text stays the same size at turn 10 and turn 1000.
  */
 import type { MemoryTurn } from '../../intent/types.js';
-import type { PendingTask } from '../state.js';
+import type { PendingTask } from '../../store/parked-task.js';
 import { truncateText } from '../../text/truncate.js';
 
 /** The summary of every turn older than the verbatim window. */

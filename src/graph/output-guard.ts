@@ -8,8 +8,8 @@
  * too), so a value split across pieces is caught before any part of it is
  * shown, and no piece carries part of a personal value.
  */
-import { ANSWER_PROMPT_RULES } from '../graph/answers/answer-prompt.js';
-import { VERIFY_PROMPT_RULES } from '../graph/verify/verify-prompt.js';
+import { ANSWER_PROMPT_RULES } from './answers/answer-prompt.js';
+import { VERIFY_PROMPT_RULES } from './verify/verify-prompt.js';
 import { INTENT_PROMPT_RULES } from '../intent/llm/intent-prompt.js';
 import { createContentGuard } from '../privacy/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
