@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { createEnvelopeValidator } from '../agents/reply-envelope.js';
 import type { AgentReply, AgentRequestBody } from '../agents/types.js';
+import type { AgentProtocol } from '../registry/agent-protocols.js';
 import { safeJsonParse } from '../util/safe-json.js';
 
 /** What a handler can do besides returning its reply. */
@@ -32,7 +33,7 @@ export type AgentHandler = (request: AgentRequestBody, context: AgentHandlerCont
 export interface AgentServerOptions {
   handle: AgentHandler;
   /** `http-sse` streams `progress` events and one `result`; default `http-json`. */
-  protocol?: 'http-json' | 'http-sse';
+  protocol?: AgentProtocol;
   /** Path of the endpoint (default `/invoke`). `GET /healthz` is always served. */
   path?: string;
   /** Largest request body accepted (default 256 KiB); larger ones get 413. */

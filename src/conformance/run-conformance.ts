@@ -12,6 +12,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES } from '../agents/agent-client.js';
 import { parseReplyText } from '../agents/protocols/http-common.js';
 import { createEnvelopeValidator, type EnvelopeValidator, outputSchemaProblem } from '../agents/reply-envelope.js';
 import type { AgentReply, AgentRequestBody } from '../agents/types.js';
+import type { AgentProtocol } from '../registry/agent-protocols.js';
 import { sendProbe, type ProbeResult } from './probe.js';
 import type { CheckLevel, CheckOutcome, CheckResult, ConformanceReport, ConformanceTarget } from './types.js';
 
@@ -26,7 +27,7 @@ export interface ConformanceOptions {
   envelope?: EnvelopeValidator;
 }
 
-type Protocol = 'http-json' | 'http-sse';
+type Protocol = AgentProtocol;
 
 /** What a probe's reply amounts to once read like the client reads it. */
 type Judged = { ok: true; reply: AgentReply } | { ok: false; problem: string };

@@ -4,6 +4,7 @@
  * agent's replies as failed sub-tasks; a SHOULD failure is a robustness gap.
  */
 import type { ValidateFunction } from 'ajv';
+import type { AgentProtocol } from '../registry/agent-protocols.js';
 
 /** How binding a check is. */
 export type CheckLevel = 'MUST' | 'SHOULD';
@@ -25,7 +26,7 @@ export interface CheckResult {
 export interface ConformanceTarget {
   readonly url: string;
   /** Unset: detected from the first reply's content-type. */
-  readonly protocol?: 'http-json' | 'http-sse';
+  readonly protocol?: AgentProtocol;
   /** Card headers (`${VAR}` resolved); sent, never printed. */
   readonly headers: Readonly<Record<string, string>>;
   readonly timeoutMs: number;

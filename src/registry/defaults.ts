@@ -1,5 +1,6 @@
 /** Registry defaults applied where the file leaves a field out (CONTRACT §1). */
-import type { AgentProtocol, SupervisorSettings } from './types.js';
+import type { SupervisorSettings } from './types.js';
+import { DEFAULT_AGENT_PROTOCOL } from './agent-protocols.js';
 
 /** Supervisor defaults (CONTRACT §1). */
 export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
@@ -21,4 +22,4 @@ export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
 });
 
 /** Endpoint defaults other than the timeout (which comes from the supervisor). */
-export const ENDPOINT_DEFAULTS = Object.freeze({ protocol: 'http-json' as AgentProtocol, retries: 1 });
+export const ENDPOINT_DEFAULTS = Object.freeze({ protocol: DEFAULT_AGENT_PROTOCOL, retries: 1 });

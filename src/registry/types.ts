@@ -6,11 +6,12 @@
 import type { ValidateFunction } from 'ajv';
 import type { SafePattern } from '../util/safe-pattern.js';
 import type { SemanticKeySpec } from '../text/key-specs.js';
+import type { AgentProtocol } from './agent-protocols.js';
 
 // A semantic key and the rule that finds its value in text are text's vocabulary (`src/text/key-specs.ts`).
 export type { ExtractSpec, SemanticKeySpec } from '../text/key-specs.js';
 
-export type AgentProtocol = 'http-json' | 'http-sse';
+export type { AgentProtocol } from './agent-protocols.js';
 
 export interface AgentEndpoint {
   readonly url: string;
