@@ -1,0 +1,78 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+const CRUISER = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+const { TIERS, BASE_FILES } = createRequire(import.meta.url)(CONFIG) as {
+  TIERS: { tier: number; name: string; rooms: string[] }[];
+  BASE_FILES: string[];
+};
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+/** Runs dependency-cruiser with the repo's config over `src` of `cwd`; returns the rule breaches it found. */
+async function cruise(cwd: string): Promise<Violation[]> {
+  const run = promisify(execFile);
+  const args = [CRUISER, 'src', '--config', CONFIG, '--output-type', 'json'];
+  const { stdout } = await run(process.execPath, args, { cwd, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string }) => {
+    if (typeof error.stdout === 'string' && error.stdout.startsWith('{')) return { stdout: error.stdout };
+    throw error;
+  });
+  return (JSON.parse(stdout) as { summary: { violations: Violation[] } }).summary.violations;
+}
+
+describe('layering of src/', () => {
+  it('has no import against the written layering, no cycle, no test code in production', async () => {
+    const violations = await cruise(ROOT);
+    expect(violations.map((violation) => `${violation.rule.name}: ${violation.from} → ${violation.to}`)).toEqual([]);
+  }, 120_000);
+
+  it('gives every folder and root file of src/ a room on a tier', async () => {
+    const rooms = new Set(TIERS.flatMap((tier) => tier.rooms));
+    const entries = await readdir(join(ROOT, 'src'), { withFileTypes: true });
+    const unplaced = entries
+      .filter((entry) => (entry.isDirectory() ? !rooms.has(entry.name) : entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !rooms.has(entry.name) && !BASE_FILES.includes(entry.name)))
+      .map((entry) => entry.name);
+    expect(unplaced).toEqual([]);
+  });
+
+  it('is the layering docs/architecture.md writes down', async () => {
+    const text = await readFile(join(ROOT, 'docs/architecture.md'), 'utf8');
+    // Rows of the layering table, top tier first: | tier | `room`, `room` | what they hold |
+    const written = [...text.matchAll(/^\|\s*(\d+)\s*\|([^|]+)\|/gm)].map((row) => ({
+      tier: Number(row[1]),
+      rooms: [...row[2]!.matchAll(/`([^`]+)`/g)].map((room) => room[1]!.replace(/^src\//, '').replace(/\/$/, '')).sort(),
+    }));
+    written.sort((a, b) => a.tier - b.tier);
+    const enforced = TIERS.map((tier) => ({ tier: tier.tier, rooms: tier.rooms.map((room) => (room === 'base' ? BASE_FILES : [room])).flat().sort() }));
+    expect(written).toEqual(enforced);
+  });
+
+  it('fails on an import up the tiers and on a cycle between rooms', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-layering-'));
+    try {
+      await mkdir(join(dir, 'src/text'), { recursive: true });
+      await mkdir(join(dir, 'src/graph'), { recursive: true });
+      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' }, include: ['src'] }));
+      await writeFile(join(dir, 'src/text/words.ts'), "import { node } from '../graph/node.js';\nexport const words = () => node;\n");
+      await writeFile(join(dir, 'src/graph/node.ts'), "import { words } from '../text/words.js';\nexport const node = () => words;\n");
+      const found = (await cruise(dir)).map((violation) => `${violation.rule.name}: ${violation.from} → ${violation.to}`);
+      expect(found).toContain('layering:text: src/text/words.ts → src/graph/node.ts');
+      expect(found.some((line) => line.startsWith('no-circular:'))).toBe(true);
+      expect(found).not.toContain('layering:graph: src/graph/node.ts → src/text/words.ts');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
