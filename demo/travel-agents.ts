@@ -1,6 +1,6 @@
 /**
  * What the four demo travel agents answer. Each handler is a plain function of
- * the request body (CONTRACT §2) — no HTTP here — and replies in the shapes the
+ * the request body (docs/api.md#sub-agent-wire-protocol) — no HTTP here — and replies in the shapes the
  * root `agents_config.yaml` declares as `output_schema`. A required input that
  * is absent or malformed gets `status: input_required` with `missing_keys`.
  */

@@ -16,7 +16,7 @@ export interface IdRule {
   readonly allowed: string;
 }
 
-/** The ids of the API (CONTRACT: session ids `[A-Za-z0-9_.:-]{1,128}`). */
+/** The ids of the API (session ids `[A-Za-z0-9_.:-]{1,128}`). */
 export const ID_RULES = {
   /** A conversation. */
   session_id: { pattern: '^[A-Za-z0-9_.:-]{1,128}$', maxLength: 128, allowed: 'letters, digits and _ . : - (1 to 128 characters)' },

@@ -18,7 +18,7 @@ export interface CreateLoggerOptions {
   level?: string;
   name?: string;
   /**
-   * Masks personal data in every line (CONTRACT §7): the merged object through
+   * Masks personal data in every line (docs/api.md#personal-data): the merged object through
    * pino's `formatters.log`, the message and its arguments through
    * `hooks.logMethod`, so no call site has to remember it.
    */

@@ -160,7 +160,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const configuredKey = options.dataKey ?? (options.env ?? process.env).SWITCHBOARD_DATA_KEY;
   let storage: Storage;
   try {
-    // Personal data is masked on every write (CONTRACT §7), with the live registry's extra kinds.
+    // Personal data is masked on every write (docs/api.md#personal-data), with the live registry's extra kinds.
     masking.use(registry.current().supervisor.piiPatterns);
     registry.onReload((next) => masking.use(next.supervisor.piiPatterns));
     const raw = await openStorage({ databaseUrl: options.databaseUrl, redisUrl: options.redisUrl, redisPrefix: options.redisPrefix, onQuery: options.onStorageQuery, logger });

@@ -1,7 +1,7 @@
 /**
  * A sub-agent endpoint in a few lines: `createAgentServer({ handle })` serves
  * `POST /invoke` over node:http (no web framework needed) and speaks both wire
- * protocols of CONTRACT §2. The request is size-capped and checked against
+ * protocols of docs/api.md#sub-agent-wire-protocol. The request is size-capped and checked against
  * `schemas/agent-request.schema.json` before `handle` runs; the reply is
  * checked against the reply envelope before it is sent, so a handler bug shows
  * up as a clear `failed` reply instead of a malformed one. A retry with the

@@ -1,6 +1,6 @@
 /**
  * The agent kit (`switchboard/agent-kit`): what a sub-agent developer needs to
- * speak CONTRACT §2 — the wire types, the JSON Schemas of request and reply,
+ * speak docs/api.md#sub-agent-wire-protocol — the wire types, the JSON Schemas of request and reply,
  * validators for both, and a ready node:http server for http-json and http-sse.
  */
 export {

@@ -1,5 +1,5 @@
 /**
- * The remote sub-agent client (CONTRACT §2). One call = up to `1 + retries`
+ * The remote sub-agent client (docs/api.md#sub-agent-wire-protocol). One call = up to `1 + retries`
  * attempts over the card's protocol adapter. Shared here, whatever the protocol:
  * the per-attempt timeout, the caller's cancellation, which failures are worth
  * a retry (connect error, 5xx, timeout — never a 4xx, a bad body or an abort),

@@ -1,5 +1,5 @@
 /**
- * The wire schemas of CONTRACT §2, read from `schemas/` (the single source of
+ * The wire schemas of docs/api.md#sub-agent-wire-protocol, read from `schemas/` (the single source of
  * truth the agent kit and the API description also publish): the reply
  * envelope every sub-agent sends (the `http-json` body or the SSE `result`
  * event), checked with ajv before anything reads it, and the request body.

@@ -1,5 +1,5 @@
 /**
- * The sub-agent wire protocol (CONTRACT §2) as types. A protocol adapter turns
+ * The sub-agent wire protocol (docs/api.md#sub-agent-wire-protocol) as types. A protocol adapter turns
  * one `AgentRequest` into one `AgentOutcome`; it never throws for a remote
  * failure — every failure is an outcome with a reason.
  */
@@ -56,7 +56,7 @@ export interface AgentCallOptions {
   /** Called for each `progress` event of an `http-sse` agent. */
   onProgress?: (content: string) => void;
   requestId?: string;
-  /** Sent as `x-switchboard-depth` (CONTRACT §2 v2): 1 for a call from a user turn. Default 1. */
+  /** Sent as `x-switchboard-depth` (docs/api.md#sub-agent-wire-protocol): 1 for a call from a user turn. Default 1. */
   delegationDepth?: number;
 }
 

@@ -1,6 +1,6 @@
 /**
  * `switchboard check-agent <url|agent id> [--config F] [--json]`: runs the
- * wire-protocol conformance suite against a live sub-agent (CONTRACT §6 v2).
+ * wire-protocol conformance suite against a live sub-agent (docs/api.md#commands).
  * An argument that is not an http(s) URL is an agent id of the registry file.
  * Exit 0 when every MUST check passes, 1 otherwise — including when the agent
  * cannot be checked at all (unknown agent id, unreadable registry, nothing

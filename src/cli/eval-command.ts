@@ -1,5 +1,5 @@
 /**
- * `switchboard eval FILE [--config F] [--min 0.9] [--json]` (CONTRACT §6 v2):
+ * `switchboard eval FILE [--config F] [--min 0.9] [--json]` (docs/api.md#commands):
  * routing evaluation of a labelled JSONL set against a registry, through the
  * strategies the server would use (offline, or LLM mode when LLM_* is set).
  * Exit 0 when exact agent-set accuracy reaches `--min` (default 0), 1 below

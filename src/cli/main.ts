@@ -1,5 +1,5 @@
 /**
- * The `switchboard` command line (CONTRACT §6). This file is the entry point:
+ * The `switchboard` command line (docs/api.md#commands). This file is the entry point:
  * importing it runs the command named in `process.argv`.
  *
  * Each command lives in its own `*-command.ts` module exporting

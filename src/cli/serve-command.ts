@@ -1,7 +1,7 @@
 /**
  * `switchboard serve [--config F] [--port N] [--host H] [--drain-grace-ms N]`:
  * starts the supervisor HTTP server on a registry file. Settings come from
- * flags, then the environment (CONTRACT §5), then defaults.
+ * flags, then the environment (docs/api.md#environment), then defaults.
  *
  * SIGTERM / SIGINT drain: `/readyz` turns 503 (with `retry-after`) and new
  * turns are refused at once, running turns get the grace period to finish,

@@ -1,5 +1,5 @@
 /**
- * The conformance suite of CONTRACT §2 run against a live sub-agent. Seven
+ * The conformance suite of docs/api.md#sub-agent-wire-protocol run against a live sub-agent. Seven
  * probes (a well-formed request, one without inputs, a retry with the same
  * `task_id`, two malformed requests, an oversized one, and a last well-formed
  * one) feed the checks below. Replies are judged by the agent client's own

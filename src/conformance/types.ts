@@ -1,5 +1,5 @@
 /**
- * Shapes of a conformance run (`switchboard check-agent`, CONTRACT §6 v2).
+ * Shapes of a conformance run (`switchboard check-agent`, docs/api.md#commands).
  * Levels follow the A2A TCK: a MUST failure means Switchboard would treat the
  * agent's replies as failed sub-tasks; a SHOULD failure is a robustness gap.
  */

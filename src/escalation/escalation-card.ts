@@ -1,5 +1,5 @@
 /**
- * The escalation card (CONTRACT §3): what a human agent, or the ticket system
+ * The escalation card (docs/api.md#conversation-rules): what a human agent, or the ticket system
  * behind `supervisor.escalation.webhook_url`, needs to take over without
  * asking the user again. Personal data is masked in every field (§7): the
  * card leaves the supervisor, so it never carries a full phone or card number.

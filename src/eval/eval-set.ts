@@ -1,5 +1,5 @@
 /**
- * The labelled routing set read by `switchboard eval` (CONTRACT §6 v2): one
+ * The labelled routing set read by `switchboard eval` (docs/api.md#commands): one
  * JSON object per line,
  * `{ "query", "agents": [ids], "session"?: [earlier queries], "inputs"?: { agent_id: { key: value } } }`.
  * Blank lines and lines starting with `//` are skipped. Every bad line is

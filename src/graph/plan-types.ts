@@ -1,5 +1,5 @@
 /**
- * The task plan (seed 003 / CONTRACT §4). Field names are snake_case because
+ * The task plan (seed 003 / docs/api.md#model-replies). Field names are snake_case because
  * this is also the JSON shape the LLM planner returns and the event metadata shows.
  */
 
@@ -60,7 +60,7 @@ export interface TaskOutcome {
 }
 
 /**
- * A side-effect sub-task waiting for the user's yes (CONTRACT §3
+ * A side-effect sub-task waiting for the user's yes (docs/api.md#conversation-rules
  * `metadata.confirmation`). `summary` is user-facing; `sub_agent_id` is for
  * the front end and never goes into event content.
  */

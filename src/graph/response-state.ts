@@ -1,5 +1,5 @@
 /**
- * The outgoing event type (CONTRACT §3, "ResponseState"). Separate from the
+ * The outgoing event type (docs/api.md#events; `schemas/response-state.schema.json`). Separate from the
  * internal graph state on purpose: nothing internal leaks unless copied here.
  */
 import type { ConfirmationRequest } from './plan-types.js';

@@ -70,7 +70,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       }
       const name = cardName(card, language);
       emit({ stage: 'agent_start', content: agentStartText(language, name), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
-      // Personal values reach an agent only as the values of keys it declares (CONTRACT §7): the rest of its message and upstream is masked.
+      // Personal values reach an agent only as the values of keys it declares (docs/api.md#personal-data): the rest of its message and upstream is masked.
       const outbound = maskUndeclared(maskForSnapshot(snapshot), declaredValues(card, task.inputs));
       // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
       const message = outbound.mask(options.message ?? (task.description.trim() || state.rewritten_query));
@@ -170,7 +170,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         state: { task_id: task.task_id, status: 'completed', output: reply.output ?? {} },
       });
       // A reply that answers nothing is not kept: a later ask should reach the agent again. Nor is one carrying
-      // personal data (CONTRACT §7): a shared cache store (Redis) is storage too, and a masked copy would be a wrong answer.
+      // personal data (docs/api.md#personal-data): a shared cache store (Redis) is storage too, and a masked copy would be a wrong answer.
       const kept = { output: reply.output, message: reply.message };
       if (insufficiencyOf(reply) === null && JSON.stringify(maskForSnapshot(snapshot).maskDeep(kept)) === JSON.stringify(kept)) {
         await dependencies.responseCache?.remember(cacheRequest, reply);

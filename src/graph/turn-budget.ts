@@ -1,5 +1,5 @@
 /**
- * One turn's budgets (CONTRACT §1 v2 `supervisor.budgets`): how many
+ * One turn's budgets (docs/api.md#registry-file `supervisor.budgets`): how many
  * sub-tasks it may send, how many model tokens it may use, how long it may
  * run. Made by the turn runner from the snapshot the turn started on, handed
  * to the nodes through the turn context.

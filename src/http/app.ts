@@ -1,5 +1,5 @@
 /**
- * The express application of the supervisor (CONTRACT §3). Everything arrives
+ * The express application of the supervisor (docs/api.md#routes). Everything arrives
  * as dependencies; this file only wires middleware and routes in order:
  * trace id → request metrics → probes (`/metrics` behind the API key when
  * keys are on: it names agents) → page → `/v1` (auth first) → 404 → the one

@@ -1,5 +1,5 @@
 /**
- * Bearer API keys for `/v1/*` (CONTRACT §5, `SWITCHBOARD_API_KEYS`).
+ * Bearer API keys for `/v1/*` (docs/api.md#environment, `SWITCHBOARD_API_KEYS`).
  * A missing or malformed `authorization` header is 401 (with
  * `www-authenticate: Bearer`); a well-formed header with an unknown key is 403.
  * Keys are compared in constant time: both sides are hashed to a fixed length

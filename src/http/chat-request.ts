@@ -13,7 +13,7 @@ export interface ChatRequest {
   query: string;
   userId: string;
   sessionId?: string;
-  /** Task ids of side-effect tasks the user confirms / rejects (CONTRACT §3). */
+  /** Task ids of side-effect tasks the user confirms / rejects (docs/api.md#conversation-rules). */
   confirm?: string[];
   reject?: string[];
   /** `continue`: the turn runs to its end when the client goes away (and can be resumed). Default `cancel`. */

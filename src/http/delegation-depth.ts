@@ -1,5 +1,5 @@
 /**
- * Delegation depth (seed 004, CONTRACT §2 v2). A sub-agent that calls back
+ * Delegation depth (seed 004, docs/api.md#sub-agent-wire-protocol). A sub-agent that calls back
  * into Switchboard passes on the `x-switchboard-depth` header it received;
  * a call at or past `supervisor.max_delegation_depth` is refused here, before
  * the body is read and before any stream opens, so agents that call each

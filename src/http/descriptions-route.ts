@@ -1,6 +1,6 @@
 /**
  * `GET /openapi.json` and `GET /v1/schemas/response-state.json`: the API and
- * event descriptions (CONTRACT §3 v2 "Descriptions"), built once at start.
+ * event descriptions (the top of docs/api.md), built once at start.
  */
 import type { RequestHandler } from 'express';
 import { buildOpenApiDocument, readProjectSchema } from './openapi-document.js';

@@ -1,6 +1,6 @@
 /**
  * `GET` / `DELETE /v1/users/:user_id/profile?user_id=...`: the user's
- * long-term profile facts (CONTRACT §5 v2 memory layers).
+ * long-term profile facts (docs/api.md#environment memory layers).
  *
  * As for sessions, the caller is the `user_id` query parameter, trusted
  * through its API key; only the owner (path user = caller) may read or delete,

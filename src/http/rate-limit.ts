@@ -1,5 +1,5 @@
 /**
- * Per-user rate limit on `/v1/chat` (CONTRACT §3 v2, seed 001): from
+ * Per-user rate limit on `/v1/chat` (docs/api.md#conversation-rules, seed 001): from
  * `supervisor.rate_limit`, counted per API key when keys are on, else per
  * `user_id`; over it `429 RATE_LIMITED` with `retry-after` seconds. Counting
  * is `rate-limiter-flexible`'s, in the store the storage backend gives

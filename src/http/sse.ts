@@ -9,7 +9,7 @@ import type { Response } from 'express';
 /** One open event stream. */
 export interface SseStream {
   /**
-   * Writes `id: <id>\ndata: <json>\n\n` (CONTRACT §3 v2; the id is
+   * Writes `id: <id>\ndata: <json>\n\n` (docs/api.md#events; the id is
    * `<turn_id>:<seq>`, what a reconnecting client sends back as
    * `Last-Event-ID`), or only the data line without an id. No-op once the
    * stream is closed.

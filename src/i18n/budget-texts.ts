@@ -1,5 +1,5 @@
 /**
- * What the answer says when a turn reached one of its budgets (CONTRACT §1 v2
+ * What the answer says when a turn reached one of its budgets (docs/api.md#registry-file
  * `supervisor.budgets`): which tasks were not done and why, or that the rest
  * was handled the simple way. One sentence per budget; they open the answer.
  */

@@ -1,6 +1,6 @@
 /**
  * The languages the product speaks to end users. A turn answers in the
- * language of the user's query (CONTRACT §3 v2 "Languages").
+ * language of the user's query (docs/api.md#conversation-rules).
  */
 
 /** A language the product writes user-facing text in. */

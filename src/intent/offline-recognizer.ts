@@ -3,41 +3,18 @@
  * short-term-memory rewrite, no model. It is the only recognizer when no LLM
  * is configured and the fallback when the LLM's reply cannot be used.
  *
- * Decision order for one query:
- * 1. Empty → `simple/out_of_scope`.
- * 2. A request for a human (转人工, talk to a person …) → `escalate`.
- *    Abusive, then sensitive words → `simple` with that kind. These win over
- *    any business match.
- * 3. A short follow-up no keyword routes (see `routing/follow-up.ts`): a place
- *    reference plus words only another card uses ("那边冷吗") → that card; a
- *    comparison with the previous results ("有没有更便宜的", "any cheaper
- *    ones?") with no other card's words → the carried agents. Either way the
- *    query is read together with the previous one.
- * 3b. Ranked cards (see `routing/example-ranker.ts`) → `business` with those intents.
- * 4. Rewrite from short-term memory (below) → `business` with the carried agents.
- * 5. Greeting / thanks-bye / capability question making up the whole query →
- *    `simple`; anything else → `simple/out_of_scope`.
+ * Safety words decide first: an empty query is out of scope, a request for a
+ * human escalates, abusive and sensitive words win over any business match.
+ * Then a short follow-up goes on with the previous turn's agents
+ * (`routing/follow-up.ts`), ranked cards give business intents
+ * (`routing/example-ranker.ts`), and greetings, thanks and capability
+ * questions are simple turns; anything else is out of scope.
  *
- * Rewrite rule. The carried agents are `pendingAgents` (parked last turn for
- * missing keys) when there are any, else the agents of the last turn in
- * `history`; ids no longer enabled in the snapshot are dropped.
- * - When the query matches no card, the carried agents are non-empty and the
- *   query is a fragment — it supplies at least one key of a carried agent
- *   (a value or an invalid one, e.g. `质量问题`, `北京，明天`, `上海呢`) and at
- *   most `maxFragmentResidue` (default 4) Chinese characters / Latin words
- *   remain besides those values and the keys' own descriptions ("check-in
- *   city: Shanghai" is a fragment; "今天股票怎么样" supplies a date but leaves
- *   five, so it is not) — the result is `business` with the carried agents and
- *   `rewrittenQuery` = last turn's rewritten query (or its query), a
- *   separator, then the current text. (Extraction takes the latest mention,
- *   so a corrected value in the reply wins over the earlier one.)
- * - When the query itself matches cards, those are used. If every matched card
- *   is one of the *pending* agents (the user is completing that request in
- *   other words, e.g. "首都机场接机"), the query is rewritten the same way so
- *   the keys given earlier are kept. If the query also has clauses of its own
- *   that are fragments for the pending agents ("北京，明天，顺便查下天气"),
- *   the pending agents are kept next to the new ones, rewritten the same way.
- *   Otherwise `rewrittenQuery` is the query.
+ * The rewrite keeps a request together across turns: a reply that only
+ * supplies values for the agents carried from last turn (parked ones first)
+ * is read as the earlier request plus the new words, so keys given before
+ * are kept and the latest mention of a value wins. A query that matches cards
+ * stands on its own, unless it completes a parked request in other words.
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';

@@ -1,5 +1,5 @@
 /**
- * Per-turn model budgets (CONTRACT §1 v2 `budgets.max_llm_tokens` and the
+ * Per-turn model budgets (docs/api.md#registry-file `budgets.max_llm_tokens` and the
  * model side of `max_turn_ms`), enforced around any gateway so every caller
  * (intent, verify, answer) is covered without knowing about budgets.
  *

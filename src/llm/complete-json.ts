@@ -1,6 +1,6 @@
 /**
- * One model call whose reply must be a JSON value meeting a schema (CONTRACT
- * §4: "validated, with safe fallback"). The reply goes through the safe-parse
+ * One model call whose reply must be a JSON value meeting a schema (docs/api.md#model-replies:
+ * validated, with a safe fallback). The reply goes through the safe-parse
  * + ajv helper; an unusable reply may be repaired by further calls that show
  * the model its reply and the problem. Nothing here throws for a failed call
  * or a bad reply — the caller gets the reason and takes its offline path —

@@ -1,5 +1,5 @@
 /**
- * LLM mode from the environment (CONTRACT §5). With no `LLM_MODEL` or no
+ * LLM mode from the environment (docs/api.md#environment). With no `LLM_MODEL` or no
  * `LLM_BASE_URL` the supervisor runs offline: the gateway is disabled and
  * every caller takes its offline path.
  */

@@ -42,7 +42,7 @@ export interface LlmUsage {
   budget?: LlmBudget;
 }
 
-/** Which per-turn budget stopped a model call (CONTRACT §1 v2 `budgets`). */
+/** Which per-turn budget stopped a model call (docs/api.md#registry-file `budgets`). */
 export type LlmBudgetName = 'max_llm_tokens' | 'max_turn_ms';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Authenticated encryption (AES-256-GCM) of the few personal values that must
  * outlive a turn in their real form: the inputs of a parked task, which its
- * agent receives when the task finally runs (CONTRACT §7). Everything else is
+ * agent receives when the task finally runs (docs/api.md#personal-data). Everything else is
  * masked at rest; these are sealed instead, so the database never holds them
  * readable.
  *

@@ -12,7 +12,7 @@ export function maskForSnapshot(snapshot: RegistrySnapshot): PiiMasker {
 }
 
 /**
- * The escalation card (CONTRACT §3 v2) with personal data masked in every
+ * The escalation card (docs/api.md#conversation-rules) with personal data masked in every
  * field: call this on the finished card before it is emitted, stored or
  * POSTed to a ticket system.
  */

@@ -1,7 +1,7 @@
 /**
  * The built-in kinds of `src/privacy/pii-masker.ts`, which adds the
  * registry's pii_patterns and is what logs, storage and cards go through.
- * Masks personal data in free text (CONTRACT §7): Chinese mobile numbers,
+ * Masks personal data in free text (docs/api.md#personal-data): Chinese mobile numbers,
  * checksum-valid 18-digit ID-card numbers, Luhn-valid bank card numbers and
  * e-mail addresses, in the `138****5678` style (head and tail kept, middle
  * starred) so a reader can still tell two values apart without learning them.

@@ -1,5 +1,5 @@
 /**
- * What a sub-agent may see of personal data (CONTRACT §7: "sub-agents receive
+ * What a sub-agent may see of personal data (docs/api.md#personal-data: "sub-agents receive
  * the real values they declared as keys; nothing else does"). The `message`
  * and `upstream` of a sub-task are masked with every kind, except a value
  * equal to one of the receiving agent's own declared input values: the text

@@ -1,5 +1,5 @@
 /**
- * Storage with personal data masked on the way in (CONTRACT §7): the
+ * Storage with personal data masked on the way in (docs/api.md#personal-data): the
  * transcript (query and answer), the stored events of a turn, the audit
  * records of sub-tasks and the checkpointed graph state (memory history,
  * queries, plans, results), so the database never holds a raw phone, ID,

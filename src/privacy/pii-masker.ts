@@ -1,5 +1,5 @@
 /**
- * One masking of personal data (CONTRACT §7) for every place that keeps or
+ * One masking of personal data (docs/api.md#personal-data) for every place that keeps or
  * shows text: log lines, the stored transcript, escalation cards and the
  * memory blocks of prompts. Built-in kinds: Chinese mobile numbers, 18-digit
  * ID-card numbers with a valid checksum, Luhn-valid bank card numbers and

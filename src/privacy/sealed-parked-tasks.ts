@@ -1,5 +1,5 @@
 /**
- * Parked tasks at rest (CONTRACT §7). A parked task keeps the real values of
+ * Parked tasks at rest (docs/api.md#personal-data). A parked task keeps the real values of
  * its agent's declared keys until it runs, but the checkpoint must not hold
  * them readable: on the way in, its description, confirmation summary and
  * every input holding personal data are masked, and the real ones are sealed

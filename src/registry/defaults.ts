@@ -1,8 +1,8 @@
-/** Registry defaults applied where the file leaves a field out (CONTRACT §1). */
+/** Registry defaults applied where the file leaves a field out (docs/api.md#registry-file). */
 import type { SupervisorSettings } from './types.js';
 import { DEFAULT_AGENT_PROTOCOL } from './agent-protocols.js';
 
-/** Supervisor defaults (CONTRACT §1). */
+/** Supervisor defaults (docs/api.md#registry-file). */
 export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
   memoryMaxHistory: 5,
   maxParallel: 4,

@@ -1,5 +1,5 @@
 /**
- * The supervisor's guard-rail settings (CONTRACT §1 v2): delegation depth,
+ * The supervisor's guard-rail settings (docs/api.md#registry-file): delegation depth,
  * per-turn budgets, the rate limit, extra personal-data patterns and whether
  * endpoints may point at private addresses. All optional, all hot-reloadable.
  */

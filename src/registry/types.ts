@@ -1,5 +1,5 @@
 /**
- * Shapes of a loaded registry. The YAML file (CONTRACT §1) uses snake_case;
+ * Shapes of a loaded registry. The YAML file (docs/api.md#registry-file) uses snake_case;
  * everything here is the normalised, camelCase form the rest of the code reads.
  * A snapshot is deeply frozen once built and swapped in by one assignment.
  */
@@ -41,7 +41,7 @@ export interface AgentCard {
   readonly requiredKeys: readonly SemanticKeySpec[];
   readonly inputSchema?: Readonly<Record<string, unknown>>;
   readonly outputSchema?: Readonly<Record<string, unknown>>;
-  /** A write (booking, refund, payment): dispatched only after the user confirms (CONTRACT §3); never cached, never filled from the user's profile nor from another request's clause. */
+  /** A write (booking, refund, payment): dispatched only after the user confirms (docs/api.md#conversation-rules); never cached, never filled from the user's profile nor from another request's clause. */
   readonly sideEffects?: boolean;
   /** Seconds a completed reply for the same inputs is reused (read-only agents only). */
   readonly cacheTtlS?: number;
@@ -65,7 +65,7 @@ export interface SupervisorSettings {
   readonly wordLists: WordLists;
   /** `supervisor.synonyms`: word → equivalent words, a last resort for offline routing; absent when not set. */
   readonly synonyms?: Readonly<Record<string, readonly string[]>>;
-  /** The verify step after execution (CONTRACT §4 v2). */
+  /** The verify step after execution (docs/api.md#model-replies). */
   readonly verify: { readonly enabled: boolean; readonly maxRetries: number };
   /** Seconds a read-only answer is reused for a near-duplicate question; 0 = off. */
   readonly answerCacheTtlS: number;
@@ -73,7 +73,7 @@ export interface SupervisorSettings {
   readonly retentionDays: number;
   /** A `/v1/chat` call arriving at this delegation depth or deeper is refused (seed 004). */
   readonly maxDelegationDepth: number;
-  /** Per-turn budgets (CONTRACT §1 v2). */
+  /** Per-turn budgets (docs/api.md#registry-file). */
   readonly budgets: TurnBudgets;
   /** Per-user request limit; null = none. */
   readonly rateLimit: RateLimitSettings | null;

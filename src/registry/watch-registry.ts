@@ -19,7 +19,7 @@ import type { ConfigIssue, LastLoadError, Registry, RegistryDiff, RegistrySnapsh
 
 /** Options of `createRegistry`. */
 export interface CreateRegistryOptions {
-  /** The registry file (CONTRACT §1). */
+  /** The registry file (docs/api.md#registry-file). */
   path: string;
   logger: Logger;
   /** Where `${VAR}` values come from. Default: `process.env`. */

@@ -1,5 +1,5 @@
 /**
- * Tenants (CONTRACT §5 v2, `SWITCHBOARD_API_KEYS` entries `key=tenant`):
+ * Tenants (docs/api.md#environment, `SWITCHBOARD_API_KEYS` entries `key=tenant`):
  * everything a user owns — sessions, transcripts, turns, turn events, task
  * records, checkpoints, profiles, idempotency keys — is stored under an owner
  * key, the user id within its tenant. Two tenants' users with the same

@@ -1,5 +1,5 @@
 /**
- * Counters for rate limits (CONTRACT §3 v2 "Rate limits"), made by the
+ * Counters for rate limits (docs/api.md#conversation-rules), made by the
  * storage backend so that they are shared exactly as far as the backend
  * reaches: in-process on SQLite or Postgres alone, across every replica with
  * Redis. Counting is `rate-limiter-flexible`'s; nothing here is hand-written.

@@ -194,7 +194,7 @@ export interface KeyValueStore {
   delete(key: string): Promise<void>;
 }
 
-/** One long-term fact about a user (CONTRACT §5 v2 memory layers), e.g. `city = 上海`. */
+/** One long-term fact about a user (docs/api.md#environment memory layers), e.g. `city = 上海`. */
 export interface ProfileFact {
   key: string;
   value: string | number;

@@ -1,6 +1,6 @@
 /**
  * Delimited data blocks: the only way user text and sub-agent text enter a
- * prompt (CONTRACT §4 v2, "sub-agent output is data").
+ * prompt (docs/api.md#model-replies, "sub-agent output is data").
  *
  * Every system prompt states the instruction hierarchy (`DATA_BLOCK_RULES`):
  * the system prompt's rules come first, the user's request is served only

@@ -1,6 +1,6 @@
 /**
  * Offline extraction of an agent's required semantic keys from text, one
- * `ExtractSpec` at a time (CONTRACT §1 `extract`).
+ * `ExtractSpec` at a time (docs/api.md#registry-file `extract`).
  *
  * Each key ends up in exactly one of three states: a normalised value, an
  * invalid entry (the user gave something for it that fails the check, with the

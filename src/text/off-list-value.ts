@@ -2,7 +2,7 @@
  * A value the user gave for an enum key that the enum does not list ("帮我订南京的
  * 酒店" when the hotel serves 北京, 上海 …). Reporting it as missing would ask
  * again as if nothing was said, so extraction reports it as invalid and the
- * answer names it and the allowed values (CONTRACT §3 v2).
+ * answer names it and the allowed values (docs/api.md#conversation-rules).
  *
  * Without a list of every place on earth, a name is recognised by where it
  * stands — the positions the registry's own examples put an enum value in:

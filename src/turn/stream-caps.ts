@@ -12,7 +12,7 @@
  * event that would go past either limit is dropped whole (never cut in half).
  */
 
-/** The limits; CONTRACT has no registry field for them, so they are process settings (README). */
+/** The limits; the registry has no field for them, so they are process settings (README). */
 export interface StreamCaps {
   /** Most `agent_stream` events one turn relays, over all its agents. */
   maxEventsPerTurn: number;

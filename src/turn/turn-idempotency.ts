@@ -1,5 +1,5 @@
 /**
- * Idempotent turns (CONTRACT §3 v2): a chat request with an `idempotency-key`
+ * Idempotent turns (docs/api.md#conversation-rules): a chat request with an `idempotency-key`
  * that repeats one seen within 24 h (same user) never starts a second turn;
  * the caller streams the first turn's stored events instead. The key is
  * claimed with set-if-absent in the shared key-value store, so the rule holds

@@ -3,7 +3,7 @@
  * same facts the client saw): its outcome — where a turn that ran to its end
  * but got nothing done is `failed`, half done `partial`, waiting on the user
  * `input_required`, and one whose results the verify step found insufficient
- * `unresolved` (CONTRACT §4: such a turn counts as unresolved whatever
+ * `unresolved` (docs/api.md#model-replies: such a turn counts as unresolved whatever
  * completed) — and its stage timings. Cache hits and misses are counted
  * by the caches themselves (`recordCacheLookup`), misses being invisible in events.
  */

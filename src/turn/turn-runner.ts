@@ -157,7 +157,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const now = options.now ?? (() => new Date());
   const replicaId = options.replicaId ?? `r_${randomUUID().slice(0, 8)}`;
   const leaseTtlMs = options.leaseTtlMs ?? 15000;
-  // Task records keep inputs with every personal value masked, whatever the key's type (CONTRACT §7);
+  // Task records keep inputs with every personal value masked, whatever the key's type (docs/api.md#personal-data);
   // the agent itself is sent the real values.
   const maskers = new WeakMap<RegistrySnapshot, PiiMasker>();
   const maskInputs = (snapshot: RegistrySnapshot, inputs: Record<string, unknown>): Record<string, unknown> => {
@@ -246,7 +246,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     });
     let finalAnswer = '';
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
-    // The verify step found the results insufficient: a turn that ran to its end still counts as unresolved (CONTRACT §4).
+    // The verify step found the results insufficient: a turn that ran to its end still counts as unresolved (docs/api.md#model-replies).
     let unresolved = false;
 
     const deliver = (event: NodeEvent, type: ResponseState['type'], content: string): void => {

@@ -1,5 +1,5 @@
 /**
- * `SWITCHBOARD_API_KEYS` (CONTRACT §5) on a server started the way a user
+ * `SWITCHBOARD_API_KEYS` (docs/api.md#environment) on a server started the way a user
  * starts it from a checkout: `npm run cli -- serve --config F --port 0`,
  * with `PORT` and `SWITCHBOARD_CONFIG` also set to prove the flags win.
  */

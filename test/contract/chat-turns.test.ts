@@ -88,7 +88,7 @@ describe('SSE framing and events', () => {
     expect(result.events.filter((event) => event.type === 'done')).toHaveLength(1);
   });
 
-  it('each frame is "id: <turn_id>:<seq>" then exactly one "data: <json>" line (CONTRACT §3 v2)', async () => {
+  it('each frame is "id: <turn_id>:<seq>" then exactly one "data: <json>" line (docs/api.md#events)', async () => {
     const result = await chatSse(server.url, { query: '你好', user_id: 'u-frame', session_id: nextSession() });
     const frames = result.raw.split('\n\n').filter((frame) => frame.length > 0 && !frame.startsWith(':'));
     expect(frames.length).toBeGreaterThan(1);
@@ -311,7 +311,7 @@ describe('agent replies', () => {
     ]);
   });
 
-  // CONTRACT §2: `message` is the user-facing text; a key the registry does
+  // docs/api.md#sub-agent-wire-protocol: `message` is the user-facing text; a key the registry does
   // not declare has no description, so the agent's question is what the user sees.
   it('input_required with an undeclared key passes the agent\'s question on, not the raw key', async () => {
     script.appointment = () => jsonReply({ status: 'input_required', output: {}, message: '请问您是初诊还是复诊？', missingKeys: ['visit_type'] });
@@ -351,7 +351,7 @@ describe('sessions', () => {
     const own = await fetch(`${server.url}/v1/sessions/${session}/messages?user_id=owner-1`);
     expect(own.status).toBe(200);
     const text = await own.text();
-    // CONTRACT §7: the stored transcript keeps the query with its phone number masked.
+    // docs/api.md#personal-data: the stored transcript keeps the query with its phone number masked.
     expect(text).toContain(BOOK.replace('13800138000', '138****8000'));
     expect(text).not.toContain('13800138000');
     const other = await fetch(`${server.url}/v1/sessions/${session}/messages?user_id=intruder`);

@@ -1,5 +1,5 @@
 /**
- * `switchboard check-agent` through the real CLI (CONTRACT §6 v2): exit 0 on a
+ * `switchboard check-agent` through the real CLI (docs/api.md#commands): exit 0 on a
  * conforming agent, 1 naming the failed MUST checks (an unreachable URL and an
  * unknown agent id included: nothing could pass), 2 on a usage mistake.
  */

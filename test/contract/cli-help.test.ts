@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6: the `switchboard` bin as installed (`bin/switchboard.js`)
+ * docs/api.md#commands: the `switchboard` bin as installed (`bin/switchboard.js`)
  * answers `--version` with the package version and `--help` with every
  * command; each command's `--help` gives its usage and the environment
  * variables it reads, and exits 0 without doing the command's work.
@@ -19,7 +19,7 @@ function switchboard(...args: string[]): Promise<CommandResult> {
 
 const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
 
-/** Each command with variables its `--help` must name (the ones it reads that CONTRACT §5 documents). */
+/** Each command with variables its `--help` must name (the ones it reads of those docs/deploy.md#environment lists). */
 const COMMANDS: Record<string, string[]> = {
   serve: ['SWITCHBOARD_CONFIG', 'PORT', 'HOST', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'SWITCHBOARD_API_KEYS', 'LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL', 'LLM_SMALL_MODEL'],
   validate: ['${NAME}'],

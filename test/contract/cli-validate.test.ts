@@ -1,5 +1,5 @@
 /**
- * CONTRACT §6 `switchboard validate F` run as a user runs it from a
+ * docs/api.md#commands `switchboard validate F` run as a user runs it from a
  * checkout (`npm run cli -- validate F`): exit 0 for a good file, and for a
  * bad one exit 1 with every problem on its own `file:line:col` line.
  */

@@ -1,7 +1,7 @@
 /**
  * Black-box helpers for the contract tests: start the real CLI as a child
  * process (`serve --config F --port 0`), speak plain HTTP to it, read SSE
- * streams byte for byte, and check every event against CONTRACT §3.
+ * streams byte for byte, and check every event against docs/api.md#events.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §1 hot reload against the running CLI server: editing the
+ * docs/api.md#registry-file hot reload against the running CLI server: editing the
  * registry file adds / disables agents for the next request; a broken file
  * is rejected whole (last good registry stays, `last_error` names file and
  * line); a turn already running finishes on the snapshot it started with.

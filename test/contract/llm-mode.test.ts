@@ -1,5 +1,5 @@
 /**
- * LLM mode (CONTRACT §4, §5) through the environment of the real CLI server:
+ * LLM mode (docs/api.md#model-replies, docs/api.md#environment) through the environment of the real CLI server:
  * `LLM_BASE_URL` / `LLM_API_KEY` / `LLM_MODEL` point at a local fake
  * endpoint. A well-behaved business turn costs at most two model calls; under
  * every misbehaviour (not JSON, schema-invalid JSON, 429 with Retry-After,

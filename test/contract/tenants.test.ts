@@ -1,5 +1,5 @@
 /**
- * Scoped API keys (CONTRACT §5 v2, `SWITCHBOARD_API_KEYS` entries
+ * Scoped API keys (docs/api.md#environment, `SWITCHBOARD_API_KEYS` entries
  * `key=tenant`) on a served process: two tenants whose callers use the very
  * same `session_id` and `user_id` never read or write each other's sessions,
  * transcripts, resumable events, parked confirmations or profiles; another

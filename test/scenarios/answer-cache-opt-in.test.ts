@@ -1,5 +1,5 @@
 /**
- * Caching an agent's answers is the agent's own opt-in (CONTRACT §2 v2
+ * Caching an agent's answers is the agent's own opt-in (docs/api.md#sub-agent-wire-protocol
  * `cache_ttl_s`), and the semantic cache of hot questions honours it: on a
  * registry of our own (not the samples), the same question asked in two
  * sessions reaches an agent without `cache_ttl_s` both times, while an agent

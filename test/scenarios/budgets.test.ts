@@ -1,5 +1,5 @@
 /**
- * Per-turn budgets (CONTRACT §1 v2 `supervisor.budgets`) over real HTTP: the
+ * Per-turn budgets (docs/api.md#registry-file `supervisor.budgets`) over real HTTP: the
  * sample travel registry with budgets set, fake sub-agents, SQLite and SSE;
  * the strict fake OpenAI server behind the real gateway for the token budget.
  * Each budget, once reached, stops the remaining work; the answer says what

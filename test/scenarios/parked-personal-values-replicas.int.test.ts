@@ -1,5 +1,5 @@
 /**
- * A parked task's personal values across replicas (CONTRACT §5 scale-out,
+ * A parked task's personal values across replicas (docs/api.md#environment scale-out,
  * §7): a registration parked on replica A with a phone number, missing its
  * store, is completed on replica B. With the same SWITCHBOARD_DATA_KEY, B
  * sends the agent the real phone; no Postgres table holds it readable. A

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §7: a scripted session full of personal data (mobile, ID card,
+ * docs/api.md#personal-data: a scripted session full of personal data (mobile, ID card,
  * bank card, e-mail and a registry-declared member number, some of them as
  * JSON numbers in a sub-agent's output, one split across two streamed
  * progress chunks next to the agent's own header secret, also split);
@@ -167,7 +167,7 @@ describe('personal data never lands raw in logs or the database', () => {
 });
 
 /**
- * Parked tasks (CONTRACT §3 v2, §7): a member registration that still misses
+ * Parked tasks (docs/api.md#conversation-rules, docs/api.md#personal-data): a member registration that still misses
  * a key and a booking (a side effect) that waits for the user's yes both park
  * with a phone number in their inputs. While parked, and after they ran, no
  * table, WAL file or log line holds the raw phone; when they run, the agent
@@ -337,7 +337,7 @@ agents:
 });
 
 /**
- * CONTRACT §7, prompts' memory blocks (LLM mode, strict scripted model): a
+ * docs/api.md#personal-data, prompts' memory blocks (LLM mode, strict scripted model): a
  * session whose queries, model summary and answers are full of a phone and an
  * e-mail. From the second turn on, the conversation, summary and profile
  * blocks the model receives hold those values masked, never raw; only the

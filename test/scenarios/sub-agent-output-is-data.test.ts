@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4 v2, "sub-agent output is data": a sub-agent whose reply tries
+ * docs/api.md#model-replies, "sub-agent output is data": a sub-agent whose reply tries
  * to plan, re-route and address other agents (fields shaped like a task plan,
  * an instruction in its message and progress) changes nothing. The plan runs
  * as planned; its text reaches only the agent that declared it as upstream,

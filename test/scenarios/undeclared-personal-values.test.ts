@@ -1,5 +1,5 @@
 /**
- * CONTRACT §7, "sub-agents receive the real values they declared as keys;
+ * docs/api.md#personal-data, "sub-agents receive the real values they declared as keys;
  * nothing else does": a member lookup (declares `phone`) and a gift shipment
  * that depends on it (declares `email`) run in one turn whose text holds both
  * values. Each agent's message keeps only its own declared value readable;

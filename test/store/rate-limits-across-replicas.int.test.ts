@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3 v2 "Rate limits": with Redis the count is shared by every
+ * docs/api.md#conversation-rules, rate limits: with Redis the count is shared by every
  * replica. Two Redis connections stand for two replicas; without Redis each
  * process counts alone (the in-process limiter, shown for contrast).
  */

@@ -26,7 +26,7 @@ export interface TestSwitchboard {
 export interface ChatOptions {
   userId?: string;
   sessionId?: string;
-  /** Task ids to confirm / reject (CONTRACT §3); with them `query` may be ''. */
+  /** Task ids to confirm / reject (docs/api.md#conversation-rules); with them `query` may be ''. */
   confirm?: string[];
   reject?: string[];
   signal?: AbortSignal;

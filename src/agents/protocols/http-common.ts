@@ -139,7 +139,7 @@ export function readFailure(read: Exclude<BoundedRead, { ok: true }>, attempt: P
   return { ok: false, code: 'bad_body', reason: `the connection broke while reading ${what}: ${detail}` };
 }
 
-/** Parses reply text as the JSON envelope of CONTRACT §2 and checks its shape. */
+/** Parses reply text as the JSON envelope of docs/api.md#sub-agent-wire-protocol and checks its shape. */
 export function parseReplyText(envelope: EnvelopeValidator, text: string, what: string): AttemptResult {
   if (text.trim() === '') return { ok: false, code: 'bad_body', reason: `${what} was empty` };
   const parsed = safeJsonParse(text);

@@ -1,42 +1,22 @@
 /**
- * The semantic cache of hot questions (CONTRACT §5 v2, the third memory
+ * The semantic cache of hot questions (docs/api.md#environment, the third memory
  * layer): a business turn whose resolved plan matches one answered a moment
  * ago is answered from the kept answer, without calling the agents or the
  * model.
  *
  * "Near-duplicate" is judged on what the question resolved to, not on its
- * wording: the key is the registry version, the language and the sorted
- * (agent, canonical inputs) of the plan, so "北京明天天气怎么样" and
- * "明天北京的天气如何？" share an entry once both resolve to the same city and
- * date. An agent called without inputs is keyed on its normalised sub-task
- * message too (case, width, punctuation and spaces folded), since that is all
- * it is asked. Any registry edit is a new version and so a new key space.
+ * wording: the key is the registry version, the language and the plan's
+ * agents with their canonical inputs, so two phrasings that resolve to the
+ * same city and date share an entry, and any registry edit starts afresh.
  *
- * Only a plan whose every agent opted in to caching is cached: each has
- * `cache_ttl_s` (CONTRACT §2 v2; the registry refuses it on an agent with
- * `side_effects`, so the plan is read-only) and every task is runnable now
- * (nothing parked or awaiting confirmation). An agent without `cache_ttl_s`
- * is asked on every turn. An entry lives `answer_cache_ttl_s` or the shortest
- * `cache_ttl_s` of its agents, whichever is less.
- *
- * A hit still tells the client what each agent answered: recall_answer emits
- * agent_start and agent_done (`cached: true`) per task, as the response cache
- * does for one sub-task.
- *
- * Shared or per user: an entry is shared only when the answer can hold
- * nothing of the user's own. It is kept per user when a key was filled from
- * the user's profile, when an input may be the user's own data (the rule of
- * the response cache, cache-scope.ts), when a task has no inputs at all (the
- * agent answered from the message and the user id alone, so nothing tells
- * what it used), or when the question or its rewrite carries personal data
- * (CONTRACT §7 kinds and the registry's `pii_patterns`).
- *
- * Entries are kept per tenant (CONTRACT §5 v2 `key=tenant`): a shared entry
- * is shared by the users of one tenant only.
- *
- * Entries live in the key-value store of the storage contract, so every
- * replica reads what another one wrote. Keys hold digests only, and an answer
- * that carries personal data is not kept at all (`answerMayBeKept`).
+ * Only a read-only plan whose every agent opted in (`cache_ttl_s`,
+ * docs/api.md#registry-file) and runs now is kept, for the shorter of
+ * `answer_cache_ttl_s` and its agents' TTLs. An entry is shared within one
+ * tenant only, and only when the answer can hold nothing of the user's own
+ * (the rules of `cache-scope.ts`, profile fills, personal data in the question:
+ * docs/api.md#personal-data); an answer carrying personal data is not kept at
+ * all. Entries live in the storage contract's key-value store, under digests,
+ * so every replica reads them.
  */
 import type { Logger } from '../../logger.js';
 import { normalizeQueryForCache } from '../../intent/index.js';
@@ -114,7 +94,7 @@ function hasPersonalData(snapshot: RegistrySnapshot, text: string): boolean {
 /**
  * True when a turn's answer may be written to the store: neither the answer
  * nor the kept replies carry personal data (the store is a database like
- * any other: CONTRACT §7 data never lands there raw, and a masked answer
+ * any other: docs/api.md#personal-data data never lands there raw, and a masked answer
  * would be a wrong one).
  */
 export function answerMayBeKept(snapshot: RegistrySnapshot, answer: Omit<CachedAnswer, 'cached_at'>): boolean {
@@ -134,7 +114,7 @@ export function answerCacheKey(request: AnswerCacheRequest): AnswerCacheKey | un
   let personal = request.profileFilled;
   for (const task of plan.sub_tasks) {
     const card = snapshot.byId.get(task.assigned_agent);
-    // Caching an agent's answers is its own opt-in (CONTRACT §2 v2): an agent without `cache_ttl_s` is always asked.
+    // Caching an agent's answers is its own opt-in (docs/api.md#sub-agent-wire-protocol): an agent without `cache_ttl_s` is always asked.
     if (!card || !card.enabled || !isCacheable(card) || task.status !== 'pending') return undefined;
     ttlS = Math.min(ttlS, card.cacheTtlS!);
     const message = task.description.trim() || request.rewrittenQuery;

@@ -1,5 +1,5 @@
 /**
- * The response cache per agent (CONTRACT §2 v2): a completed reply of an
+ * The response cache per agent (docs/api.md#sub-agent-wire-protocol): a completed reply of an
  * agent with `cache_ttl_s` is reused for the same (agent, inputs) on the same
  * registry version for that long, instead of sending the sub-task again.
  *

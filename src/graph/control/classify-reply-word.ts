@@ -1,5 +1,5 @@
 /**
- * Messages that are only a yes, a no or a cancel word (CONTRACT §3): they
+ * Messages that are only a yes, a no or a cancel word (docs/api.md#conversation-rules): they
  * answer a pending confirmation or drop the session's parked tasks instead of
  * being routed as a new request. A message counts only when, after removing
  * punctuation, spaces and a polite word or particle, nothing else is left —

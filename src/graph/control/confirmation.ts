@@ -1,5 +1,5 @@
 /**
- * Confirmation of side effects (seed 001's read/write isolation, CONTRACT §3):
+ * Confirmation of side effects (seed 001's read/write isolation, docs/api.md#conversation-rules):
  * a sub-task of a `side_effects` agent is never sent in the turn that plans it.
  * Once it has every key it is held as `awaiting_confirmation` with a summary of
  * exactly what will be done; a later turn that confirms its task id runs it

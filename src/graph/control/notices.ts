@@ -31,7 +31,7 @@ export interface BudgetNoticeInput {
 }
 
 /**
- * One sentence per budget the turn reached (CONTRACT §1 v2 `budgets`), naming
+ * One sentence per budget the turn reached (docs/api.md#registry-file `budgets`), naming
  * the services of the tasks it stopped. They open the answer, so the user
  * knows the result is partial.
  */

@@ -1,6 +1,5 @@
 /**
- * The layered summary of a long session (seed 000, CONTRACT §4 v2 "Bounded
- * context"): prompts carry the last `memory_max_history` turns verbatim and
+ * The layered summary of a long session (docs/api.md#model-replies): prompts carry the last `memory_max_history` turns verbatim and
  * this one summary of every older turn.
  *
  * It is updated incrementally: when a turn leaves the verbatim window it is

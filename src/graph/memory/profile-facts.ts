@@ -1,5 +1,5 @@
 /**
- * The long-term profile layer (CONTRACT §5 v2): which facts a completed turn
+ * The long-term profile layer (docs/api.md#environment): which facts a completed turn
  * teaches, which fact may fill a missing key, and how the answer says so.
  *
  * - Learned: enum values of required keys that completed read-only or write

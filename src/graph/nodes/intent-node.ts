@@ -16,7 +16,7 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
     const context = turnContext(config);
     const emit = eventWriter(config);
     emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
-    // Memory blocks of prompts carry personal data masked (CONTRACT §7); stored memory already is, this holds whatever the source.
+    // Memory blocks of prompts carry personal data masked (docs/api.md#personal-data); stored memory already is, this holds whatever the source.
     const masker = maskForSnapshot(context.snapshot);
     const intent = await dependencies.recognizer.recognize({
       query: state.query,

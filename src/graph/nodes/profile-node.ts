@@ -1,5 +1,5 @@
 /**
- * The long-term profile in the turn (see profile-facts.ts): `load_profile`
+ * The long-term profile in the turn (see memory/profile-facts.ts): `load_profile`
  * reads the user's facts once at the start of the turn (prompts show them);
  * `fill_from_profile`, after planning, fills keys the user did not give from
  * facts seen repeatedly, so the semantic check does not ask for them. A

@@ -1,6 +1,6 @@
 /**
  * recall_answer: between the semantic check and execution, looks the plan up
- * in the answer cache (answer-cache.ts). A hit fills the task results from
+ * in the answer cache (caches/answer-cache.ts). A hit fills the task results from
  * the kept replies and goes straight to summarize, which gives the kept
  * answer: no agent and no model is called. The client still sees each task
  * answered: agent_start and agent_done (`metadata.state.cached: true`, the

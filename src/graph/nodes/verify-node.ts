@@ -1,5 +1,5 @@
 /**
- * The verify step (CONTRACT §4 v2, seed 002), between execution and the
+ * The verify step (docs/api.md#model-replies, seed 002), between execution and the
  * answer. The rule check always runs; with a model, one call judges whether
  * the results answer the rewritten query unless the rule check passed, every
  * task completed (so its output met its output_schema) and the plan had a

@@ -3,34 +3,16 @@
  * checked `TaskPlan`, without another model call (a business turn stays at
  * two calls: intent + plan, then the final answer).
  *
- * The draft is a proposal. What is kept of it:
- * - sub-tasks of agents enabled in the turn's snapshot (one per agent; agents
- *   the intents name but the draft forgot are added);
- * - dependencies the cards allow (`depends_on`); the cards' edges between
- *   agents both in the plan are always added; on a cycle only the cards'
- *   edges are used;
- * - input keys that are a required key or an `input_schema` property of the
- *   agent, with values the conversation supports: the text appears in the
- *   query, the rewrite, the earlier turns or the slot memory, or (dates) the
- *   offline date reader derives that date from them, or (numbers) the digits
- *   appear. Anything else is dropped: a model must never invent a value.
- * - and values that keep to their clause, as the offline planner's do (see
- *   `intent/routing/clause-values.ts`): the offline ranker finds which clause of the
- *   query asked for each agent (or, when it missed one the model named, the
- *   clause with that agent's keyword); a value found in the query only outside the
- *   agent's own words (its clause group, an inherited value, its parked
- *   task) is dropped, and an agent with side effects never takes a value
- *   that is not in its own words at all (from history or slot memory) unless
- *   it was parked waiting for the user.
- * - When the rewrite is not what the user typed, the user's own words decide
- *   first: a value the user gave only for another request is dropped (also
- *   when the offline reading of the rewrite found it), and what the user's
- *   words for the agent give fills what is still missing.
- * Required keys still missing are then filled as the offline planner fills
- * them (extraction from the agent's clause, the parked task, slot memory),
- * so the semantic check parks exactly what is really missing.
- *
- * No usable draft (none, or it fails the schema) → the offline planner.
+ * The draft is a proposal, never evidence. Kept of it: sub-tasks of enabled
+ * agents (one per agent, the intents' agents added when forgotten), the
+ * dependencies the cards allow, and input values the conversation supports
+ * and that keep to the agent's own clause (as the offline planner's do:
+ * `intent/routing/clause-values.ts`); the user's own words outrank the
+ * model's rewrite. A model must never invent a value, and a side-effect agent
+ * never takes one from outside its own words unless it was parked waiting for
+ * it. Missing keys are then filled as the offline planner fills them, so the
+ * semantic check parks exactly what is really missing. No usable draft → the
+ * offline planner.
  */
 import { findDates } from '../../text/date-extractor.js';
 import { extractOne } from '../../text/key-extractor.js';

@@ -1,5 +1,5 @@
 /**
- * `budgets.max_subtasks` (CONTRACT §1 v2): a plan with more runnable
+ * `budgets.max_subtasks` (docs/api.md#registry-file): a plan with more runnable
  * sub-tasks than the turn may send keeps the first N in plan order, a
  * dependency always counted before the task that needs it, so every kept
  * task can actually run. Tasks that are not sent this turn anyway (parked,

@@ -1,6 +1,6 @@
 /**
  * The LLM verifier: one model call judging whether the results answer the
- * request (CONTRACT §4 v2). The reply is ajv-validated; a reply that does not
+ * request (docs/api.md#model-replies). The reply is ajv-validated; a reply that does not
  * validate, or a failed call, yields no judgement and the rule check decides
  * alone (safe fallback, no retry call: the verify call is the turn's third
  * model call at most).

@@ -1,5 +1,5 @@
 /**
- * Screens the judge's retries before anything is re-sent (CONTRACT §4 v2:
+ * Screens the judge's retries before anything is re-sent (docs/api.md#model-replies:
  * sub-agent output is data). The judge read every result, so a result can
  * try to steer it; what it may not achieve:
  *

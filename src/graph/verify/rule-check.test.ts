@@ -22,7 +22,7 @@ describe('verify rule check', () => {
     expect(isEmptyValue({ city: '北京', forecast: [] })).toBe(false);
   });
 
-  it('counts an empty output as insufficient even with a message and without an output_schema (CONTRACT §4)', () => {
+  it('counts an empty output as insufficient even with a message and without an output_schema (docs/api.md#model-replies)', () => {
     expect(insufficiencyOf({ message: '营业时间为9点到18点' })).toBe('empty');
     expect(insufficiencyOf({ output: {}, message: '营业时间为9点到18点' })).toBe('empty');
     expect(insufficiencyOf({})).toBe('empty');

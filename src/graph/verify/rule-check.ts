@@ -1,5 +1,5 @@
 /**
- * The rule check of the verify step (CONTRACT §4 v2), run after every
+ * The rule check of the verify step (docs/api.md#model-replies), run after every
  * execution, with or without a model: a completed read-only sub-task whose
  * output is empty, or whose message says nothing was found, did not answer.
  *

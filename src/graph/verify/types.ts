@@ -29,7 +29,7 @@ export interface VerifyInput {
   tasks: readonly VerifyTaskView[];
 }
 
-/** The judge's verdict (CONTRACT §4 v2 shape). */
+/** The judge's verdict (docs/api.md#model-replies). */
 export interface VerifyJudgement {
   sufficient: boolean;
   retry: { task_id: string; revised_message: string }[];

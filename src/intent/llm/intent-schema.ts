@@ -1,6 +1,6 @@
 /**
  * JSON shapes the model returns for the single intent + rewrite + plan call
- * (CONTRACT §4, seed 003), as JSON Schemas for the endpoint's structured
+ * (docs/api.md#model-replies, seed 003), as JSON Schemas for the endpoint's structured
  * output and for ajv validation of whatever comes back.
  *
  * The schemas are deliberately loose where looseness is harmless (extra
@@ -42,8 +42,8 @@ export const TASK_PLAN_DRAFT_SCHEMA = {
 } as const;
 
 /**
- * The whole reply of the intent call. Only the fields of CONTRACT §4's intent
- * shape are required: a reply without `kind` is read as business when it names
+ * The whole reply of the intent call. Only the fields of the intent reply in
+ * docs/api.md#model-replies are required: a reply without `kind` is read as business when it names
  * enabled capabilities and as out of scope otherwise.
  */
 export const INTENT_REPLY_SCHEMA = {
