@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,7 +59,7 @@ describe('layering of src/', () => {
     expect(written).toEqual(enforced);
   });
 
-  it('fails on an import up the tiers and on a cycle between rooms', async () => {
+  it('fails on an import up the tiers, a cycle between rooms, and a driver outside its room', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'switchboard-layering-'));
     try {
       await mkdir(join(dir, 'src/text'), { recursive: true });
@@ -67,10 +67,14 @@ describe('layering of src/', () => {
       await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' }, include: ['src'] }));
       await writeFile(join(dir, 'src/text/words.ts'), "import { node } from '../graph/node.js';\nexport const words = () => node;\n");
       await writeFile(join(dir, 'src/graph/node.ts'), "import { words } from '../text/words.js';\nexport const node = () => words;\n");
+      await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+      await writeFile(join(dir, 'src/text/drivers.ts'), "import express from 'express';\nimport pg from 'pg';\nexport const drivers = [express, pg];\n");
       const found = (await cruise(dir)).map((violation) => `${violation.rule.name}: ${violation.from} → ${violation.to}`);
       expect(found).toContain('layering:text: src/text/words.ts → src/graph/node.ts');
       expect(found.some((line) => line.startsWith('no-circular:'))).toBe(true);
       expect(found).not.toContain('layering:graph: src/graph/node.ts → src/text/words.ts');
+      expect(found.some((line) => line.startsWith('express-in-http-only: src/text/drivers.ts'))).toBe(true);
+      expect(found.some((line) => line.startsWith('databases-in-store-only: src/text/drivers.ts'))).toBe(true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
