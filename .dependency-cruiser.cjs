@@ -68,6 +68,13 @@ module.exports = {
       to: { path: ['\\.test\\.ts$', '^test/'] },
     },
     {
+      name: 'turn-through-its-index',
+      comment: 'the HTTP edge and the assembly see the turn room through src/turn/index.ts only',
+      severity: 'error',
+      from: { path: ['^src/http/', '^src/switchboard\\.ts$'], pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/turn/', pathNot: '^src/turn/index\\.ts$' },
+    },
+    {
       name: 'express-in-http-only',
       comment: 'only the HTTP edge (and the assembly that starts it) speaks express',
       severity: 'error',
