@@ -37,7 +37,7 @@ export interface AgentBreakers {
   run<T>(card: AgentCard, attempt: () => Promise<T>, failed: (result: T) => boolean): Promise<GuardedAttempt<T>>;
   /** The breaker state of an agent (`closed` before its first call). */
   state(agentId: string): BreakerState;
-  /** Forgets the breakers of agents not in `cards` (after a reload). */
+  /** After a reload: forgets the breakers of agents not in `cards` and starts afresh those whose endpoint changed. */
   retain(cards: readonly AgentCard[]): void;
   /** Stops every breaker's timers. */
   close(): void;
@@ -63,19 +63,31 @@ interface Entry {
   state: BreakerState;
 }
 
+function settingsOf(card: AgentCard): CircuitBreakerSettings {
+  return card.endpoint.circuitBreaker ?? SUPERVISOR_DEFAULTS.circuitBreaker;
+}
+
+/** What a breaker belongs to: the agent's endpoint and its breaker settings. */
+function fingerprintOf(card: AgentCard, settings: CircuitBreakerSettings): string {
+  return JSON.stringify([card.endpoint.url, card.endpoint.protocol, settings]);
+}
+
 /** Creates the breakers of one process. */
 export function createAgentBreakers(options: AgentBreakersOptions = {}): AgentBreakers {
   const logger = options.logger ?? silentLogger;
   const byAgent = new Map<string, Entry>();
 
+  function forget(agentId: string, entry: Entry, why: string): void {
+    entry.breaker.shutdown();
+    byAgent.delete(agentId);
+    if (entry.state !== 'closed') transition(agentId, entry, 'closed', why);
+  }
+
   function entryFor(card: AgentCard, settings: CircuitBreakerSettings): Entry {
-    const fingerprint = JSON.stringify([card.endpoint.url, card.endpoint.protocol, settings]);
+    const fingerprint = fingerprintOf(card, settings);
     const existing = byAgent.get(card.id);
     if (existing && existing.fingerprint === fingerprint) return existing;
-    if (existing) {
-      existing.breaker.shutdown();
-      if (existing.state !== 'closed') transition(card.id, existing, 'closed', 'the endpoint changed');
-    }
+    if (existing) forget(card.id, existing, 'the endpoint changed');
     const breaker = new CircuitBreaker<[() => Promise<unknown>], unknown>((attempt: () => Promise<unknown>) => attempt(), {
       name: card.id,
       timeout: false,
@@ -105,7 +117,7 @@ export function createAgentBreakers(options: AgentBreakersOptions = {}): AgentBr
 
   return {
     async run<T>(card: AgentCard, attempt: () => Promise<T>, failed: (result: T) => boolean): Promise<GuardedAttempt<T>> {
-      const settings = card.endpoint.circuitBreaker ?? SUPERVISOR_DEFAULTS.circuitBreaker;
+      const settings = settingsOf(card);
       if (!settings.enabled) return { refused: false, result: await attempt() };
       const { breaker } = entryFor(card, settings);
       try {
@@ -125,11 +137,11 @@ export function createAgentBreakers(options: AgentBreakersOptions = {}): AgentBr
       return byAgent.get(agentId)?.state ?? 'closed';
     },
     retain(cards) {
-      const ids = new Set(cards.map((card) => card.id));
+      const byId = new Map(cards.map((card) => [card.id, card]));
       for (const [agentId, entry] of byAgent) {
-        if (ids.has(agentId)) continue;
-        entry.breaker.shutdown();
-        byAgent.delete(agentId);
+        const card = byId.get(agentId);
+        if (!card) forget(agentId, entry, 'the agent left the registry');
+        else if (fingerprintOf(card, settingsOf(card)) !== entry.fingerprint) forget(agentId, entry, 'the endpoint changed');
       }
     },
     close() {
