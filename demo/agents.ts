@@ -3,7 +3,10 @@
  * servers on the ports the root `agents_config.yaml` points at, so the whole
  * platform can be tried with no external service and no API key.
  *
- * Standalone: `npx tsx demo/agents.ts` starts them and prints their URLs.
+ * Standalone: `npx tsx demo/agents.ts [--only weather,hotel]` starts them (or
+ * the named ones) and prints their URLs; with `switchboard demo --without
+ * weather` beside it, one agent can be stopped and started on its own (to watch
+ * its circuit breaker open and close).
  */
 import { realpathSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +30,18 @@ export interface DemoAgentsOptions {
   latencyMs?: number;
   /** When set, the hotel agent requires `authorization: Bearer <token>`. */
   hotelToken?: string;
+  /** Start only these agents (default: all four). */
+  only?: readonly DemoAgentName[];
+}
+
+/** Reads a comma list of demo agent names (`weather,hotel`); throws naming an unknown one. */
+export function parseDemoAgentNames(text: string): DemoAgentName[] {
+  const known = Object.keys(TRAVEL_AGENTS) as DemoAgentName[];
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name.length > 0);
+  for (const name of names) {
+    if (!known.includes(name as DemoAgentName)) throw new Error(`unknown demo agent "${name}" (known: ${known.join(', ')})`);
+  }
+  return names as DemoAgentName[];
 }
 
 /** Running demo agents. */
@@ -42,7 +57,7 @@ export interface DemoAgents {
 export async function startDemoAgents(options: DemoAgentsOptions = {}): Promise<DemoAgents> {
   const host = options.host ?? '127.0.0.1';
   const latencyMs = Math.max(0, options.latencyMs ?? 0);
-  const names = Object.keys(TRAVEL_AGENTS) as DemoAgentName[];
+  const names = (Object.keys(TRAVEL_AGENTS) as DemoAgentName[]).filter((name) => !options.only || options.only.includes(name));
   const started: Server[] = [];
   const urls = {} as Record<DemoAgentName, string>;
   const agentIds = {} as Record<DemoAgentName, string>;
@@ -110,7 +125,11 @@ function isMainModule(): boolean {
 
 if (isMainModule()) {
   const latencyMs = Number(process.env.DEMO_AGENT_LATENCY_MS ?? 0) || 0;
-  startDemoAgents({ host: process.env.DEMO_AGENTS_HOST, latencyMs }).then(
+  const onlyAt = process.argv.indexOf('--only');
+  Promise.resolve()
+    .then(() => (onlyAt > 0 ? parseDemoAgentNames(process.argv[onlyAt + 1] ?? '') : undefined))
+    .then((only) => startDemoAgents({ host: process.env.DEMO_AGENTS_HOST, latencyMs, ...(only ? { only } : {}) }))
+    .then(
     (agents) => {
       for (const [name, url] of Object.entries(agents.urls)) {
         console.log(`${agents.agentIds[name as DemoAgentName].padEnd(14)} ${url}`);

@@ -62,15 +62,21 @@ export interface Metrics {
   readonly guardStops: Counter<'guard'>;
   /** Sub-agent progress events not relayed to the client, by the cap that dropped them (`events_per_turn`, `agent_stream_bytes`). */
   readonly agentStreamDropped: Counter<'cap'>;
-  /** Names where `registryVersion` and `agentHealth` read their values at each scrape. */
+  /** Each agent's circuit breaker, read at each scrape: 0 closed, 1 half-open, 2 open. */
+  readonly agentBreakerState: Gauge<'agent'>;
+  /** Circuit breaker changes of state, by agent and the state entered (`open`, `half_open`, `closed`). */
+  readonly agentBreakerTransitions: Counter<'agent' | 'to'>;
+  /** Names where `registryVersion`, `agentHealth` and `agentBreakerState` read their values at each scrape. */
   observeLive(source: () => LiveState): void;
 }
 
 /** What the scrape-time gauges show: the live registry version and each agent's health. */
 export interface LiveState {
   version: string;
-  agents: readonly { id: string; status: 'unknown' | 'ok' | 'failing' }[];
+  agents: readonly { id: string; status: 'unknown' | 'ok' | 'failing'; breaker?: 'closed' | 'open' | 'half_open' }[];
 }
+
+const BREAKER_GAUGE_VALUES = { closed: 0, half_open: 1, open: 2 } as const;
 
 export interface CreateMetricsOptions {
   /** Also collect the standard process metrics (CPU, memory, event loop). Default true. */
@@ -171,6 +177,23 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
         this.reset();
         for (const agent of live().agents) this.set({ agent: agent.id }, agent.status === 'ok' ? 1 : agent.status === 'failing' ? 0 : -1);
       },
+    }),
+    agentBreakerState: new Gauge({
+      name: 'switchboard_agent_breaker_state',
+      help: 'Circuit breaker of each agent: 0 closed, 1 half-open (one trial call), 2 open (not called).',
+      labelNames: ['agent'],
+      registers,
+      collect() {
+        if (!live) return;
+        this.reset();
+        for (const agent of live().agents) this.set({ agent: agent.id }, BREAKER_GAUGE_VALUES[agent.breaker ?? 'closed']);
+      },
+    }),
+    agentBreakerTransitions: new Counter({
+      name: 'switchboard_agent_breaker_transitions_total',
+      help: 'Circuit breaker changes of state, by agent and the state entered.',
+      labelNames: ['agent', 'to'],
+      registers,
     }),
     registryReloads: new Counter({
       name: 'switchboard_registry_reloads_total',

@@ -4,7 +4,7 @@
  * runner, HTTP app). Nothing else creates long-lived objects.
  */
 import type { Express } from 'express';
-import { createAgentClient, createAgentHealthTracker } from './agents/index.js';
+import { createAgentBreakers, createAgentClient, createAgentHealthTracker } from './agents/index.js';
 import { createTicketWebhook, type TicketWebhookOptions } from './escalation/index.js';
 import { createLlmAnswers } from './graph/answers/llm-answers.js';
 import { createOfflineAnswers } from './graph/answers/offline-answers.js';
@@ -183,12 +183,15 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   }
   // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
   const cacheStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
-  const agentClient = createAgentClient({ logger });
+  const breakers = createAgentBreakers({ logger, onTransition: (agent, _from, to) => metrics.agentBreakerTransitions.inc({ agent, to }) });
+  // A breaker belongs to an agent as registered: one that left the registry is forgotten.
+  registry.onReload((snapshot) => breakers.retain(snapshot.agents));
+  const agentClient = createAgentClient({ logger, breakers });
   const ticketWebhook = createTicketWebhook({ logger, ...options.ticketWebhook });
   const health = createAgentHealthTracker();
   metrics.observeLive(() => {
     const snapshot = registry.current();
-    return { version: snapshot.version, agents: snapshot.agents.map((card) => ({ id: card.id, status: health.of(card.id).status })) };
+    return { version: snapshot.version, agents: snapshot.agents.map((card) => ({ id: card.id, status: health.of(card.id).status, breaker: breakers.state(card.id) })) };
   });
   const graph = buildSupervisorGraph({
     recognizer,
@@ -242,7 +245,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     feed,
     idempotency: createTurnIdempotency({ kv: storage.kv }),
     isReady: () => !turns.draining,
-    publicCard: (card) => ({ ...toPublicCard(card), health: health.of(card.id) }),
+    publicCard: (card) => ({ ...toPublicCard(card), health: { ...health.of(card.id), breaker: breakers.state(card.id) } }),
     logger,
     metrics,
     createRateLimiter: storage.createRateLimiter,
@@ -261,6 +264,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     metrics,
     async close() {
       retention.stop();
+      breakers.close();
       await ticketWebhook.close();
       await registry.close();
       await storage.close();

@@ -22,6 +22,7 @@ import { publicFailureReason } from './failure-reason.js';
 import pRetry from 'p-retry';
 import type { LookupFunction } from 'node:net';
 import { createEndpointFetch } from './endpoint-fetch.js';
+import { createAgentBreakers, type AgentBreakers } from './circuit-breakers.js';
 
 /** Dependencies and limits of an agent client. */
 export interface AgentClientOptions {
@@ -43,6 +44,8 @@ export interface AgentClientOptions {
   retryBaseDelayMs?: number;
   /** Extra or replacement protocol adapters, keyed by protocol name. */
   protocols?: Readonly<Record<string, ProtocolAdapter>>;
+  /** The per-agent circuit breakers (default: a set of this client's own). */
+  breakers?: AgentBreakers;
 }
 
 const FALLBACK_TIMEOUT_MS = 15_000;
@@ -64,6 +67,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
   const maxStreamBytes = Math.max(maxResponseBytes, options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES);
   const retryBaseDelayMs = options.retryBaseDelayMs ?? 100;
   const adapters = createProtocolAdapters(options.protocols);
+  const breakers = options.breakers ?? createAgentBreakers({ logger });
 
   async function call(card: AgentCard, body: AgentRequestBody, callOptions: AgentCallOptions = {}): Promise<AgentOutcome> {
     const startedAt = performance.now();
@@ -95,7 +99,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
       const reply = await pRetry(
         async (attempt) => {
           attempts = attempt;
-          const result = await runAttempt(adapter, {
+          const plan: AttemptPlan = {
             url: card.endpoint.url,
             fetch: card.endpoint.allowPrivateAddresses === true ? uncheckedFetch : checkedFetch,
             headers,
@@ -103,7 +107,11 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
             timeoutMs,
             signal,
             onProgress: callOptions.onProgress,
-          });
+          };
+          const guarded = await breakers.run(card, () => runAttempt(adapter, plan), (result) => countsAgainstAgent(card, result));
+          const result: AttemptResult = guarded.refused
+            ? { ok: false, code: 'circuit_open', reason: 'the agent is paused after repeated failures (circuit breaker open)' }
+            : guarded.result;
           if (result.ok) return result.reply;
           logger.debug({ traceId: body.trace_id, agent: card.id, task: body.task_id, attempt, code: result.code, reason: result.reason }, 'sub-agent attempt failed');
           throw new FailedAttempt(result);
@@ -197,6 +205,28 @@ class FailedAttempt extends Error {
   constructor(readonly result: Extract<AttemptResult, { ok: false }>) {
     super(result.reason);
     this.name = 'FailedAttempt';
+  }
+}
+
+/**
+ * Whether an attempt's result says the agent is unwell (its breaker counts it):
+ * no reply in time, no connection, a 5xx, or a reply that breaks the protocol
+ * or its output schema. A cancelled call, a refused request (4xx), an agent's
+ * own `failed` answer and `input_required` say nothing against it.
+ */
+function countsAgainstAgent(card: AgentCard, result: AttemptResult): boolean {
+  if (result.ok) return outputSchemaProblem(result.reply, card.validateOutput) !== undefined;
+  switch (result.code) {
+    case 'timeout':
+    case 'connect_error':
+    case 'bad_body':
+    case 'too_large':
+    case 'stream_incomplete':
+      return true;
+    case 'http_status':
+      return (result.httpStatus ?? 0) >= 500;
+    default:
+      return false;
   }
 }
 

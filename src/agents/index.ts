@@ -3,6 +3,7 @@
  */
 export { createAgentClient, type AgentClientOptions } from './agent-client.js';
 export { createAgentHealthTracker, type AgentHealth, type AgentHealthTracker } from './agent-health.js';
+export { createAgentBreakers, type AgentBreakers, type BreakerState } from './circuit-breakers.js';
 export {
   createHttpJsonAdapter,
   createHttpSseAdapter,

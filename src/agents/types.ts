@@ -48,7 +48,9 @@ export type AgentFailureCode =
   | 'aborted'
   | 'agent_failed'
   /** The card names a protocol no adapter is registered for. */
-  | 'unsupported_protocol';
+  | 'unsupported_protocol'
+  /** The agent's circuit breaker is open: it was not called. */
+  | 'circuit_open';
 
 export interface AgentCallOptions {
   /** Aborts the call (client disconnect, turn cancelled). */

@@ -4,7 +4,7 @@
  * Offline: no model, no API key.
  */
 import { parseArgs } from 'node:util';
-import { startDemoAgents } from '../../demo/agents.js';
+import { DEMO_AGENT_PORTS, parseDemoAgentNames, startDemoAgents, type DemoAgentName } from '../../demo/agents.js';
 import type { CliIo } from './cli-io.js';
 import { startSwitchboard, waitForShutdown } from './serve-command.js';
 
@@ -15,17 +15,23 @@ const EXAMPLES = [
 ];
 
 /** The help text of this command (main adds the environment section). */
-export const HELP = `Usage: switchboard demo [--port N] [--config FILE]
+export const HELP = `Usage: switchboard demo [--port N] [--config FILE] [--without NAMES]
 
 Starts the travel demo sub-agents on 127.0.0.1:7101-7104, the supervisor on the
 root registry and the chat page at /. Offline unless LLM_* is set. The banner
 goes to stderr; stdout carries only JSON log lines.
+
+  --without NAMES  comma list of demo agents not to start here (hotel, limo,
+                   flight, weather); run them on their own with
+                   \`npx tsx demo/agents.ts --only NAMES\` to stop and restart them.
 `;
 
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
-  let values: { port?: string; config?: string };
+  let values: { port?: string; config?: string; without?: string };
+  let without: DemoAgentName[] = [];
   try {
-    ({ values } = parseArgs({ args, options: { port: { type: 'string', short: 'p' }, config: { type: 'string', short: 'c' } }, strict: true }));
+    ({ values } = parseArgs({ args, options: { port: { type: 'string', short: 'p' }, config: { type: 'string', short: 'c' }, without: { type: 'string' } }, strict: true }));
+    if (values.without !== undefined) without = parseDemoAgentNames(values.without);
   } catch (error) {
     io.stderr(`switchboard demo: ${(error as Error).message}\n`);
     return 2;
@@ -38,7 +44,8 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   }
   let agents: Awaited<ReturnType<typeof startDemoAgents>>;
   try {
-    agents = await startDemoAgents({ latencyMs: Number(io.env.DEMO_AGENT_LATENCY_MS ?? 300) || 0 });
+    const only = (Object.keys(DEMO_AGENT_PORTS) as DemoAgentName[]).filter((name) => !without.includes(name));
+    agents = await startDemoAgents({ latencyMs: Number(io.env.DEMO_AGENT_LATENCY_MS ?? 300) || 0, only });
   } catch (error) {
     io.stderr(`switchboard demo: could not start the demo sub-agents: ${(error as Error).message}\n`);
     return 1;

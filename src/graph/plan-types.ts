@@ -57,6 +57,8 @@ export interface TaskOutcome {
   attempts?: number;
   /** True when the reply came from the response cache (the agent was not called). */
   cached?: boolean;
+  /** Served from cache because the call failed (`stale_if_error_s`). */
+  stale?: boolean;
 }
 
 /**

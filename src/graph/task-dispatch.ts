@@ -8,7 +8,7 @@ import { keyDescription } from '../registry/localized-text.js';
 import { keyOptions } from './planning/semantic-check.js';
 import type { AgentClient, AgentOutcome } from '../agents/types.js';
 import { NoSuchAgentError } from '../errors.js';
-import { agentDoneText, agentStartText } from '../i18n/index.js';
+import { agentDoneText, agentStartText, staleReplyText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
 import { cardName } from '../registry/localized-text.js';
 import { agentFailedEvent, vanishedAgentFailedEvent } from './agent-failed-event.js';
@@ -133,6 +133,23 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         outcome.ok ? outcome.reply.status : outcome.code === 'aborted' ? 'cancelled' : 'failed',
         failureCode,
       );
+      if (!outcome.ok && outcome.code !== 'aborted') {
+        // Read-only agents with stale_if_error_s: a recent enough good answer beats none.
+        const stale = await dependencies.responseCache?.lookupStale(cacheRequest);
+        if (stale) {
+          const lead = staleReplyText(language, name, stale.ageS);
+          const staleMessage = stale.message?.trim() ? `${lead}${language === 'zh' ? '' : ' '}${stale.message.trim()}` : lead;
+          dependencies.logger.info({ traceId: context.traceId, task: task.task_id, agent: card.id, code: outcome.code, ageS: Math.round(stale.ageS) }, 'served a stale cached reply after a failed call');
+          emit({
+            stage: 'agent_done',
+            content: staleMessage,
+            agent_id: card.id,
+            is_thinking: true,
+            state: { task_id: task.task_id, status: 'completed', output: stale.output ?? {}, cached: true, stale: true, age_s: Math.round(stale.ageS) },
+          });
+          return { task_id: task.task_id, agent_id: card.id, status: 'completed', message: staleMessage, output: stale.output, attempts: outcome.attempts, duration_ms: outcome.durationMs, cached: true, stale: true };
+        }
+      }
       if (!outcome.ok) {
         const code = failureCode ?? outcome.code;
         emit(agentFailedEvent(card, language, { task_id: task.task_id, code, reason: outcome.reason, attempts: outcome.attempts }));

@@ -6,6 +6,7 @@
 export { type Bilingual, joinNames, type Language, quotedList, relatedServiceText, unknownServiceText } from './language.js';
 export {
   agentDoneText,
+  staleReplyText,
   agentFailedText,
   agentStartText,
   confirmedPlanStartText,

@@ -15,6 +15,10 @@ const TEXTS = {
   },
   agentStart: { zh: (name: string) => `正在为您处理${name}...`, en: (name: string) => `Working on ${name}...` },
   agentDone: { zh: (name: string) => `${name}已完成。`, en: (name: string) => `${name} is done.` },
+  staleReply: {
+    zh: (name: string, age: string) => `${name}暂时无法访问，以下是${age}前的结果：`,
+    en: (name: string, age: string) => `${name} is unavailable right now; this answer is from ${age} ago:`,
+  },
   agentFailed: {
     zh: (name: string, why: string) => `${name}暂时无法完成（${why}）。`,
     en: (name: string, why: string) => `${name} could not be completed (${why}).`,
@@ -45,6 +49,18 @@ export function agentStartText(language: Language, name: string): string {
 export function agentDoneText(language: Language, name: string): string {
   return TEXTS.agentDone[language](name);
 }
+/** The lead of a cached answer served because the call to `name` failed, `ageS` seconds after it was stored. */
+export function staleReplyText(language: Language, name: string, ageS: number): string {
+  return TEXTS.staleReply[language](name, ageText(language, ageS));
+}
+
+function ageText(language: Language, ageS: number): string {
+  const [amount, unit] =
+    ageS < 90 ? [Math.max(1, Math.round(ageS)), 0] : ageS < 90 * 60 ? [Math.round(ageS / 60), 1] : [Math.round(ageS / 3600), 2];
+  if (language === 'zh') return `${amount} ${['秒', '分钟', '小时'][unit]}`.replace(' ', '');
+  const word = ['second', 'minute', 'hour'][unit]!;
+  return `${amount} ${word}${amount === 1 ? '' : 's'}`;
+}
 /** agent_failed of the service called `name`, with a reason from {@link failureReasonText}. */
 export function agentFailedText(language: Language, name: string, why: string): string {
   return TEXTS.agentFailed[language](name, why);
@@ -61,6 +77,7 @@ const FAILURE_REASONS: Record<string, Record<Language, string>> = {
   aborted: { zh: '请求已取消', en: 'the request was cancelled' },
   agent_failed: { zh: '服务处理失败', en: 'the service could not handle it' },
   agent_unavailable: { zh: '该服务已下线', en: 'the service is no longer available' },
+  circuit_open: { zh: '该服务近期多次出错，已暂停调用，稍后会自动恢复', en: 'the service failed repeatedly and is paused for now; it will be tried again shortly' },
   dependency: { zh: '它依赖的任务未完成', en: 'a task it depends on did not complete' },
   max_subtasks: { zh: '超出单次请求可处理的任务数量上限', en: 'the request had more tasks than can be handled at once' },
   max_turn_ms: { zh: '本次处理时间已达上限', en: 'the time limit for this request was reached' },

@@ -38,6 +38,7 @@ export function buildCard(agent: RawAgent, index: number, context: CardContext):
           env: context.env,
           defaultTimeoutMs: context.supervisor.defaultTimeoutMs,
           allowPrivateEndpoints: context.supervisor.allowPrivateEndpoints,
+          circuitBreaker: context.supervisor.circuitBreaker,
           privateAddressProblem: context.privateAddressProblem,
           at,
         });
@@ -67,6 +68,7 @@ export function buildCard(agent: RawAgent, index: number, context: CardContext):
     requiredKeys: keys.value ?? [],
     ...(agent.side_effects === true ? { sideEffects: true } : {}),
     ...(agent.cache_ttl_s !== undefined ? { cacheTtlS: agent.cache_ttl_s } : {}),
+    ...(agent.stale_if_error_s !== undefined ? { staleIfErrorS: agent.stale_if_error_s } : {}),
     ...(agent.input_schema ? { inputSchema: agent.input_schema, validateInput: input.value } : {}),
     ...(agent.output_schema ? { outputSchema: agent.output_schema, validateOutput: output.value } : {}),
   };
@@ -75,11 +77,17 @@ export function buildCard(agent: RawAgent, index: number, context: CardContext):
 
 /** A write is never cached, so `side_effects: true` rules out `cache_ttl_s`. */
 function checkCaching(agent: RawAgent, source: YamlSource, at: (...segments: (string | number)[]) => string): Findings {
-  if (agent.side_effects !== true || agent.cache_ttl_s === undefined) return { issues: [], warnings: [] };
-  return {
-    issues: [source.issueAt(at('cache_ttl_s'), `agent "${agent.id}" has side_effects: true and cache_ttl_s; a write is never cached, remove cache_ttl_s`)],
-    warnings: [],
-  };
+  const issues: ConfigIssue[] = [];
+  if (agent.side_effects === true && agent.cache_ttl_s !== undefined) {
+    issues.push(source.issueAt(at('cache_ttl_s'), `agent "${agent.id}" has side_effects: true and cache_ttl_s; a write is never cached, remove cache_ttl_s`));
+  }
+  // A stale answer is a cached one served late: without a cache there is nothing to serve, and a write is never replayed.
+  if (agent.stale_if_error_s !== undefined && agent.side_effects === true) {
+    issues.push(source.issueAt(at('stale_if_error_s'), `agent "${agent.id}" has side_effects: true and stale_if_error_s; a write is never answered from cache, remove stale_if_error_s`));
+  } else if (agent.stale_if_error_s !== undefined && agent.cache_ttl_s === undefined) {
+    issues.push(source.issueAt(at('stale_if_error_s'), `agent "${agent.id}" has stale_if_error_s without cache_ttl_s; only cached replies can be served stale, add cache_ttl_s`));
+  }
+  return { issues, warnings: [] };
 }
 
 /** The agent-level `fe_wigdets_suggestion` list: deprecated, and index-aligned with the keys. */

@@ -3,12 +3,12 @@
  * values, an absolute http(s) URL, header values without line breaks, and the
  * defaults for what the file leaves out.
  */
-import { ENDPOINT_DEFAULTS } from './defaults.js';
+import { ENDPOINT_DEFAULTS, mergeCircuitBreaker } from './defaults.js';
 import { interpolateEnv } from './env-interpolation.js';
 import type { PrivateAddressCheck } from './private-address.js';
 import type { Checked } from './findings.js';
 import type { RawAgent } from './raw-config.js';
-import type { AgentEndpoint, ConfigIssue } from './types.js';
+import type { AgentEndpoint, CircuitBreakerSettings, ConfigIssue } from './types.js';
 import type { YamlSource } from './yaml-source.js';
 
 /** What resolving an endpoint reads besides the agent entry. */
@@ -19,6 +19,8 @@ export interface EndpointContext {
   defaultTimeoutMs: number;
   /** `supervisor.allow_private_endpoints`: link-local / metadata / unique-local urls allowed. */
   allowPrivateEndpoints: boolean;
+  /** `supervisor.circuit_breaker` over the defaults: what the endpoint's own block is laid over. */
+  circuitBreaker: CircuitBreakerSettings;
   /** Judges link-local / metadata / unique-local urls (used unless they are allowed). */
   privateAddressProblem: PrivateAddressCheck;
   /** JSON pointer of a path under this agent's entry. */
@@ -73,6 +75,7 @@ export function buildEndpoint(agent: RawAgent, context: EndpointContext): Checke
       retries: agent.endpoint.retries ?? ENDPOINT_DEFAULTS.retries,
       headers,
       ...(context.allowPrivateEndpoints ? { allowPrivateAddresses: true } : {}),
+      circuitBreaker: mergeCircuitBreaker(context.circuitBreaker, agent.endpoint.circuit_breaker),
     },
     issues,
     warnings: [],

@@ -9,7 +9,7 @@ import { buildCard } from './build-card.js';
 import { compilePiiPatterns, guardSettings } from './guard-settings.js';
 import { crossCheckAgents } from './cross-checks.js';
 import { escalationSettings } from './escalation-settings.js';
-import { SUPERVISOR_DEFAULTS } from './defaults.js';
+import { SUPERVISOR_DEFAULTS, mergeCircuitBreaker } from './defaults.js';
 import { mergeFindings, type Findings } from './findings.js';
 import { freezeSnapshot } from './freeze-snapshot.js';
 import { createPrivateAddressCheck } from './private-address.js';
@@ -103,6 +103,7 @@ function supervisorSettings(
     piiPatterns,
     pendingTtlS: raw?.pending_ttl_s ?? SUPERVISOR_DEFAULTS.pendingTtlS,
     escalation,
+    circuitBreaker: mergeCircuitBreaker(SUPERVISOR_DEFAULTS.circuitBreaker, raw?.circuit_breaker),
   };
 }
 

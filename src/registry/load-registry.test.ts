@@ -410,10 +410,18 @@ describe('loadRegistryText: valid registries', () => {
       allowPrivateEndpoints: false,
       pendingTtlS: 600,
       escalation: { emotionWords: [], emotionThreshold: 2.5 },
+      circuitBreaker: { enabled: true, errorRate: 0.5, minCalls: 10, windowS: 60, openS: 300 },
     });
     const card = snapshot.byId.get('hotel_agent');
     expect(card?.enabled).toBe(true);
-    expect(card?.endpoint).toEqual({ url: 'http://127.0.0.1:7101/invoke', protocol: 'http-json', timeoutMs: 15000, retries: 1, headers: {} });
+    expect(card?.endpoint).toEqual({
+      url: 'http://127.0.0.1:7101/invoke',
+      protocol: 'http-json',
+      timeoutMs: 15000,
+      retries: 1,
+      headers: {},
+      circuitBreaker: { enabled: true, errorRate: 0.5, minCalls: 10, windowS: 60, openS: 300 },
+    });
     expect(card?.examples).toEqual([]);
     expect(card?.dependsOn).toEqual([]);
     expect(snapshot.version).toMatch(/^[0-9a-f]{12}$/);

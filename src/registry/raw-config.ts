@@ -25,13 +25,30 @@ export interface RawAgent {
   examples?: string[];
   keywords?: string[];
   depends_on?: string[];
-  endpoint: { url: string; protocol?: AgentProtocol; timeout_ms?: number; retries?: number; headers?: Record<string, string> };
+  endpoint: {
+    url: string;
+    protocol?: AgentProtocol;
+    timeout_ms?: number;
+    retries?: number;
+    headers?: Record<string, string>;
+    circuit_breaker?: RawCircuitBreaker;
+  };
   required_semantic_keys?: RawKey[];
   fe_wigdets_suggestion?: string[];
   input_schema?: Record<string, unknown>;
   output_schema?: Record<string, unknown>;
   side_effects?: boolean;
   cache_ttl_s?: number;
+  stale_if_error_s?: number;
+}
+
+/** A raw `circuit_breaker` block (supervisor or endpoint); every field optional. */
+export interface RawCircuitBreaker {
+  enabled?: boolean;
+  error_rate?: number;
+  min_calls?: number;
+  window_s?: number;
+  open_s?: number;
 }
 
 /** The raw document. */
@@ -54,6 +71,7 @@ export interface RawConfig {
     allow_private_endpoints?: boolean;
     pending_ttl_s?: number;
     escalation?: { webhook_url?: string; emotion_words?: string[]; emotion_threshold?: number };
+    circuit_breaker?: RawCircuitBreaker;
   };
   widgets?: Record<string, string>;
   fe_wigdets_suggestion?: Record<string, string>;

@@ -22,6 +22,20 @@ export interface AgentEndpoint {
   readonly headers: Readonly<Record<string, string>>;
   /** The registry set `allow_private_endpoints: true`: connections to link-local / metadata / unique-local addresses are not refused. */
   readonly allowPrivateAddresses?: boolean;
+  /** When calls to this agent stop being made for a while (the endpoint's, else the supervisor's, else the defaults; absent = the defaults). */
+  readonly circuitBreaker?: CircuitBreakerSettings;
+}
+
+/** `circuit_breaker` resolved: when an agent's breaker opens and for how long. */
+export interface CircuitBreakerSettings {
+  readonly enabled: boolean;
+  /** Share of failed calls in the window at or above which the breaker opens (0 < rate ≤ 1). */
+  readonly errorRate: number;
+  /** Calls that must have been made in the window before it may open. */
+  readonly minCalls: number;
+  readonly windowS: number;
+  /** Seconds open before one trial call is let through. */
+  readonly openS: number;
 }
 
 /** A capability card: one registered sub-agent, validated and frozen. */
@@ -45,6 +59,8 @@ export interface AgentCard {
   readonly sideEffects?: boolean;
   /** Seconds a completed reply for the same inputs is reused (read-only agents only). */
   readonly cacheTtlS?: number;
+  /** Seconds a cached reply may still be served when a call fails or the breaker is open (read-only agents with `cacheTtlS`). */
+  readonly staleIfErrorS?: number;
   /** Compiled once per snapshot; undefined when no schema was given. */
   readonly validateInput?: ValidateFunction;
   readonly validateOutput?: ValidateFunction;
@@ -83,6 +99,8 @@ export interface SupervisorSettings {
   readonly allowPrivateEndpoints: boolean;  /** Seconds a parked task (missing keys / awaiting confirmation) is kept. */
   readonly pendingTtlS: number;
   readonly escalation: EscalationSettings;
+  /** `supervisor.circuit_breaker` merged over the defaults: what an agent's endpoint inherits. */
+  readonly circuitBreaker: CircuitBreakerSettings;
 }
 
 /** `supervisor.escalation`: the emotion trigger and the ticket webhook. */
@@ -175,7 +193,7 @@ export interface PublicAgentCard {
   input_schema?: Record<string, unknown>;
   output_schema?: Record<string, unknown>;
   /** Passive health from recent calls, when the server tracks it. */
-  health?: { status: 'unknown' | 'ok' | 'failing'; consecutive_failures: number; last_call_at: string | null; last_outcome: string | null };
+  health?: { status: 'unknown' | 'ok' | 'failing'; consecutive_failures: number; last_call_at: string | null; last_outcome: string | null; breaker?: 'closed' | 'open' | 'half_open' };
 }
 
 /** The live registry: the current snapshot plus the last reload failure. */

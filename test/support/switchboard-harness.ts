@@ -43,10 +43,17 @@ export interface ChatOptions {
  * `supervisor.answer_cache_ttl_s` (0: tests that ask an agent with
  * `cache_ttl_s`, such as the sample weather agent, the same question again to
  * watch the turn run switch the answer cache off; an agent without
- * `cache_ttl_s` is never answered from it).
+ * `cache_ttl_s` is never answered from it). The demo's quick circuit breaker
+ * on the weather agent (open after 4 failed calls) is left out, so an agent
+ * gets the default breaker, unless `keepDemoBreaker` is set.
  */
-export function sampleRegistry(samplePath: string, urlsByPort: Record<number, string>, options: { keepSideEffects?: boolean; answerCacheTtlS?: number } = {}): string {
+export function sampleRegistry(
+  samplePath: string,
+  urlsByPort: Record<number, string>,
+  options: { keepSideEffects?: boolean; answerCacheTtlS?: number; keepDemoBreaker?: boolean } = {},
+): string {
   let text = readFileSync(samplePath, 'utf8');
+  if (!options.keepDemoBreaker) text = text.replace(/^\s+circuit_breaker: \{ min_calls: 4, open_s: 20 \}.*\n/m, '');
   if (!options.keepSideEffects) text = text.replace(/^(\s+)side_effects: true\b/gm, '$1side_effects: false');
   if (options.answerCacheTtlS !== undefined) text = text.replace(/^supervisor:\n/m, `supervisor:\n  answer_cache_ttl_s: ${options.answerCacheTtlS}\n`);
   for (const [port, url] of Object.entries(urlsByPort)) text = text.replaceAll(`http://127.0.0.1:${port}/invoke`, url);

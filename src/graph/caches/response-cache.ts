@@ -8,6 +8,10 @@
  * inputs is keyed on its sub-task message too, since the message is then all
  * it is asked. Agents with `side_effects` are never cached (the registry
  * rejects `cache_ttl_s` on them; this is checked again here).
+ *
+ * An agent with `stale_if_error_s` keeps its entries that long (when longer
+ * than its TTL): past the TTL they are no longer answers, only a fallback
+ * for when a call fails or its breaker is open (`lookupStale`).
  */
 import type { Logger } from '../../logger.js';
 import type { AgentCard } from '../../registry/types.js';
@@ -38,7 +42,9 @@ export interface ReplyCacheRequest {
 export interface ResponseCache {
   /** The cached reply for this request, if the agent is cacheable and one is live. */
   lookup(request: ReplyCacheRequest): Promise<CachedReply | undefined>;
-  /** Stores a completed reply for the agent's `cache_ttl_s`. */
+  /** The newest stored reply no older than the agent's `stale_if_error_s`, for when the call failed; with its age. */
+  lookupStale(request: ReplyCacheRequest): Promise<(CachedReply & { ageS: number }) | undefined>;
+  /** Stores a completed reply for the agent's `cache_ttl_s` (kept for `stale_if_error_s` when longer). */
   remember(request: ReplyCacheRequest, reply: { output?: Record<string, unknown>; message?: string }): Promise<void>;
 }
 
@@ -64,16 +70,33 @@ export function replyCacheKey(request: ReplyCacheRequest): string {
 export function createResponseCache(options: { store: KeyValueStore; logger: Logger; now?: () => Date; onLookup?: (hit: boolean) => void }): ResponseCache {
   const { store, logger, onLookup } = options;
   const now = options.now ?? (() => new Date());
+  const read = async (request: ReplyCacheRequest): Promise<(CachedReply & { ageS: number }) | undefined> => {
+    const value = await store.get(replyCacheKey(request)).catch((error: unknown) => {
+      logger.warn({ err: error, agent: request.card.id }, 'response cache read failed');
+      return undefined;
+    });
+    if (!value || typeof value !== 'object' || Array.isArray(value) || value.status !== 'completed') return undefined;
+    const entry = value as unknown as CachedReply;
+    const storedAt = Date.parse(entry.cached_at);
+    const ageS = Number.isFinite(storedAt) ? Math.max(0, (now().getTime() - storedAt) / 1000) : Number.POSITIVE_INFINITY;
+    return { ...entry, ageS };
+  };
   return {
     async lookup(request) {
       if (!isCacheable(request.card)) return undefined;
-      const value = await store.get(replyCacheKey(request)).catch((error: unknown) => {
-        logger.warn({ err: error, agent: request.card.id }, 'response cache read failed');
-        return undefined;
-      });
-      const hit = !!value && typeof value === 'object' && !Array.isArray(value) && value.status === 'completed';
-      onLookup?.(hit);
-      return hit ? (value as unknown as CachedReply) : undefined;
+      const entry = await read(request);
+      // Kept longer for stale-if-error, an entry past the TTL is no answer.
+      const fresh = entry !== undefined && entry.ageS <= request.card.cacheTtlS!;
+      onLookup?.(fresh);
+      if (!fresh) return undefined;
+      const { ageS: _age, ...reply } = entry;
+      return reply;
+    },
+    async lookupStale(request) {
+      const limitS = request.card.staleIfErrorS;
+      if (!isCacheable(request.card) || limitS === undefined) return undefined;
+      const entry = await read(request);
+      return entry !== undefined && entry.ageS <= limitS ? entry : undefined;
     },
     async remember(request, reply) {
       if (!isCacheable(request.card)) return;
@@ -83,7 +106,8 @@ export function createResponseCache(options: { store: KeyValueStore; logger: Log
         ...(typeof reply.message === 'string' ? { message: reply.message } : {}),
         cached_at: now().toISOString(),
       };
-      await store.set(replyCacheKey(request), entry as unknown as KeyValue, request.card.cacheTtlS! * 1000).catch((error: unknown) => {
+      const keepS = Math.max(request.card.cacheTtlS!, request.card.staleIfErrorS ?? 0);
+      await store.set(replyCacheKey(request), entry as unknown as KeyValue, keepS * 1000).catch((error: unknown) => {
         logger.warn({ err: error, agent: request.card.id }, 'response cache write failed');
       });
     },

@@ -156,7 +156,8 @@ function answerWorthKeeping(state: SupervisorState, calls: readonly { ok: boolea
   if (!plan || body.trim().length === 0) return false;
   if (state.semantic_info.length > 0 || state.confirmation.length > 0 || state.verification?.sufficient === false) return false;
   if (calls.some((call) => !call.ok)) return false;
-  return plan.sub_tasks.every((task) => state.task_results[task.task_id]?.status === 'completed');
+  // An answer built on a stale reply (its agent was failing) is for this once, never kept as fresh.
+  return plan.sub_tasks.every((task) => state.task_results[task.task_id]?.status === 'completed' && state.task_results[task.task_id]?.stale !== true);
 }
 
 function keptReply(key: string, outcome: TaskOutcome) {
