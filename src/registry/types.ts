@@ -28,7 +28,7 @@ export interface SemanticKeySpec {
   readonly extract: ExtractSpec;
 }
 
-export type AgentProtocol = 'http-json' | 'http-sse';
+export type AgentProtocol = 'http-json' | 'http-sse' | 'a2a';
 
 export interface AgentEndpoint {
   readonly url: string;
