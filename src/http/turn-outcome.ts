@@ -1,0 +1,37 @@
+/**
+ * How a finished turn ended, read from the events it sent — the same facts a
+ * chat client sees — for the protocols that report a turn in their own terms
+ * (A2A task states, AG-UI events): the outcome word of CONTRACT §3 v3, the
+ * keys still missing and the side effects held for confirmation.
+ */
+import type { ConfirmationRequest } from '../graph/plan-types.js';
+import type { ResponseState, SemanticInfo } from '../graph/response-state.js';
+import { turnOutcomeLabel } from '../turn-metrics.js';
+
+export interface TurnEnding {
+  /** completed · partial · failed · input_required · awaiting_confirmation · escalated · unresolved · cancelled (· aborted · error). */
+  outcome: string;
+  semanticInfo: SemanticInfo[];
+  confirmation: ConfirmationRequest[];
+}
+
+/** The complete `final` event of a turn (not a streamed piece of it). */
+export function finalOf(events: readonly ResponseState[]): ResponseState | undefined {
+  return [...events].reverse().find((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true);
+}
+
+/** Reads the ending of a turn from its events. */
+export function readTurnEvents(events: readonly ResponseState[]): TurnEnding {
+  const final = finalOf(events);
+  const done = events.find((event) => event.type === 'done');
+  const semanticInfo = final?.metadata.semantic_info ?? [];
+  const confirmation = final?.metadata.confirmation ?? [];
+  const stated = done?.metadata.state?.outcome;
+  if (stated === 'cancelled' || stated === 'aborted' || stated === 'error') return { outcome: stated, semanticInfo, confirmation };
+  const label = turnOutcomeLabel('completed', events);
+  if (semanticInfo.length === 0 && confirmation.length > 0 && (label === 'input_required' || label === 'completed')) {
+    return { outcome: 'awaiting_confirmation', semanticInfo, confirmation };
+  }
+  const outcome = typeof stated === 'string' && stated !== 'completed' && label === 'completed' ? stated : label;
+  return { outcome, semanticInfo, confirmation };
+}
