@@ -263,7 +263,7 @@ agents:
   {
     name: 'bad protocol',
     yaml: VALID.replace('      url: http://127.0.0.1:7101/invoke\n', '      url: http://127.0.0.1:7101/invoke\n      protocol: grpc\n'),
-    message: /"protocol" must be one of "http-json", "http-sse", got "grpc"/,
+    message: /"protocol" must be one of "http-json", "http-sse", "a2a", got "grpc"/,
     line: 8,
     col: 17,
     pointer: '/agents/0/endpoint/protocol',
