@@ -158,8 +158,9 @@ export function createAguiTranslator(threadId: string, runId: string) {
             { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent,
           );
         }
-        if (event.metadata.semantic_info?.length) out.push({ type: EventType.CUSTOM, name: 'semantic_info', value: event.metadata.semantic_info } as BaseEvent);
-        if (event.metadata.confirmation?.length) out.push({ type: EventType.CUSTOM, name: 'confirmation', value: event.metadata.confirmation } as BaseEvent);
+        const ending = readTurnEvents(seen);
+        if (ending.semanticInfo.length > 0) out.push({ type: EventType.CUSTOM, name: 'semantic_info', value: ending.semanticInfo } as BaseEvent);
+        if (ending.confirmation.length > 0) out.push({ type: EventType.CUSTOM, name: 'confirmation', value: ending.confirmation } as BaseEvent);
         return out;
       }
       if (event.type === 'done') {

@@ -24,8 +24,14 @@ export function finalOf(events: readonly ResponseState[]): ResponseState | undef
 export function readTurnEvents(events: readonly ResponseState[]): TurnEnding {
   const final = finalOf(events);
   const done = events.find((event) => event.type === 'done');
-  const semanticInfo = final?.metadata.semantic_info ?? [];
-  const confirmation = final?.metadata.confirmation ?? [];
+  // The final event repeats what is still needed; when it does not, the last stage that said so (plan_done, agent_done) counts.
+  const lastNonEmpty = <T>(read: (event: ResponseState) => T[] | undefined): T[] => {
+    const fromFinal = final ? read(final) : undefined;
+    if (fromFinal && fromFinal.length > 0) return fromFinal;
+    return [...events].reverse().map(read).find((list) => list !== undefined && list.length > 0) ?? [];
+  };
+  const semanticInfo = lastNonEmpty((event) => event.metadata.semantic_info);
+  const confirmation = lastNonEmpty((event) => event.metadata.confirmation);
   const stated = done?.metadata.state?.outcome;
   if (stated === 'cancelled' || stated === 'aborted' || stated === 'error') return { outcome: stated, semanticInfo, confirmation };
   const label = turnOutcomeLabel('completed', events);
