@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClientFactory, DefaultAgentCardResolver } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory as LegacyClientFactory } from 'a2a-sdk-03/client';
 import { HttpAgent } from '@ag-ui/client';
@@ -235,5 +235,43 @@ describe('AG-UI HttpAgent', () => {
     });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: string; message: string } }).error.message).toContain('forwardedProps.user_id');
+  });
+});
+
+describe('API keys and tenants on /a2a and /v1/agui', () => {
+  let keyed: TestSwitchboard;
+  beforeAll(async () => {
+    keyed = await startTestSwitchboard({ registryYaml: yaml, now: () => NOW, apiKeys: ['key-one=tenant_one', 'key-two=tenant_two'] });
+  });
+  afterAll(() => keyed.close());
+
+  const clientWith = (key?: string) =>
+    new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        clientConfig: { interceptors: [{ before: async (args) => void (args.options = { ...args.options, serviceParameters: { ...args.options?.serviceParameters, ...(key ? { authorization: `Bearer ${key}` } : {}) } }), after: async () => undefined }] },
+      }),
+    ).createFromUrl(keyed.url);
+
+  it('refuses a call without a key (401) and runs one with a key', async () => {
+    const anonymous = await clientWith();
+    await expect(anonymous.sendMessage(send(userMessage('北京明天天气怎么样')))).rejects.toThrow(/401/);
+    const one = await clientWith('key-one');
+    const task = (await one.sendMessage(send(userMessage('北京明天天气怎么样', 'keyed-1')))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('keeps tasks inside their tenant: another key cannot read them', async () => {
+    const one = await clientWith('key-one');
+    const task = (await one.sendMessage(send(userMessage('北京明天天气怎么样', 'keyed-2')))) as Task;
+    expect((await one.getTask({ tenant: '', id: task.id })).id).toBe(task.id);
+    const two = await clientWith('key-two');
+    await expect(two.getTask({ tenant: '', id: task.id })).rejects.toThrow(/not found/i);
+  });
+
+  it('takes the key\'s tenant as the AG-UI user when forwardedProps.user_id is absent', async () => {
+    const agent = new HttpAgent({ url: `${keyed.url}/v1/agui`, threadId: 'keyed-agui', headers: { authorization: 'Bearer key-one' }, initialMessages: [{ id: 'u1', role: 'user', content: '北京明天天气怎么样' }] });
+    const types: string[] = [];
+    await agent.runAgent({ runId: 'r-keyed' }, { onEvent: ({ event }) => void types.push(event.type) });
+    expect(types.at(-1)).toBe('RUN_FINISHED');
   });
 });
