@@ -30,6 +30,8 @@ export interface A2aRouteOptions {
   authenticate: RequestHandler;
   /** The delegation-depth guard shared with `/v1/chat`. */
   depthGuard: RequestHandler;
+  /** Body timeout and JSON parser with the app's size limit (the SDK's own parser then leaves the body alone). */
+  bodyParsers?: readonly RequestHandler[];
 }
 
 /** The base url a caller reached us on (for the card's interface url). */
@@ -70,6 +72,6 @@ export function createA2aRouter(options: A2aRouteOptions): Router {
       atRoot(agentCardHandler({ agentCardProvider: async () => card, cache: { maxAge: 0 }, legacyCompat: { enabled: true } }))(request, response, next);
     })
     .all(methodNotAllowed(['GET']));
-  router.route('/a2a').post(options.authenticate, options.depthGuard, atRoot(rpc)).all(methodNotAllowed(['POST']));
+  router.route('/a2a').post(options.authenticate, options.depthGuard, ...(options.bodyParsers ?? []), atRoot(rpc)).all(methodNotAllowed(['POST']));
   return router;
 }

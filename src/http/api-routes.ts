@@ -390,9 +390,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
           content: { ...json({ type: 'object', additionalProperties: true }), 'text/event-stream': { schema: { type: 'string' } } },
         },
         ...errorResponses({
-          BAD_REQUEST: 'Bad header',
+          BAD_REQUEST: 'Bad header, or a body that is not JSON',
           DELEGATION_DEPTH_EXCEEDED: `${DEPTH_HEADER} is at or past supervisor.max_delegation_depth; refused before any stream opens`,
           ...AUTH_ERRORS,
+          REQUEST_TIMEOUT: 'The body did not arrive in time',
+          PAYLOAD_TOO_LARGE: 'Body too large',
         }),
       },
     },

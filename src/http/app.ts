@@ -151,6 +151,7 @@ export function createApp(options: AppOptions): Express {
       keysOn,
       authenticate: auth,
       depthGuard,
+      bodyParsers: [createBodyTimeout(options.bodyTimeoutMs ?? 30_000), jsonBody],
     }),
   );
 
