@@ -11,7 +11,8 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver } from '@
 import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory as LegacyClientFactory } from 'a2a-sdk-03/client';
 import { HttpAgent } from '@ag-ui/client';
-import { hangReply, jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { fakeAgentCard, hangReply, jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { createAgentClient } from '../../src/agents/agent-client.js';
 import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
@@ -273,5 +274,74 @@ describe('API keys and tenants on /a2a and /v1/agui', () => {
     const types: string[] = [];
     await agent.runAgent({ runId: 'r-keyed' }, { onEvent: ({ event }) => void types.push(event.type) });
     expect(types.at(-1)).toBe('RUN_FINISHED');
+  });
+});
+
+describe('held side effects', () => {
+  let held: TestSwitchboard;
+  beforeAll(async () => {
+    const keep = sampleRegistry('agents_config.yaml', { 7101: agents.hotel.url, 7102: agents.limo.url, 7103: agents.flight.url, 7104: agents.weather.url }, { answerCacheTtlS: 0, keepSideEffects: true });
+    held = await startTestSwitchboard({ registryYaml: keep, now: () => NOW });
+  });
+  afterAll(() => held.close());
+
+  it('A2A: a booking ends input-required with the confirmation in a data part; "确认" in the same context runs it', async () => {
+    const client = await new ClientFactory().createFromUrl(held.url);
+    const first = (await client.sendMessage(send(userMessage('帮我订北京的酒店，明天入住', 'held-1')))) as Task;
+    expect(first.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const data = dataOf(first.status?.message?.parts);
+    expect(data.outcome).toBe('awaiting_confirmation');
+    expect(data.confirmation).toEqual([expect.objectContaining({ sub_agent_id: 'hotel_agent', task_id: expect.any(String), summary: expect.any(String) })]);
+    const before = agents.hotel.calls.length;
+    const second = (await client.sendMessage(send(userMessage('确认', 'held-1')))) as Task;
+    expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(agents.hotel.calls.length).toBe(before + 1);
+  });
+
+  it('A2A: a data part { confirm: [task_id] } confirms too', async () => {
+    const client = await new ClientFactory().createFromUrl(held.url);
+    const first = (await client.sendMessage(send(userMessage('帮我订北京的酒店，明天入住', 'held-2')))) as Task;
+    const [request] = dataOf(first.status?.message?.parts).confirmation as { task_id: string }[];
+    const before = agents.hotel.calls.length;
+    const confirm = userMessage('', 'held-2');
+    confirm.parts = [{ content: { $case: 'data', value: { confirm: [request!.task_id] } }, metadata: undefined, filename: '', mediaType: 'application/json' }];
+    const second = (await client.sendMessage(send(confirm))) as Task;
+    expect(second.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(agents.hotel.calls.length).toBe(before + 1);
+  });
+
+  it('AG-UI: a booking sends a CUSTOM confirmation event and finishes awaiting confirmation', async () => {
+    const agent = new HttpAgent({ url: `${held.url}/v1/agui`, threadId: 'held-agui', initialMessages: [{ id: 'h1', role: 'user', content: '帮我订北京的酒店，明天入住' }] });
+    const events: { type: string; [key: string]: unknown }[] = [];
+    await agent.runAgent({ runId: 'r-held', forwardedProps: { user_id: 'held-u' } }, { onEvent: ({ event }) => void events.push(event as never) });
+    const custom = events.find((event) => event.type === 'CUSTOM' && event.name === 'confirmation');
+    expect(custom?.value).toEqual([expect.objectContaining({ sub_agent_id: 'hotel_agent' })]);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', result: { outcome: 'awaiting_confirmation' } });
+  });
+});
+
+describe('Switchboard as the A2A sub-agent of another (the a2a adapter: a 1.x client with legacyCompat)', () => {
+  it('answers a delegated sub-task and passes the delegation depth on to its own agents', async () => {
+    const client = createAgentClient({ retryBaseDelayMs: 1 });
+    const card = fakeAgentCard({ url: board.url, protocol: 'a2a', id: 'switchboard_peer' });
+    const before = agents.weather.calls.length;
+    const outcome = await client.call(
+      card,
+      { task_id: 'outer_task_1', message: '广州明天天气怎么样', inputs: {}, user_id: 'outer-u', thread_id: 'outer-s1', trace_id: 'outer-trace', upstream: {} },
+      { delegationDepth: 1 },
+    );
+    expect(outcome).toMatchObject({ ok: true, reply: { status: 'completed', output: { outcome: 'completed' } } });
+    expect(agents.weather.calls.length).toBe(before + 1);
+    expect(agents.weather.calls.at(-1)!.headers['x-switchboard-depth']).toBe('2');
+  });
+
+  it('is refused at the depth limit: a failed sub-task, not a loop', async () => {
+    const client = createAgentClient({ retryBaseDelayMs: 1 });
+    const outcome = await client.call(
+      fakeAgentCard({ url: board.url, protocol: 'a2a', id: 'switchboard_peer' }),
+      { task_id: 'outer_task_2', message: '北京明天天气怎么样', inputs: {}, user_id: 'outer-u', thread_id: 'outer-s2', trace_id: 'outer-trace', upstream: {} },
+      { delegationDepth: 3 },
+    );
+    expect(outcome).toMatchObject({ ok: false, code: 'http_status' });
   });
 });
