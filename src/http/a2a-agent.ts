@@ -32,7 +32,7 @@ import { ownerKey } from '../store/index.js';
 import { callerTenant } from './auth.js';
 import { delegationDepthOf } from './delegation-depth.js';
 import { requireTraceId } from './trace-id.js';
-import { finalOf, readTurnEvents } from './turn-outcome.js';
+import { answerOf, readTurnEvents } from './turn-outcome.js';
 
 /** The caller of one A2A request, as the HTTP layer saw it (API key tenant, depth, trace id). */
 export class A2aCaller implements User {
@@ -235,8 +235,7 @@ function taskIds(value: unknown): string[] | null {
 /** Reports how the turn ended: the answer as the status message, its outcome as data. */
 function publishEnd(context: RequestContext, bus: ExecutionEventBus, events: readonly ResponseState[]): void {
   const outcome = readTurnEvents(events);
-  const final = finalOf(events);
-  const answer = final?.content ?? '';
+  const answer = answerOf(events);
   const parts: Part[] = answer === '' ? [] : [textPart(answer)];
   switch (outcome.outcome) {
     case 'input_required':

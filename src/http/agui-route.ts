@@ -163,6 +163,17 @@ export function createAguiTranslator(threadId: string, runId: string) {
         if (ending.confirmation.length > 0) out.push({ type: EventType.CUSTOM, name: 'confirmation', value: ending.confirmation } as BaseEvent);
         return out;
       }
+      if (event.metadata.stage === 'escalate' && event.content !== '') {
+        // Handed to a human: the notice is a message of its own (after the answer, when there was one).
+        const out = closeAll();
+        const messageId = `msg_${randomUUID()}`;
+        out.push(
+          { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent,
+          { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: event.content } as BaseEvent,
+          { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent,
+        );
+        return out;
+      }
       if (event.type === 'done') {
         const out = closeAll();
         const ending = readTurnEvents(seen);

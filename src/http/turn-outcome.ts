@@ -20,6 +20,13 @@ export function finalOf(events: readonly ResponseState[]): ResponseState | undef
   return [...events].reverse().find((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true);
 }
 
+/** The answer the user is shown: the final answer, then the escalation notice when the turn was handed to a human. */
+export function answerOf(events: readonly ResponseState[]): string {
+  const final = finalOf(events)?.content ?? '';
+  const escalation = [...events].reverse().find((event) => event.metadata.stage === 'escalate')?.content ?? '';
+  return [final, escalation].filter((text) => text.trim() !== '').join('\n\n');
+}
+
 /** Reads the ending of a turn from its events. */
 export function readTurnEvents(events: readonly ResponseState[]): TurnEnding {
   const final = finalOf(events);

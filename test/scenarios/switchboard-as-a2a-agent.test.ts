@@ -345,3 +345,21 @@ describe('Switchboard as the A2A sub-agent of another (the a2a adapter: a 1.x cl
     expect(outcome).toMatchObject({ ok: false, code: 'http_status' });
   });
 });
+
+describe('a turn handed to a human', () => {
+  it('A2A: the escalation notice is the completed task\'s text, outcome escalated', async () => {
+    const client = await new ClientFactory().createFromUrl(board.url);
+    const task = (await client.sendMessage(send(userMessage('转人工', 'esc-1')))) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(task.status?.message?.parts)).not.toBe('');
+    expect(dataOf(task.artifacts.flatMap((artifact) => artifact.parts))).toMatchObject({ outcome: 'escalated' });
+  });
+
+  it('AG-UI: the notice arrives as an assistant message', async () => {
+    const agent = new HttpAgent({ url: `${board.url}/v1/agui`, threadId: 'esc-agui', initialMessages: [{ id: 'e1', role: 'user', content: '转人工' }] });
+    await agent.runAgent({ runId: 'r-esc', forwardedProps: { user_id: 'esc-u' } });
+    const replies = agent.messages.filter((message) => message.role === 'assistant');
+    expect(replies.length).toBeGreaterThan(0);
+    expect(String(replies.at(-1)!.content)).not.toBe('');
+  });
+});
