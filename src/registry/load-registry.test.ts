@@ -591,6 +591,7 @@ describe('loadRegistryFile', () => {
       ['limo_agent', 'http://127.0.0.1:7102/invoke', 'http-json', ['airport:airport_selector', 'pickup_time:time_picker']],
       ['flight_agent', 'http://127.0.0.1:7103/invoke', 'http-json', ['origin:city_selector', 'destination:city_selector', 'date:date_picker']],
       ['weather_agent', 'http://127.0.0.1:7104/invoke', 'http-sse', ['city:city_selector']],
+      ['exchange_agent', 'http://127.0.0.1:7105/.well-known/agent-card.json', 'a2a', ['currency:']],
     ]);
     expect(result.snapshot.byId.get('limo_agent')?.dependsOn).toEqual(['hotel_agent']);
     expect(result.snapshot.byId.get('hotel_agent')?.endpoint.headers).toEqual({ Authorization: 'Bearer demo-token' });
