@@ -106,7 +106,7 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
   return {
     async execute(context, bus) {
       const message = context.userMessage;
-      const caller = context.context.user instanceof A2aCaller ? context.context.user : new A2aCaller('default', false, 0, context.taskId);
+      const caller = context.context.user instanceof A2aCaller ? context.context.user : new A2aCaller('default', false, 0, randomUUID());
       const existing = context.task;
       bus.publish(
         AgentEvent.task({
