@@ -50,7 +50,7 @@ export async function runConformance(target: ConformanceTarget, options: Conform
     trace_id: traceId,
     upstream: {},
   });
-  let protocol: Protocol | undefined = target.protocol;
+  let protocol: Protocol | undefined = target.protocol === 'a2a' ? undefined : target.protocol;
   const accept = () => (protocol === 'http-sse' ? 'text/event-stream' : protocol === 'http-json' ? 'application/json' : 'application/json, text/event-stream');
   const probe = (body: string) =>
     sendProbe({ fetch: fetchFunction, url: target.url, headers, accept: accept(), body, timeoutMs: target.timeoutMs, maxBytes });

@@ -25,7 +25,7 @@ export interface CheckResult {
 export interface ConformanceTarget {
   readonly url: string;
   /** Unset: detected from the first reply's content-type. */
-  readonly protocol?: 'http-json' | 'http-sse';
+  readonly protocol?: 'http-json' | 'http-sse' | 'a2a';
   /** Card headers (`${VAR}` resolved); sent, never printed. */
   readonly headers: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
