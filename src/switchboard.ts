@@ -5,6 +5,7 @@
  */
 import type { Express } from 'express';
 import { createAgentBreakers, createAgentClient, createAgentHealthTracker } from './agents/index.js';
+import { createEndpointFetch } from './agents/endpoint-fetch.js';
 import { createTicketWebhook, type TicketWebhookOptions } from './escalation/index.js';
 import { createLlmAnswers } from './graph/answers/llm-answers.js';
 import { createOfflineAnswers } from './graph/answers/offline-answers.js';
@@ -22,7 +23,7 @@ import type { LlmGateway } from './llm/types.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { TraceContext } from './trace-context.js';
-import { createRegistry, toPublicCard } from './registry/index.js';
+import { createA2aCardFetcher, createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry, RegistrySnapshot } from './registry/types.js';
 import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
 import { createResponseCache } from './graph/caches/response-cache.js';
@@ -69,6 +70,8 @@ export interface SwitchboardOptions {
   bodyTimeoutMs?: number;
   /** Watch the registry file for changes (default true). */
   watch?: boolean;
+  /** Fetching of `a2a_card` Agent Cards: timeout and how long a good card is reused (default 5 s, 60 s). */
+  a2aCards?: { timeoutMs?: number; ttlMs?: number };
   now?: () => Date;
   /** Retry timing of escalation-card deliveries (tests shorten it). */
   ticketWebhook?: Omit<TicketWebhookOptions, 'logger'>;
@@ -155,7 +158,8 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const masking = options.masking ?? createPiiMasking();
   const metrics = createMetrics();
   const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics);
-  const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare });
+  const a2aCardFetcher = createA2aCardFetcher({ checkedFetch: (fetch, lookup) => createEndpointFetch({ fetch, lookup }), ...options.a2aCards });
+  const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare, a2aCardFetcher });
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
   const configuredKey = options.dataKey ?? (options.env ?? process.env).SWITCHBOARD_DATA_KEY;
   let storage: Storage;

@@ -33,7 +33,7 @@ export type AgentHandler = (request: AgentRequestBody, context: AgentHandlerCont
 export interface AgentServerOptions {
   handle: AgentHandler;
   /** `http-sse` streams `progress` events and one `result`; default `http-json`. */
-  protocol?: AgentProtocol;
+  protocol?: Exclude<AgentProtocol, 'a2a'>;
   /** Path of the endpoint (default `/invoke`). `GET /healthz` is always served. */
   path?: string;
   /** Largest request body accepted (default 256 KiB); larger ones get 413. */

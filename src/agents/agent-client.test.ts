@@ -294,7 +294,7 @@ describe('createAgentClient', () => {
 
   it('reports a protocol with no adapter', async () => {
     const card = fakeAgentCard({ url: 'http://127.0.0.1:1/invoke' });
-    const outcome = await client.call({ ...card, endpoint: { ...card.endpoint, protocol: 'a2a' as never } }, body);
+    const outcome = await client.call({ ...card, endpoint: { ...card.endpoint, protocol: 'grpc' as never } }, body);
     expect(outcome).toMatchObject({ ok: false, code: 'unsupported_protocol', attempts: 0 });
   });
 

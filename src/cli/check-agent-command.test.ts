@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoAgents, type DemoAgents } from '../../demo/agents.js';
 import { jsonReply, startFakeAgent, type FakeAgent } from '../../test/support/fake-agent.js';
+import { startDemoA2aAgent, type DemoA2aAgent } from '../../demo/exchange-agent.js';
 import { runCommand } from './check-agent-command.js';
 
 function capture(cwd: string, env: Record<string, string> = {}) {
@@ -63,5 +64,53 @@ describe('switchboard check-agent', () => {
     expect(await runCommand(['nobody_agent', '--config', 'agents.yaml'], run.io)).toBe(1);
     expect(run.stderr()).toMatch(/switchboard check-agent: /);
     expect(run.stderr()).toContain('agents: hotel_agent, limo_agent, flight_agent, weather_agent');
+  });
+});
+
+describe('switchboard check-agent on A2A agents', () => {
+  let exchange: DemoA2aAgent;
+  let directory: string;
+  beforeAll(async () => {
+    exchange = await startDemoA2aAgent({ port: 0 });
+    directory = mkdtempSync(join(tmpdir(), 'check-a2a-'));
+    const config = readFileSync(new URL('../../agents_config.yaml', import.meta.url), 'utf8').replace('http://127.0.0.1:7105/.well-known/agent-card.json', exchange.cardUrl);
+    writeFileSync(join(directory, 'agents.yaml'), config);
+  });
+  afterAll(async () => {
+    await exchange.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('runs the A2A checks on an agent registered by a2a_card, asking it for its key without it', async () => {
+    const run = capture(directory);
+    const code = await runCommand(['exchange_agent', '--config', 'agents.yaml', '--json'], run.io);
+    const report = JSON.parse(run.stdout()) as { passed: boolean; target: { protocol: string }; checks: { id: string; outcome: string }[] };
+    expect(code, run.stdout() + run.stderr()).toBe(0);
+    expect(report.target.protocol).toBe('a2a');
+    expect(Object.fromEntries(report.checks.map((check) => [check.id, check.outcome]))).toEqual({
+      agent_card: 'pass',
+      transport: 'pass',
+      task_outcome: 'pass',
+      streaming: 'pass',
+      input_required: 'pass',
+    });
+  });
+
+  it('finds the Agent Card under a bare base url', async () => {
+    const run = capture(directory);
+    const code = await runCommand([exchange.url], run.io);
+    expect(code, run.stdout()).toBe(0);
+    expect(run.stdout()).toMatch(/PASS {2}MUST {4}agent_card/);
+  });
+
+  it('fails the card check, exit 1, where no A2A agent answers', async () => {
+    const url = exchange.url;
+    const gone = await startDemoA2aAgent({ port: 0 });
+    await gone.close();
+    const run = capture(directory);
+    const code = await runCommand([`${gone.url}/.well-known/agent-card.json`], run.io);
+    expect(url).not.toBe(gone.url);
+    expect(code).toBe(1);
+    expect(run.stdout()).toMatch(/FAIL {2}MUST {4}agent_card/);
   });
 });

@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatReport, runConformance, targetFromCard, targetFromUrl, type ConformanceTarget } from '../conformance/index.js';
+import { formatReport, runA2aConformance, runConformance, servesAgentCard, targetFromCard, targetFromUrl, type ConformanceTarget } from '../conformance/index.js';
 import { loadRegistryFile } from '../registry/index.js';
 import { safeJsonParse } from '../util/safe-json.js';
 // Type-only: importing a value from the entry module would re-enter it.
@@ -33,7 +33,11 @@ Exit codes:
      (reported as a failed http_status check, the other checks skipped)
   2  usage mistake: no <url|agent id>, more than one, or a bad option
 
-  <url>          the agent's endpoint; the protocol is read from its reply
+  <url>          the agent's endpoint; the protocol is read from its reply (an
+                 A2A agent's base URL, whose Agent Card is at
+                 /.well-known/agent-card.json, or the card's own .json URL, gets
+                 the A2A checks: card, transport, task outcome, output_schema,
+                 input-required, streaming)
   <agent id>     an agent of the registry file: its url, headers, timeout,
                  protocol and output_schema are used, and sample inputs are
                  made from its required_semantic_keys
@@ -111,7 +115,10 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     target = targetFromCard(card, { timeoutMs, inputs });
   }
 
-  const report = await runConformance({ ...target, headers: { ...target.headers, ...headers } });
+  // An A2A agent (registered as a2a, or a URL that serves an Agent Card) gets the A2A checks.
+  const a2a = target.protocol === 'a2a' || (target.protocol === undefined && (await servesAgentCard(target.url, Math.min(target.timeoutMs, 5000))));
+  const checked = { ...target, headers: { ...target.headers, ...headers } };
+  const report = a2a ? await runA2aConformance(checked) : await runConformance(checked);
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.passed ? 0 : EXIT_MUST_FAILED;
 }

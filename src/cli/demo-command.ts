@@ -1,10 +1,13 @@
 /**
  * `switchboard demo` (`npm start`): the travel demo sub-agents on
- * 127.0.0.1:7101-7104, the supervisor on the root registry, and the chat page.
+ * 127.0.0.1:7101-7104 (http-json and http-sse), the currency-exchange A2A agent
+ * on 7105 (registered by its Agent Card), the supervisor on the root registry,
+ * and the chat page.
  * Offline: no model, no API key.
  */
 import { parseArgs } from 'node:util';
 import { DEMO_AGENT_PORTS, parseDemoAgentNames, startDemoAgents, type DemoAgentName } from '../../demo/agents.js';
+import { startDemoA2aAgent } from '../../demo/exchange-agent.js';
 import type { CliIo } from './cli-io.js';
 import { startSwitchboard, waitForShutdown } from './serve-command.js';
 
@@ -12,13 +15,14 @@ const EXAMPLES = [
   '帮我订北京的酒店，明天早上7点到首都机场接机',
   '帮我订酒店',
   '帮我订北京的酒店，安排明天早上7点首都机场接机，再告诉我北京明天的天气',
+  '100美元能换多少人民币',
 ];
 
 /** The help text of this command (main adds the environment section). */
 export const HELP = `Usage: switchboard demo [--port N] [--config FILE] [--without NAMES]
 
-Starts the travel demo sub-agents on 127.0.0.1:7101-7104, the supervisor on the
-root registry and the chat page at /. Offline unless LLM_* is set. The banner
+Starts the travel demo sub-agents on 127.0.0.1:7101-7104, the currency-exchange
+A2A agent on 7105, the supervisor on the root registry and the chat page at /. Offline unless LLM_* is set. The banner
 goes to stderr; stdout carries only JSON log lines.
 
   --without NAMES  comma list of demo agents not to start here (hotel, limo,
@@ -43,11 +47,20 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     return 2;
   }
   let agents: Awaited<ReturnType<typeof startDemoAgents>>;
+  let a2aAgent: Awaited<ReturnType<typeof startDemoA2aAgent>>;
+  const latencyMs = Number(io.env.DEMO_AGENT_LATENCY_MS ?? 300) || 0;
   try {
     const only = (Object.keys(DEMO_AGENT_PORTS) as DemoAgentName[]).filter((name) => !without.includes(name));
-    agents = await startDemoAgents({ latencyMs: Number(io.env.DEMO_AGENT_LATENCY_MS ?? 300) || 0, only });
+    agents = await startDemoAgents({ latencyMs, only });
   } catch (error) {
     io.stderr(`switchboard demo: could not start the demo sub-agents: ${(error as Error).message}\n`);
+    return 1;
+  }
+  try {
+    a2aAgent = await startDemoA2aAgent({ latencyMs });
+  } catch (error) {
+    await agents.close();
+    io.stderr(`switchboard demo: could not start the demo A2A agent: ${(error as Error).message}\n`);
     return 1;
   }
   let started;
@@ -55,6 +68,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     started = await startSwitchboard({ config: values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml', port, host: io.env.HOST ?? '127.0.0.1', drainGraceMs: 2000 }, io);
   } catch (error) {
     await agents.close();
+    await a2aAgent.close();
     io.stderr(`switchboard demo: ${(error as Error).message}\n`);
     return 1;
   }
@@ -64,6 +78,8 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
       '',
       `Switchboard demo is running: open ${url}/ in a browser.`,
       `Demo sub-agents: ${Object.values(agents.urls).join('  ')}`,
+      `Demo A2A agent (registered by its Agent Card): ${a2aAgent.cardUrl}`,
+      `Switchboard is an A2A agent too: ${url}/.well-known/agent-card.json (JSON-RPC at ${url}/a2a); AG-UI clients: POST ${url}/v1/agui`,
       '',
       'Try these queries (chat page, or curl):',
       ...EXAMPLES.map((query) => `  - ${query}`),
@@ -77,5 +93,6 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   await waitForShutdown();
   await started.close();
   await agents.close();
+  await a2aAgent.close();
   return 0;
 }

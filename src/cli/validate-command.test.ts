@@ -30,7 +30,8 @@ describe('switchboard validate', () => {
   it('exits 0 with one OK line for the root sample registry', async () => {
     const run = await runCli(['validate', 'agents_config.yaml']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^OK agents_config\.yaml: 4 agents \(4 enabled\), version [0-9a-f]{12}\n$/);
+    // The exchange agent is registered by its Agent Card, which validate does not fetch: registered, not routable.
+    expect(run.stdout).toMatch(/^OK agents_config\.yaml: 5 agents \(4 enabled\), version [0-9a-f]{12}\n$/);
     expect(run.stderr).toBe('');
   });
 
@@ -55,7 +56,7 @@ describe('switchboard validate', () => {
       `${file}:3:3  /supervisor/max_paralel  unknown property "max_paralel" (did you mean "max_parallel"?)`,
       `${file}:5:9  /agents/0/id  "id" "Echo-Agent" does not match ^[a-z0-9_]+$`,
       `${file}:8:18  /agents/0/depends_on/0  "Echo-Agent" depends on unknown agent "nobody" (known: Echo-Agent)`,
-      `${file}:11:17  /agents/0/endpoint/protocol  "protocol" must be one of "http-json", "http-sse", got "grpc"`,
+      `${file}:11:17  /agents/0/endpoint/protocol  "protocol" must be one of "http-json", "http-sse", "a2a", got "grpc"`,
       `${file}:12:19  /agents/0/endpoint/timeout_ms  "timeout_ms" must be >= 1, got -1`,
       `${file}:16:29  /agents/0/required_semantic_keys/0/extract/pattern  invalid regular expression: /(unclosed/: Unterminated group`,
       `${file}: 6 problems; the registry is invalid`,

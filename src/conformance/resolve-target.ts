@@ -27,7 +27,7 @@ export function targetFromCard(card: AgentCard, options: { timeoutMs?: number; i
   }
   return {
     url: card.endpoint.url,
-    protocol: card.endpoint.protocol === 'http-sse' ? 'http-sse' : 'http-json',
+    protocol: card.endpoint.protocol === 'http-sse' || card.endpoint.protocol === 'a2a' ? card.endpoint.protocol : 'http-json',
     headers: card.endpoint.headers,
     timeoutMs: options.timeoutMs ?? card.endpoint.timeoutMs,
     validateOutput: card.validateOutput,

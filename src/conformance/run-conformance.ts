@@ -27,7 +27,8 @@ export interface ConformanceOptions {
   envelope?: EnvelopeValidator;
 }
 
-type Protocol = AgentProtocol;
+/** The protocols this suite checks (A2A agents have their own, `run-a2a-conformance.ts`). */
+type Protocol = Exclude<AgentProtocol, 'a2a'>;
 
 /** What a probe's reply amounts to once read like the client reads it. */
 type Judged = { ok: true; reply: AgentReply } | { ok: false; problem: string };
@@ -51,7 +52,7 @@ export async function runConformance(target: ConformanceTarget, options: Conform
     trace_id: traceId,
     upstream: {},
   });
-  let protocol: Protocol | undefined = target.protocol;
+  let protocol: Protocol | undefined = target.protocol === 'a2a' ? undefined : target.protocol;
   const accept = () => (protocol === 'http-sse' ? 'text/event-stream' : protocol === 'http-json' ? 'application/json' : 'application/json, text/event-stream');
   const probe = (body: string) =>
     sendProbe({ fetch: fetchFunction, url: target.url, headers, accept: accept(), body, timeoutMs: target.timeoutMs, maxBytes });

@@ -357,6 +357,76 @@ export const API_ROUTES: readonly ApiRoute[] = [
       },
     },
   },
+  {
+    method: 'get',
+    path: '/.well-known/agent-card.json',
+    operation: {
+      operationId: 'agentCard',
+      summary: 'The A2A v1.0 Agent Card of Switchboard: the JSON-RPC interface at /a2a, streaming, one skill per enabled agent (follows hot reloads)',
+      description: 'Without an `A2A-Version: 1.0` header (a v0.3 client) the card is served in its v0.3 shape.',
+      tags: ['interop'],
+      parameters: [{ name: 'a2a-version', in: 'header', required: false, description: '`1.0` for the v1.0 card; absent or `0.3` for the v0.3 shape.', schema: { type: 'string' } }],
+      responses: { '200': { description: 'The Agent Card', content: json({ type: 'object', additionalProperties: true }) } },
+    },
+  },
+  {
+    method: 'post',
+    path: '/a2a',
+    operation: {
+      operationId: 'a2a',
+      summary: 'A2A JSON-RPC binding: SendMessage, SendStreamingMessage, GetTask, CancelTask (and the v0.3 names message/send, message/stream, tasks/get, tasks/cancel)',
+      description:
+        'Each message runs one ordinary turn; contextId is the session. Missing keys end the task in input-required with the keys, descriptions and widget ids in a data part; the next message in the same context completes it. A repeated messageId never runs a second turn.',
+      tags: ['interop'],
+      security: [{}, { bearer: [] }],
+      parameters: [
+        { name: 'a2a-version', in: 'header', required: false, description: '`1.0` (v1.0 method names); absent or `0.3` for v0.3 clients.', schema: { type: 'string' } },
+        { name: DEPTH_HEADER, in: 'header', required: false, description: 'Delegation depth, as on /v1/chat.', schema: { type: 'string', pattern: '^[0-9]{1,6}$' } },
+      ],
+      requestBody: { required: true, content: json({ type: 'object', description: 'A JSON-RPC 2.0 request', additionalProperties: true }) },
+      responses: {
+        '200': {
+          description: 'A JSON-RPC response, or for the streaming methods an event stream of JSON-RPC responses',
+          content: { ...json({ type: 'object', additionalProperties: true }), 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        ...errorResponses({
+          BAD_REQUEST: 'Bad header, or a body that is not JSON',
+          DELEGATION_DEPTH_EXCEEDED: `${DEPTH_HEADER} is at or past supervisor.max_delegation_depth; refused before any stream opens`,
+          ...AUTH_ERRORS,
+          REQUEST_TIMEOUT: 'The body did not arrive in time',
+          PAYLOAD_TOO_LARGE: 'Body too large',
+        }),
+      },
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/agui',
+    operation: {
+      operationId: 'agui',
+      summary: 'One turn as an AG-UI event stream (RunAgentInput in; RUN_STARTED, STEP_*, TEXT_MESSAGE_*, CUSTOM semantic_info / confirmation, RUN_FINISHED or RUN_ERROR out)',
+      description:
+        'threadId is the session, the last user message the query, forwardedProps.user_id the user (required unless API keys are on: the key\'s tenant then stands for the user); forwardedProps.confirm / reject confirm or reject held tasks.',
+      tags: ['interop'],
+      security: [{}, { bearer: [] }],
+      parameters: [
+        { name: 'accept', in: 'header', required: false, description: 'The encoding the AG-UI encoder answers with (text/event-stream).', schema: { type: 'string' } },
+        { name: DEPTH_HEADER, in: 'header', required: false, description: 'Delegation depth, as on /v1/chat.', schema: { type: 'string', pattern: '^[0-9]{1,6}$' } },
+      ],
+      requestBody: { required: true, content: json({ type: 'object', description: 'An AG-UI RunAgentInput', required: ['threadId', 'runId', 'messages'], additionalProperties: true }) },
+      responses: {
+        '200': { description: 'AG-UI events', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        ...errorResponses({
+          BAD_REQUEST: 'Not a valid RunAgentInput, no user message, or no forwardedProps.user_id; the message names the field',
+          DELEGATION_DEPTH_EXCEEDED: `${DEPTH_HEADER} is at or past supervisor.max_delegation_depth`,
+          ...AUTH_ERRORS,
+          REQUEST_TIMEOUT: 'The body did not arrive in time',
+          TURN_IN_PROGRESS: 'A turn is already running on this session',
+          PAYLOAD_TOO_LARGE: 'Body too large',
+        }),
+      },
+    },
+  },
 ];
 
 /** `/v1/sessions/:session_id/messages` → `/v1/sessions/{session_id}/messages`. */

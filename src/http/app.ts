@@ -14,7 +14,9 @@ import type { Metrics } from '../metrics.js';
 import type { TraceContext } from '../trace-context.js';
 import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js';
 import type { TranscriptReader } from '../store/types.js';
+import { createA2aRouter } from './a2a-routes.js';
 import { createAgentsHandler } from './agents-route.js';
+import { createAguiHandler } from './agui-route.js';
 import { createApiKeyAuth } from './auth.js';
 import { createDelegationDepthGuard } from './delegation-depth.js';
 import { createRateLimit } from './rate-limit.js';
@@ -133,7 +135,33 @@ export function createApp(options: AppOptions): Express {
     .get(createOpenApiHandler({ maxQueryChars: options.maxQueryChars ?? 4000 }))
     .all(methodNotAllowed(['GET']));
 
+  const keysOn = (options.apiKeys ?? []).some((key) => key.trim() !== '');
+  const depthGuard = createDelegationDepthGuard(options.registry, options.metrics);
+  const jsonBody = express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true });
+  app.use(
+    createA2aRouter({
+      registry: options.registry,
+      turns: options.turns,
+      feed: options.feed,
+      idempotency: options.idempotency,
+      logger: options.logger,
+      maxQueryChars: options.maxQueryChars ?? 4000,
+      keysOn,
+      authenticate: auth,
+      depthGuard,
+      bodyParsers: [createBodyTimeout(options.bodyTimeoutMs ?? 30_000), jsonBody],
+    }),
+  );
+
   const v1 = Router();
+  v1.route('/agui')
+    .post(
+      depthGuard,
+      createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
+      jsonBody,
+      createAguiHandler({ turns: options.turns, logger: options.logger, tracker: options.streams, maxQueryChars: options.maxQueryChars ?? 4000, keysOn }),
+    )
+    .all(methodNotAllowed(['POST']));
   v1.route('/chat')
     .post(
       createDelegationDepthGuard(options.registry, options.metrics),

@@ -8,7 +8,7 @@
  */
 
 /** Every protocol the registry accepts. */
-export const AGENT_PROTOCOLS = Object.freeze(['http-json', 'http-sse'] as const);
+export const AGENT_PROTOCOLS = Object.freeze(['http-json', 'http-sse', 'a2a'] as const);
 
 /** One wire protocol of a sub-agent endpoint. */
 export type AgentProtocol = (typeof AGENT_PROTOCOLS)[number];

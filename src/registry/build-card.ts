@@ -12,6 +12,8 @@ import { isRecord, type RawAgent, type RawKey } from './raw-config.js';
 import type { SchemaCompiler } from './schema-compiler.js';
 import type { AgentCard, ConfigIssue, SemanticKeySpec, SupervisorSettings } from './types.js';
 import { joinPointer, type YamlSource } from './yaml-source.js';
+import type { A2aCardMap, FetchedA2aCard } from './a2a-cards.js';
+import { interpolateEnv } from './env-interpolation.js';
 
 /** What building a card reads besides the agent entry. */
 export interface CardContext {
@@ -23,12 +25,16 @@ export interface CardContext {
   privateAddressProblem: PrivateAddressCheck;
   /** True when the JSON Schema already rejected what is at (or under) this pointer. */
   isMalformed: (pointer: string) => boolean;
+  /** Agent Cards fetched for `a2a_card` agents (absent: none were fetched, such agents are not routable). */
+  a2aCards?: A2aCardMap;
 }
 
 /** The card for `agents[index]`, or the issues that stop it being built. */
-export function buildCard(agent: RawAgent, index: number, context: CardContext): Checked<AgentCard> {
+export function buildCard(rawAgent: RawAgent, index: number, context: CardContext): Checked<AgentCard> {
   const { source, isMalformed } = context;
   const at = (...segments: (string | number)[]) => joinPointer(['agents', index, ...segments]);
+  const byCard = typeof rawAgent.a2a_card === 'string' && !isMalformed(at('a2a_card')) ? cardOf(rawAgent.a2a_card, context) : undefined;
+  const agent = byCard ? withCardFields(rawAgent, byCard.url, byCard.fetched) : rawAgent;
 
   const endpoint =
     isMalformed(at('endpoint')) || !isRecord(agent.endpoint)
@@ -57,10 +63,23 @@ export function buildCard(agent: RawAgent, index: number, context: CardContext):
 
   const findings = mergeFindings(endpoint, legacy, keys, input, output, caching);
   if (findings.issues.length > 0 || endpoint.value === undefined) return { value: undefined, ...findings };
+  const cardModes = byCard?.fetched?.ok ? modesOf(byCard.fetched) : undefined;
   const card: AgentCard = {
     id: agent.id,
     ...localizedFields(agent),
-    enabled: agent.enabled ?? true,
+    // An agent whose card could not be fetched stays registered, not routable.
+    enabled: (agent.enabled ?? true) && (byCard === undefined || byCard.fetched?.ok === true),
+    ...(byCard
+      ? {
+          a2aCard: {
+            url: byCard.url,
+            ...(byCard.fetched?.ok ? { fetchedAt: byCard.fetched.fetchedAt } : {}),
+            ...(byCard.fetched?.error ? { error: byCard.fetched.error } : {}),
+            ...(byCard.fetched === undefined ? { error: 'the Agent Card was not fetched (registry loaded without fetching cards)' } : {}),
+          },
+        }
+      : {}),
+    ...(cardModes ?? {}),
     examples: agent.examples ?? [],
     keywords: agent.keywords ?? [],
     dependsOn: agent.depends_on ?? [],
@@ -73,6 +92,41 @@ export function buildCard(agent: RawAgent, index: number, context: CardContext):
     ...(agent.output_schema ? { outputSchema: agent.output_schema, validateOutput: output.value } : {}),
   };
   return { value: card, ...findings };
+}
+
+/** The `a2a_card` url resolved and what was fetched from it. */
+function cardOf(template: string, context: CardContext): { url: string; fetched: FetchedA2aCard | undefined } | undefined {
+  const resolved = interpolateEnv(template, context.env);
+  if (!resolved.ok) return { url: template, fetched: { ok: false, error: `a2a_card uses an environment variable that is not set` } };
+  return { url: resolved.value, fetched: context.a2aCards?.get(resolved.value) };
+}
+
+/** The entry with what the card gives filled in where the file is silent (the file's fields win). */
+function withCardFields(agent: RawAgent, url: string, fetched: FetchedA2aCard | undefined): RawAgent {
+  const card = fetched?.ok ? fetched.card : undefined;
+  const skills = card?.skills ?? [];
+  const unique = (values: readonly string[]) => [...new Set(values.map((value) => value.trim()).filter((value) => value !== ''))];
+  const description = card
+    ? [card.description, ...skills.map((skill) => [skill.name, skill.description].filter(Boolean).join(': '))].filter(Boolean).join('\n').slice(0, 4000)
+    : '';
+  return {
+    ...agent,
+    name: agent.name ?? (card?.name?.trim() || agent.id),
+    description: agent.description ?? (description || agent.id),
+    examples: agent.examples ?? unique(skills.flatMap((skill) => skill.examples ?? [])),
+    keywords: agent.keywords ?? unique(skills.flatMap((skill) => [...(skill.tags ?? []), skill.name ?? ''])),
+    endpoint: { ...(isRecord(agent.endpoint) ? agent.endpoint : {}), url: (isRecord(agent.endpoint) && agent.endpoint.url) || url, protocol: (isRecord(agent.endpoint) && agent.endpoint.protocol) || 'a2a' },
+  };
+}
+
+/** Input and output media types of a card: its defaults plus every skill's. */
+function modesOf(fetched: Extract<FetchedA2aCard, { ok: true }>): { inputModes: string[]; outputModes: string[] } {
+  const { card } = fetched;
+  const skills = card.skills ?? [];
+  return {
+    inputModes: [...new Set([...(card.defaultInputModes ?? []), ...skills.flatMap((skill) => skill.inputModes ?? [])])],
+    outputModes: [...new Set([...(card.defaultOutputModes ?? []), ...skills.flatMap((skill) => skill.outputModes ?? [])])],
+  };
 }
 
 /** A write is never cached, so `side_effects: true` rules out `cache_ttl_s`. */

@@ -5,6 +5,7 @@
  * by `schema-compiler.ts`), then freezing (`freeze-snapshot.ts`). Every check
  * returns its findings; a snapshot is only built when none is an issue.
  */
+import type { A2aCardMap } from './a2a-cards.js';
 import { buildCard } from './build-card.js';
 import { compilePiiPatterns, guardSettings } from './guard-settings.js';
 import { crossCheckAgents } from './cross-checks.js';
@@ -32,6 +33,8 @@ export interface BuildOptions {
   shapeIssuePointers?: readonly string[];
   /** Validators kept from earlier loads; see `ValidatorCache`. */
   validatorCache?: ValidatorCache;
+  /** Agent Cards fetched for the file's `a2a_card` agents. */
+  a2aCards?: A2aCardMap;
 }
 
 /** Result of cross-checking and building. */
@@ -52,7 +55,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
   const isMalformed = (pointer: string): boolean =>
     shapeIssuePointers.some((issuePointer) => issuePointer === pointer || issuePointer.startsWith(`${pointer}/`));
   const schemaCompiler = createSchemaCompiler(options.validatorCache);
-  const context = { source, supervisor, widgets: widgets.value, env: options.env, schemaCompiler, privateAddressProblem: createPrivateAddressCheck(), isMalformed };
+  const context = { source, supervisor, widgets: widgets.value, env: options.env, schemaCompiler, privateAddressProblem: createPrivateAddressCheck(), isMalformed, a2aCards: options.a2aCards };
   const agents: AgentCard[] = [];
   const cardFindings: Findings[] = [];
   config.agents.forEach((agent, index) => {

@@ -43,8 +43,9 @@ export function describeAjvErrors(errors: readonly ErrorObject[], source: YamlSo
   const locationsWithConcreteErrors = new Set(
     errors.filter((error) => !isCombinator(error)).map((error) => error.instancePath),
   );
-  // Where an anyOf/oneOf failed, its branches each add an error; the first one is enough.
-  const combinatorLocations = new Set(errors.filter(isCombinator).map((error) => error.instancePath));
+  // Where an anyOf/oneOf failed, its branches each add an error; the first one is enough
+  // (an if/else adds its branch's errors, which all hold).
+  const combinatorLocations = new Set(errors.filter((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf').map((error) => error.instancePath));
   const reportedCombinatorLocations = new Set<string>();
   for (const error of errors) {
     if (isCombinator(error) && locationsWithConcreteErrors.has(error.instancePath)) continue;

@@ -263,7 +263,7 @@ agents:
   {
     name: 'bad protocol',
     yaml: VALID.replace('      url: http://127.0.0.1:7101/invoke\n', '      url: http://127.0.0.1:7101/invoke\n      protocol: grpc\n'),
-    message: /"protocol" must be one of "http-json", "http-sse", got "grpc"/,
+    message: /"protocol" must be one of "http-json", "http-sse", "a2a", got "grpc"/,
     line: 8,
     col: 17,
     pointer: '/agents/0/endpoint/protocol',
@@ -599,6 +599,7 @@ describe('loadRegistryFile', () => {
       ['limo_agent', 'http://127.0.0.1:7102/invoke', 'http-json', ['airport:airport_selector', 'pickup_time:time_picker']],
       ['flight_agent', 'http://127.0.0.1:7103/invoke', 'http-json', ['origin:city_selector', 'destination:city_selector', 'date:date_picker']],
       ['weather_agent', 'http://127.0.0.1:7104/invoke', 'http-sse', ['city:city_selector']],
+      ['exchange_agent', 'http://127.0.0.1:7105/.well-known/agent-card.json', 'a2a', ['currency:']],
     ]);
     expect(result.snapshot.byId.get('limo_agent')?.dependsOn).toEqual(['hotel_agent']);
     expect(result.snapshot.byId.get('hotel_agent')?.endpoint.headers).toEqual({ Authorization: 'Bearer demo-token' });

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { UserError } from '../errors.js';
+import { cardsFingerprint, type A2aCardFetcher, type A2aCardMap } from './a2a-cards.js';
 import { buildSnapshot } from './build-snapshot.js';
 import type { ValidatorCache } from './schema-compiler.js';
 import { createConfigShapeValidator, type ConfigShapeValidator } from './config-schema.js';
@@ -22,6 +23,10 @@ export interface LoadRegistryOptions {
   validatorCache?: ValidatorCache;
   /** The compiled file-shape validator reused between loads; compiled afresh when absent. */
   shapeValidator?: ConfigShapeValidator;
+  /** Agent Cards already fetched for the file's `a2a_card` agents (see `a2a-cards.ts`). */
+  a2aCards?: A2aCardMap;
+  /** Fetches them (`loadRegistryFile` only); absent = such agents are loaded not routable. */
+  a2aCardFetcher?: A2aCardFetcher;
 }
 
 /** Outcome of one load. Warnings (deprecated fields, ...) never block a load. */
@@ -37,6 +42,12 @@ export function contentVersion(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, VERSION_LENGTH);
 }
 
+/** The version of a snapshot: the file's content hash, combined with the cards' when agents are registered by card. */
+export function snapshotVersion(text: string, cards?: A2aCardMap): string {
+  const fingerprint = cards ? cardsFingerprint(cards) : '';
+  return fingerprint === '' ? contentVersion(text) : contentVersion(`${text}\n#cards:${fingerprint}`);
+}
+
 /** Loads a registry from YAML text; `file` is only used to label issues. */
 export function loadRegistryText(text: string, file: string, options: LoadRegistryOptions = {}): LoadResult {
   const source = parseYamlSource(text, file);
@@ -47,11 +58,12 @@ export function loadRegistryText(text: string, file: string, options: LoadRegist
   if (structureBroken) return { ok: false, issues: sortIssues(shapeIssues), warnings: [] };
   const result = buildSnapshot(source, {
     env: options.env ?? process.env,
-    version: contentVersion(text),
+    version: snapshotVersion(text, options.a2aCards),
     sourcePath: file,
     loadedAt: options.now?.(),
     shapeIssuePointers: shapeIssues.map((issue) => issue.pointer),
     validatorCache: options.validatorCache,
+    a2aCards: options.a2aCards,
   });
   const issues = [...shapeIssues, ...(result.ok ? [] : result.issues)];
   if (issues.length > 0) return { ok: false, issues: sortIssues(issues), warnings: sortIssues(result.warnings) };
@@ -63,7 +75,8 @@ export function loadRegistryText(text: string, file: string, options: LoadRegist
 export async function loadRegistryFile(path: string, options: LoadRegistryOptions = {}): Promise<LoadResult> {
   const read = await readRegistryText(path);
   if (!read.ok) return { ok: false, issues: [read.issue], warnings: [] };
-  return loadRegistryText(read.text, path, options);
+  const a2aCards = options.a2aCards ?? (await options.a2aCardFetcher?.resolveFor(read.text, options.env ?? process.env));
+  return loadRegistryText(read.text, path, { ...options, a2aCards });
 }
 
 /**

@@ -29,5 +29,20 @@ export function toPublicCard(card: AgentCard): PublicAgentCard {
     })),
     ...(card.inputSchema ? { input_schema: structuredClone(card.inputSchema) as Record<string, unknown> } : {}),
     ...(card.outputSchema ? { output_schema: structuredClone(card.outputSchema) as Record<string, unknown> } : {}),
+    ...(card.a2aCard
+      ? { a2a_card: { url: publicUrl(card.a2aCard.url), ...(card.a2aCard.fetchedAt ? { fetched_at: card.a2aCard.fetchedAt } : {}), ...(card.a2aCard.error ? { error: card.a2aCard.error } : {}) } }
+      : {}),
+    ...(card.inputModes ? { input_modes: [...card.inputModes] } : {}),
+    ...(card.outputModes ? { output_modes: [...card.outputModes] } : {}),
   };
+}
+
+/** A card url without userinfo, query or fragment (they may carry a credential). */
+function publicUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '';
+  }
 }

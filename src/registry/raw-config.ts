@@ -19,6 +19,8 @@ export interface RawKey {
 /** One raw `agents` entry. */
 export interface RawAgent {
   id: string;
+  /** Register by A2A Agent Card url; then name, description and endpoint may be left out. */
+  a2a_card?: string;
   name: LocalizedField;
   description: LocalizedField;
   enabled?: boolean;

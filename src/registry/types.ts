@@ -61,6 +61,11 @@ export interface AgentCard {
   readonly cacheTtlS?: number;
   /** Seconds a cached reply may still be served when a call fails or the breaker is open (read-only agents with `cacheTtlS`). */
   readonly staleIfErrorS?: number;
+  /** Registered by `a2a_card`: where the card is, when it was fetched, and why it could not be (the agent is then not routable). */
+  readonly a2aCard?: { readonly url: string; readonly fetchedAt?: string; readonly error?: string };
+  /** Media types the agent accepts / answers with (from its A2A card). */
+  readonly inputModes?: readonly string[];
+  readonly outputModes?: readonly string[];
   /** Compiled once per snapshot; undefined when no schema was given. */
   readonly validateInput?: ValidateFunction;
   readonly validateOutput?: ValidateFunction;
@@ -192,6 +197,10 @@ export interface PublicAgentCard {
   required_semantic_keys: { key: string; description: string; descriptions?: Record<string, string>; widget: string; extract: Record<string, unknown> }[];
   input_schema?: Record<string, unknown>;
   output_schema?: Record<string, unknown>;
+  /** Registered by `a2a_card`: the card's url, when it was fetched, and the reason it could not be (then the agent is not routable). */
+  a2a_card?: { url: string; fetched_at?: string; error?: string };
+  input_modes?: string[];
+  output_modes?: string[];
   /** Passive health from recent calls, when the server tracks it. */
   health?: { status: 'unknown' | 'ok' | 'failing'; consecutive_failures: number; last_call_at: string | null; last_outcome: string | null; breaker?: 'closed' | 'open' | 'half_open' };
 }

@@ -14,7 +14,8 @@ import type { Logger } from '../logger.js';
 import { createConfigShapeValidator } from './config-schema.js';
 import { createValidatorCache } from './schema-compiler.js';
 import { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
-import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readRegistryText, type LoadResult } from './load-registry.js';
+import { configInvalidError, formatIssue, loadRegistryFile, loadRegistryText, readRegistryText, snapshotVersion, type LoadResult } from './load-registry.js';
+import { createA2aCardFetcher, type A2aCardFetcher } from './a2a-cards.js';
 import type { ConfigIssue, LastLoadError, Registry, RegistryDiff, RegistrySnapshot } from './types.js';
 
 /** Options of `createRegistry`. */
@@ -35,6 +36,11 @@ export interface CreateRegistryOptions {
    * still goes live (the work is then done on first use).
    */
   prepare?: (snapshot: RegistrySnapshot) => void;
+  /**
+   * Fetches the Agent Cards of `a2a_card` agents before each load (default: a
+   * fetcher without the resolved-address check; the server hands in one with it).
+   */
+  a2aCardFetcher?: A2aCardFetcher;
 }
 
 /** A live registry that can also be asked to re-read its file now (e.g. on SIGHUP). */
@@ -56,7 +62,8 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
 
   const validatorCache = createValidatorCache();
   const shapeValidator = createConfigShapeValidator();
-  const initial = await loadRegistryFile(path, { env, validatorCache, shapeValidator });
+  const cardFetcher = options.a2aCardFetcher ?? createA2aCardFetcher();
+  const initial = await loadRegistryFile(path, { env, validatorCache, shapeValidator, a2aCardFetcher: cardFetcher });
   logWarnings(logger, initial.warnings);
   if (!initial.ok) throw configInvalidError(path, initial.issues);
 
@@ -69,6 +76,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
     }
   };
   prepare(initial.snapshot);
+  logCardErrors(logger, initial.snapshot);
   let current = initial.snapshot;
   let lastError: LastLoadError | null = null;
   const listeners = new Set<ReloadListener>();
@@ -98,14 +106,16 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
       return;
     }
     const { text } = read;
-    if (contentVersion(text) === current.version) {
+    // Cards are fetched (or taken from their cache) on every reload; a changed card is a new version.
+    const a2aCards = await cardFetcher.resolveFor(text, env);
+    if (snapshotVersion(text, a2aCards) === current.version) {
       if (lastError) logger.info({ version: current.version }, 'registry file restored to the live version');
       lastError = null;
       return;
     }
     let result: LoadResult;
     try {
-      result = loadRegistryText(text, path, { env, validatorCache, shapeValidator });
+      result = loadRegistryText(text, path, { env, validatorCache, shapeValidator, a2aCards });
     } catch (error) {
       // A load that throws is still a rejected edit: it must show in lastError.
       reject([{ file: path, line: 1, col: 1, pointer: '', message: `registry could not be loaded: ${(error as Error).message}` }]);
@@ -117,6 +127,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
       return;
     }
     prepare(result.snapshot);
+    logCardErrors(logger, result.snapshot);
     const previous = current;
     const diff = diffSnapshots(previous, result.snapshot);
     current = result.snapshot;
@@ -215,6 +226,13 @@ export function createStaticRegistry(snapshot: RegistrySnapshot): Registry {
     onReload: () => () => undefined,
     close: async () => undefined,
   };
+}
+
+/** One warning per agent whose Agent Card could not be fetched (the agent is not routable, or served from an earlier copy). */
+function logCardErrors(logger: Logger, snapshot: RegistrySnapshot): void {
+  for (const card of snapshot.agents) {
+    if (card.a2aCard?.error) logger.warn({ agent: card.id, version: snapshot.version }, `registry: ${card.a2aCard.error}`);
+  }
 }
 
 function logWarnings(logger: Logger, warnings: readonly ConfigIssue[]): void {

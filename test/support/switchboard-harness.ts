@@ -78,6 +78,8 @@ export async function startTestSwitchboard(options: {
   streamCaps?: SwitchboardOptions['streamCaps'];
   /** `SWITCHBOARD_API_KEYS` entries (default: keys off). */
   apiKeys?: readonly string[];
+  /** Fetching of `a2a_card` Agent Cards (default: the product's). */
+  a2aCards?: SwitchboardOptions['a2aCards'];
 }): Promise<TestSwitchboard> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-scenario-'));
   const configPath = join(dir, 'agents_config.yaml');
@@ -96,6 +98,7 @@ export async function startTestSwitchboard(options: {
     traceContext: options.traceContext,
     streamCaps: options.streamCaps,
     apiKeys: options.apiKeys,
+    a2aCards: options.a2aCards,
     watch: true,
   });
   const server: RunningServer = await startServer(switchboard.app, { port: 0, host: '127.0.0.1', streams: switchboard.streams });

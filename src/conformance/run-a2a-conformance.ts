@@ -1,0 +1,143 @@
+/**
+ * `check-agent` for A2A agents: the checks that decide whether Switchboard can
+ * use the agent as a sub-agent, run through the same SDK client and adapter a
+ * turn uses (so a pass here means a pass in production):
+ *
+ * - agent_card (MUST): the Agent Card is fetched and read (v1.0, or v0.3 through legacyCompat);
+ * - transport (MUST): the SDK finds a transport it speaks among the card's interfaces;
+ * - task_outcome (MUST): a message with sample inputs ends in a state Switchboard maps
+ *   (completed, input-required, failed, rejected, canceled), not an error or a stream cut short;
+ * - output_schema (MUST, registered agents with one): a completed task's data meets it;
+ * - input_required (SHOULD): a message without the required keys is answered input-required,
+ *   naming the keys in a data part (`missing_keys`);
+ * - streaming (SHOULD): an agent whose card says `capabilities.streaming` completes a streamed call.
+ */
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
+import type { AgentCard as A2aCard } from '@a2a-js/sdk';
+import { createAgentClient } from '../agents/agent-client.js';
+import { agentCardUrl } from '../agents/protocols/a2a.js';
+import type { AgentOutcome, AgentRequestBody } from '../agents/types.js';
+import { outputSchemaProblem } from '../agents/reply-envelope.js';
+import type { AgentCard } from '../registry/types.js';
+import type { CheckResult, ConformanceReport, ConformanceTarget } from './types.js';
+
+const LEGACY = { enabled: true } as const;
+
+/**
+ * Whether `url` serves an Agent Card (a quick probe for bare-URL targets). Only a
+ * site root or a `.json` url is probed: an endpoint path such as `/invoke` is an
+ * http-json / http-sse agent, never sent a stray request.
+ */
+export async function servesAgentCard(url: string, timeoutMs: number): Promise<boolean> {
+  try {
+    const path = new URL(url).pathname;
+    // A card url names itself; it is checked as A2A even when nothing answers there.
+    if (path.endsWith('.json')) return true;
+    if (path !== '/' && path !== '') return false;
+    const response = await fetch(agentCardUrl(url), { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    if (!response.ok) return false;
+    const body = (await response.json()) as { name?: unknown };
+    return typeof body?.name === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/** Runs the A2A checks against a target. */
+export async function runA2aConformance(target: ConformanceTarget): Promise<ConformanceReport> {
+  const checks: CheckResult[] = [];
+  const record = (id: string, level: CheckResult['level'], outcome: CheckResult['outcome'], detail: string) => checks.push({ id, level, outcome, detail });
+  const report = (): ConformanceReport => ({
+    target: { url: target.url, protocol: 'a2a', ...(target.agentId ? { agent_id: target.agentId } : {}) },
+    checks,
+    passed: checks.every((check) => check.level !== 'MUST' || check.outcome !== 'fail'),
+  });
+
+  let card: A2aCard;
+  const fetchImpl: typeof fetch = (input, init) => {
+    const headers = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(target.headers)) headers.set(name, value);
+    return fetch(input, { ...init, headers, signal: init?.signal ?? AbortSignal.timeout(target.timeoutMs) });
+  };
+  try {
+    card = await new DefaultAgentCardResolver({ fetchImpl, legacyCompat: LEGACY }).resolve(agentCardUrl(target.url), '');
+    const versions = [...new Set(card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion || '?'}`))].join(', ');
+    record('agent_card', 'MUST', 'pass', `"${card.name}" with ${card.skills.length} skill(s); interfaces: ${versions || 'none'}`);
+  } catch (error) {
+    record('agent_card', 'MUST', 'fail', `the Agent Card could not be read: ${(error as Error).message}`);
+    return report();
+  }
+  try {
+    const factory = new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat: LEGACY }), new RestTransportFactory({ fetchImpl, legacyCompat: LEGACY })] });
+    const client = await factory.createFromAgentCard(card);
+    record('transport', 'MUST', 'pass', `${client.transport.protocolName} (A2A ${client.protocolVersion})`);
+  } catch (error) {
+    record('transport', 'MUST', 'fail', (error as Error).message);
+    return report();
+  }
+
+  const streaming = card.capabilities?.streaming === true;
+  const client = createAgentClient({ retryBaseDelayMs: 1 });
+  const agentCard: AgentCard = {
+    id: target.agentId ?? 'checked_agent',
+    name: card.name,
+    description: card.description,
+    enabled: true,
+    examples: [],
+    keywords: [],
+    dependsOn: [],
+    endpoint: { url: target.url, protocol: 'a2a', timeoutMs: target.timeoutMs, retries: 0, headers: target.headers, allowPrivateAddresses: true },
+    requiredKeys: [],
+  };
+  const body = (inputs: Readonly<Record<string, unknown>>, suffix: string): AgentRequestBody => ({
+    task_id: `check_${Date.now()}_${suffix}`,
+    message: card.skills[0]?.examples[0] ?? 'conformance check',
+    inputs: { ...inputs },
+    user_id: 'conformance',
+    thread_id: `check_${Date.now()}`,
+    trace_id: `check_${Date.now()}`,
+    upstream: {},
+  });
+
+  const progress: string[] = [];
+  const first = await client.call(agentCard, body(target.inputs, 'full'), { onProgress: (text) => progress.push(text) });
+  if (first.ok) {
+    record('task_outcome', 'MUST', 'pass', `the task ended ${first.reply.status}${first.reply.message ? `: "${first.reply.message.slice(0, 80)}"` : ''}`);
+  } else {
+    record('task_outcome', 'MUST', first.code === 'agent_failed' ? 'pass' : 'fail', describeFailure(first));
+  }
+  checkOutput(first, target, record);
+  if (streaming) {
+    const streamed = first.ok && first.reply.status !== 'failed';
+    record('streaming', 'SHOULD', streamed ? 'pass' : 'fail', streamed ? `a streamed call finished (${progress.length} progress update(s))` : 'the card says streaming but the streamed call did not finish');
+  } else {
+    record('streaming', 'SHOULD', 'skip', 'the card does not offer streaming');
+  }
+
+  if (target.requiredKeys.length === 0) {
+    record('input_required', 'SHOULD', 'skip', 'no required keys to leave out');
+  } else {
+    const bare = await client.call(agentCard, body({}, 'bare'));
+    if (bare.ok && bare.reply.status === 'input_required') {
+      const named = bare.reply.missing_keys ?? [];
+      record('input_required', 'SHOULD', named.length > 0 ? 'pass' : 'fail', named.length > 0 ? `asked for ${named.join(', ')}` : 'input-required without the keys named in a data part (missing_keys)');
+    } else {
+      record('input_required', 'SHOULD', 'fail', `without ${target.requiredKeys.join(', ')} the task ended ${bare.ok ? bare.reply.status : describeFailure(bare)}`);
+    }
+  }
+  return report();
+}
+
+function checkOutput(outcome: AgentOutcome, target: ConformanceTarget, record: (id: string, level: CheckResult['level'], outcome: CheckResult['outcome'], detail: string) => void): void {
+  if (!target.validateOutput) return;
+  if (!outcome.ok || outcome.reply.status !== 'completed') {
+    record('output_schema', 'MUST', 'skip', 'no completed task to judge');
+    return;
+  }
+  const problem = outputSchemaProblem(outcome.reply, target.validateOutput);
+  record('output_schema', 'MUST', problem ? 'fail' : 'pass', problem ?? 'the task data meets output_schema');
+}
+
+function describeFailure(outcome: Extract<AgentOutcome, { ok: false }>): string {
+  return `${outcome.code}: ${outcome.reason}`;
+}

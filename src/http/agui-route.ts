@@ -1,0 +1,255 @@
+/**
+ * `POST /v1/agui`: one turn as an AG-UI event stream (docs/api.md#routes),
+ * so off-the-shelf AG-UI front ends (`@ag-ui/client` `HttpAgent`, CopilotKit)
+ * render it without a parser of ours. The input is the SDK's `RunAgentInput`
+ * (checked with its own schema): `threadId` is the session, the last user
+ * message the query, `forwardedProps.user_id` the user (required unless API
+ * keys are on: the key's tenant then stands for its one user), and
+ * `forwardedProps.confirm` / `reject` confirm or reject held tasks.
+ *
+ * Events are written by `@ag-ui/encoder`: RUN_STARTED; STEP_STARTED /
+ * STEP_FINISHED per stage (intent, plan, each agent task, verify, summarize);
+ * the final answer as TEXT_MESSAGE_START / _CONTENT / _END; CUSTOM
+ * `semantic_info` and `confirmation` when keys are missing or a side effect is
+ * held; then RUN_FINISHED (its result names the outcome) or RUN_ERROR.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventType, type BaseEvent } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { EventEncoder } from '@ag-ui/encoder';
+import type { RequestHandler, Response } from 'express';
+import { UserError } from '../errors.js';
+import type { ResponseState, StartedTurn, TurnRunner } from '../turn/index.js';
+import { isValidId } from '../id-patterns.js';
+import type { Logger } from '../logger.js';
+import { callerTenant } from './auth.js';
+import { delegationDepthOf } from './delegation-depth.js';
+import type { StreamTracker } from './stream-tracker.js';
+import { requireTraceId } from './trace-id.js';
+import { readTurnEvents } from './turn-outcome.js';
+
+export interface AguiHandlerOptions {
+  turns: TurnRunner;
+  logger: Logger;
+  tracker: StreamTracker;
+  maxQueryChars: number;
+  /** API keys are on: a missing `forwardedProps.user_id` is the key's tenant. */
+  keysOn: boolean;
+}
+
+interface AguiTurn {
+  threadId: string;
+  runId: string;
+  query: string;
+  userId: string;
+  confirm?: string[];
+  reject?: string[];
+}
+
+/** Reads the run input into a turn, or throws a 400 naming the field. */
+function readRunInput(body: unknown, response: Response, options: AguiHandlerOptions): AguiTurn {
+  const parsed = RunAgentInputSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join('.') || 'body';
+    throw new UserError('BAD_REQUEST', `not a valid AG-UI RunAgentInput: ${field}: ${issue?.message ?? 'invalid'}`, { field });
+  }
+  const input = parsed.data;
+  if (!isValidId('session_id', input.threadId)) {
+    throw new UserError('BAD_REQUEST', 'threadId may only hold letters, digits and _ . : - (1 to 128 characters)', { field: 'threadId' });
+  }
+  const props = (typeof input.forwardedProps === 'object' && input.forwardedProps !== null ? input.forwardedProps : {}) as Record<string, unknown>;
+  let userId: string;
+  if (props.user_id !== undefined) {
+    if (typeof props.user_id !== 'string' || !isValidId('user_id', props.user_id)) {
+      throw new UserError('BAD_REQUEST', 'forwardedProps.user_id may only hold letters, digits and _ . : @ - (1 to 128 characters)', { field: 'forwardedProps.user_id' });
+    }
+    userId = props.user_id;
+  } else if (options.keysOn) {
+    userId = callerTenant(response);
+  } else {
+    throw new UserError('BAD_REQUEST', 'forwardedProps.user_id is required', { field: 'forwardedProps.user_id' });
+  }
+  const confirm = taskIdList(props.confirm, 'forwardedProps.confirm');
+  const reject = taskIdList(props.reject, 'forwardedProps.reject');
+  const lastUser = [...input.messages].reverse().find((message) => message.role === 'user');
+  const content: unknown = lastUser?.content;
+  const query = (
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part: { type?: string; text?: string }) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('')
+        : ''
+  ).trim();
+  if (query === '' && !confirm && !reject) throw new UserError('BAD_REQUEST', 'messages must end with a user message that has text', { field: 'messages' });
+  if (query.length > options.maxQueryChars) {
+    throw new UserError('BAD_REQUEST', `the user message is longer than ${options.maxQueryChars} characters`, { field: 'messages' });
+  }
+  return { threadId: input.threadId, runId: input.runId, query, userId, ...(confirm ? { confirm } : {}), ...(reject ? { reject } : {}) };
+}
+
+function taskIdList(value: unknown, field: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length > 50 || !value.every((id) => typeof id === 'string' && isValidId('task_id', id))) {
+    throw new UserError('BAD_REQUEST', `${field} must be a list of task ids`, { field });
+  }
+  return value as string[];
+}
+
+/** The step a stage opens or closes (undefined: the stage is not a step boundary). */
+function stepOf(event: ResponseState): { name: string; edge: 'start' | 'finish' } | undefined {
+  const stage = event.metadata.stage;
+  const taskId = typeof event.metadata.state?.task_id === 'string' ? event.metadata.state.task_id : '';
+  switch (stage) {
+    case 'intent_start':
+      return { name: 'intent', edge: 'start' };
+    case 'intent_done':
+      return { name: 'intent', edge: 'finish' };
+    case 'plan_start':
+      return { name: 'plan', edge: 'start' };
+    case 'plan_done':
+      return { name: 'plan', edge: 'finish' };
+    case 'agent_start':
+      return { name: `agent:${event.agent_id}:${taskId}`, edge: 'start' };
+    case 'agent_done':
+    case 'agent_failed':
+      return { name: `agent:${event.agent_id}:${taskId}`, edge: 'finish' };
+    case 'verify_start':
+      return { name: 'verify', edge: 'start' };
+    case 'verify_done':
+      return { name: 'verify', edge: 'finish' };
+    case 'summarize_start':
+      return { name: 'summarize', edge: 'start' };
+    default:
+      return undefined;
+  }
+}
+
+/** Turns the turn's events into AG-UI events, in an order the AG-UI client's checks accept. */
+export function createAguiTranslator(threadId: string, runId: string) {
+  const open = new Set<string>();
+  const seen: ResponseState[] = [];
+  const closeAll = (): BaseEvent[] => {
+    const events = [...open].map((stepName) => ({ type: EventType.STEP_FINISHED, stepName }) as BaseEvent);
+    open.clear();
+    return events;
+  };
+  return {
+    started: (): BaseEvent => ({ type: EventType.RUN_STARTED, threadId, runId }) as BaseEvent,
+    translate(event: ResponseState): BaseEvent[] {
+      seen.push(event);
+      const step = stepOf(event);
+      if (step?.edge === 'start' && !open.has(step.name)) {
+        open.add(step.name);
+        return [{ type: EventType.STEP_STARTED, stepName: step.name } as BaseEvent];
+      }
+      if (step?.edge === 'finish' && open.has(step.name)) {
+        open.delete(step.name);
+        return [{ type: EventType.STEP_FINISHED, stepName: step.name } as BaseEvent];
+      }
+      if (event.metadata.stage === 'final' && event.metadata.state?.delta !== true) {
+        const out = closeAll();
+        const messageId = `msg_${randomUUID()}`;
+        if (event.content !== '') {
+          out.push(
+            { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent,
+            { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: event.content } as BaseEvent,
+            { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent,
+          );
+        }
+        const ending = readTurnEvents(seen);
+        if (ending.semanticInfo.length > 0) out.push({ type: EventType.CUSTOM, name: 'semantic_info', value: ending.semanticInfo } as BaseEvent);
+        if (ending.confirmation.length > 0) out.push({ type: EventType.CUSTOM, name: 'confirmation', value: ending.confirmation } as BaseEvent);
+        return out;
+      }
+      if (event.metadata.stage === 'escalate' && event.content !== '') {
+        // Handed to a human: the notice is a message of its own (after the answer, when there was one).
+        const out = closeAll();
+        const messageId = `msg_${randomUUID()}`;
+        out.push(
+          { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent,
+          { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: event.content } as BaseEvent,
+          { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent,
+        );
+        return out;
+      }
+      if (event.type === 'done') {
+        const out = closeAll();
+        const ending = readTurnEvents(seen);
+        if (ending.outcome === 'error') {
+          out.push({ type: EventType.RUN_ERROR, message: 'the turn failed', code: 'INTERNAL' } as BaseEvent);
+        } else {
+          out.push({ type: EventType.RUN_FINISHED, threadId, runId, result: { outcome: ending.outcome, session_id: threadId } } as BaseEvent);
+        }
+        return out;
+      }
+      return [];
+    },
+    failed: (message: string): BaseEvent[] => [...closeAll(), { type: EventType.RUN_ERROR, message, code: 'INTERNAL' } as BaseEvent],
+  };
+}
+
+/** Builds the handler (body already parsed as JSON). */
+export function createAguiHandler(options: AguiHandlerOptions): RequestHandler {
+  const { logger } = options;
+  return async (request, response) => {
+    const turn = readRunInput(request.body, response, options);
+    const traceId = requireTraceId(response);
+    const encoder = new EventEncoder({ accept: request.headers.accept });
+    const translator = createAguiTranslator(turn.threadId, turn.runId);
+
+    const controller = new AbortController();
+    response.once('close', () => {
+      if (!response.writableFinished && !controller.signal.aborted) controller.abort('client_disconnected');
+    });
+    const pending: ResponseState[] = [];
+    let write: ((event: ResponseState) => void) | undefined;
+    const onEvent = (event: ResponseState) => {
+      if (write) write(event);
+      else pending.push(event);
+    };
+
+    // Started before any byte is written: a refusal (409, 400) is still a plain JSON error.
+    const started: StartedTurn = await options.turns.start(
+      {
+        query: turn.query,
+        userId: turn.userId,
+        tenant: callerTenant(response),
+        sessionId: turn.threadId,
+        traceId,
+        delegationDepth: delegationDepthOf(response),
+        ...(turn.confirm ? { confirm: turn.confirm } : {}),
+        ...(turn.reject ? { reject: turn.reject } : {}),
+      },
+      { signal: controller.signal, onEvent },
+    );
+
+    response.status(200);
+    response.setHeader('content-type', encoder.getContentType());
+    response.setHeader('cache-control', 'no-cache, no-transform');
+    response.setHeader('x-accel-buffering', 'no');
+    response.setHeader('x-session-id', started.sessionId);
+    response.flushHeaders();
+    const send = (event: BaseEvent) => {
+      if (!response.writableEnded && !response.destroyed) response.write(encoder.encodeSSE(event));
+    };
+    const untrack = options.tracker.add({
+      shutdown: async () => {
+        controller.abort('server_shutdown');
+        await started.done.catch(() => undefined);
+      },
+    });
+    send(translator.started());
+    write = (event) => translator.translate(event).forEach(send);
+    for (const event of pending.splice(0)) write(event);
+    try {
+      await started.done;
+    } catch (error) {
+      logger.error({ err: error, traceId }, 'AG-UI turn failed while streaming');
+      translator.failed('the turn failed').forEach(send);
+    } finally {
+      untrack();
+      if (!response.writableEnded) response.end();
+    }
+  };
+}
