@@ -5,7 +5,8 @@
  * budgets and the finish (`done`, outcome, metrics). The HTTP layer and the
  * server assembly import these names only.
  */
-export { createTurnRunner, type TurnRunnerOptions, type TurnStorage, type TurnStopReason } from './turn-runner.js';
+export { createTurnRunner } from './turn-runner.js';
+export type { TurnRunnerOptions, TurnStorage, TurnStopReason } from './runner-options.js';
 export type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
 export { createTurnFeed, type ResumePoint, type TurnFeed } from './turn-feed.js';
 export { createTurnIdempotency, type IdempotencyClaim, type TurnIdempotency } from './turn-idempotency.js';

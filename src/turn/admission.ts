@@ -1,0 +1,153 @@
+/**
+ * Admission: a turn runs only while it holds its session's lease — one turn
+ * per session across every replica, so a second turn gets 409 (or waits, or
+ * interrupts the first, as its `multitask_strategy` says) rather than
+ * interleaving its memory updates with the first. An admitted turn's user row
+ * is written ahead and it listens for a cancel. A turn whose process died
+ * keeps its lease until the TTL runs out; the next turn on the session then
+ * finds it still marked running and records it as interrupted.
+ */
+import type { Logger } from '../logger.js';
+import { UserError } from '../errors.js';
+import { acquireSessionLease, sessionLeaseKey, type HeldLease } from './session-lease.js';
+import { cancelChannel } from './turn-channels.js';
+import type { TurnStorage, TurnStopReason } from './runner-options.js';
+import type { TurnRequest } from './turn-types.js';
+
+/** Who and where a turn is, once its ids are made. */
+export interface TurnPlace {
+  request: TurnRequest;
+  owner: string;
+  sessionId: string;
+  turnId: string;
+  /** Stops the turn (lease lost, cancelled). */
+  stop: (reason: TurnStopReason) => void;
+}
+
+/** What admission needs. */
+export interface AdmissionOptions {
+  storage: TurnStorage;
+  logger: Logger;
+  replicaId: string;
+  leaseTtlMs: number;
+  maxQueuedTurns: number;
+  queueWaitMs: number;
+}
+
+/** Lets turns in, one per session. */
+export interface Admission {
+  /** Takes the session's lease as the request's strategy says; throws `TURN_IN_PROGRESS`, `RATE_LIMITED` or `NOT_READY`. */
+  takeLease(place: TurnPlace, clientSignal: AbortSignal): Promise<HeldLease>;
+  /** Writes the turn ahead and subscribes to its cancel; returns what frees both (the lease included). */
+  openTurn(place: TurnPlace, lease: HeldLease): Promise<() => Promise<void>>;
+}
+
+/** The user's side of a turn in the transcript; a body-only confirmation is recorded by its task ids. */
+function userMessageText(request: TurnRequest): string {
+  if (request.query.trim() !== '') return request.query;
+  const parts = [request.confirm?.length ? `confirm: ${request.confirm.join(', ')}` : '', request.reject?.length ? `reject: ${request.reject.join(', ')}` : ''];
+  return parts.filter(Boolean).join('; ');
+}
+
+/** Polls for the lease until taken, the client leaves, or `timeoutMs` passes. */
+async function waitForLease<T>(tryLease: () => Promise<T | undefined>, signal: AbortSignal, timeoutMs: number): Promise<T | undefined> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline && !signal.aborted; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lease = await tryLease();
+    if (lease) return lease;
+  }
+  return undefined;
+}
+
+/**
+ * Per-session FIFO of enqueued turns in this process (`multitask_strategy:
+ * "enqueue"`): each waits for the one before it to start (or give up), then
+ * for the lease. Bounded: a full queue is refused with 429.
+ */
+function createSessionQueues(maxQueued: number) {
+  const tails = new Map<string, { tail: Promise<unknown>; size: number }>();
+  return {
+    async wait<T>(key: string, take: () => Promise<T>): Promise<T> {
+      const queue = tails.get(key) ?? { tail: Promise.resolve(), size: 0 };
+      if (queue.size >= maxQueued) throw new UserError('RATE_LIMITED', `the queue of session turns is full (${maxQueued})`, { retryAfterSeconds: 1 });
+      queue.size++;
+      const mine = queue.tail.then(take, take);
+      queue.tail = mine.catch(() => undefined);
+      tails.set(key, queue);
+      try {
+        return await mine;
+      } finally {
+        if (--queue.size === 0 && tails.get(key) === queue) tails.delete(key);
+      }
+    },
+  };
+}
+
+/** Makes the admission of one runner (its queues are per process). */
+export function createAdmission(options: AdmissionOptions): Admission {
+  const { storage, logger, replicaId, leaseTtlMs } = options;
+  const queues = createSessionQueues(options.maxQueuedTurns);
+  const interruptWaitMs = Math.max(leaseTtlMs, 10000);
+  return {
+    async takeLease({ request, owner, sessionId, turnId, stop }, signal) {
+      const leaseKey = sessionLeaseKey(owner, sessionId);
+      const tryLease = async () => {
+        try {
+          return await acquireSessionLease({
+            leases: storage.leases,
+            key: leaseKey,
+            holder: `${replicaId}:${turnId}`,
+            ttlMs: leaseTtlMs,
+            logger,
+            onLost: () => stop('lease_lost'),
+          });
+        } catch (error) {
+          logger.error({ err: error, traceId: request.traceId }, 'turn lease store unreachable');
+          throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
+        }
+      };
+      let lease = await tryLease();
+      if (!lease) {
+        const strategy = request.multitaskStrategy ?? 'reject';
+        if (strategy === 'reject') throw new UserError('TURN_IN_PROGRESS', `a turn is already running on session ${sessionId}`);
+        if (strategy === 'interrupt') {
+          // Cancel whatever runs on the session (on any replica), then take over as soon as it let go.
+          const running = await storage.transcript.latestTurn(owner, sessionId);
+          await storage.signals.publish(cancelChannel(owner, sessionId), running?.status === 'running' ? running.turn_id : '*');
+          lease = await waitForLease(tryLease, signal, interruptWaitMs);
+        } else {
+          lease = await queues.wait(leaseKey, () => waitForLease(tryLease, signal, options.queueWaitMs));
+        }
+        if (!lease) throw new UserError('TURN_IN_PROGRESS', `the turn running on session ${sessionId} did not end in time`);
+      }
+      return lease;
+    },
+
+    async openTurn({ request, owner, sessionId, turnId, stop }, held) {
+      let unsubscribe: (() => Promise<void>) | undefined;
+      try {
+        const { interrupted } = await storage.transcript.beginTurn({
+          turnId,
+          userId: owner,
+          sessionId,
+          query: userMessageText(request),
+          traceId: request.traceId,
+          createdAt: new Date().toISOString(),
+        });
+        if (interrupted.length > 0) logger.warn({ session: sessionId, turns: interrupted }, 'earlier turns were cut short; recorded as interrupted');
+        unsubscribe = await storage.signals.subscribe(cancelChannel(owner, sessionId), (message) => {
+          if (message === turnId || message === '*') stop('user_cancel');
+        });
+      } catch (error) {
+        await unsubscribe?.().catch(() => {});
+        await held.release();
+        logger.error({ err: error, traceId: request.traceId }, 'writing the turn ahead failed');
+        throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
+      }
+      return async () => {
+        await unsubscribe?.().catch((error: unknown) => logger.warn({ err: error }, 'cancel unsubscribe failed'));
+        await held.release();
+      };
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The event pipeline of one turn: every event a node writes passes the stream
+ * caps, is held while it is streamed text, cleaned by the output guard,
+ * numbered, appended to the turn's event log (for resume) and sent to the
+ * client. Streamed text (agent progress per task, answer deltas per speaker)
+ * goes through the guard's streams, so nothing a guard or the masking must see
+ * whole is ever split between two events (`text/scrub-stream.ts`).
+ */
+import type { DeltaStream, MessageStream } from '../text/index.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from '../graph/output-guard.js';
+import type { NodeEvent } from '../graph/context.js';
+import type { ResponseState } from '../graph/response-state.js';
+import type { StreamGovernor } from './stream-caps.js';
+import type { TurnEventLog } from './turn-event-log.js';
+
+/** What one turn's pipeline writes to. */
+export interface EventPipelineOptions {
+  sessionId: string;
+  turnId: string;
+  guard: OutputGuard;
+  /** The turn's caps on relayed progress. */
+  progress: StreamGovernor;
+  eventLog: TurnEventLog;
+  /** Once aborted, events are still numbered and stored but no longer sent. */
+  clientSignal: AbortSignal;
+  onEvent: (event: ResponseState) => void;
+  /** State added to the complete `final` and to `done`: usage, budget stops, dropped progress. */
+  closingState: () => Record<string, unknown>;
+}
+
+/** One turn's pipeline, and what it saw go through. */
+export interface EventPipeline {
+  /** Takes one node event. */
+  send(event: NodeEvent, type?: ResponseState['type']): void;
+  /** Every event sent so far, numbered. */
+  readonly events: ResponseState[];
+  /** The answer so far: the last complete `final`, with an escalation's text after it. */
+  finalAnswer(): string;
+  /** Whether the verify step found the results insufficient (the turn counts as unresolved). */
+  unresolved(): boolean;
+}
+
+/** The held stream of one sub-task's progress. */
+function agentStreamKey(event: NodeEvent): string {
+  return `agent:${String(event.state?.task_id ?? event.agent_id)}`;
+}
+
+/** Which held stream a streamed event belongs to; undefined for every other event. */
+function heldStreamKey(event: NodeEvent): string | undefined {
+  if (event.stage === 'agent_stream') return agentStreamKey(event);
+  if (event.stage === 'final' && event.state?.delta === true) return `final:${event.agent_id}`;
+  return undefined;
+}
+
+/** One held stream of a turn: an answer's deltas, or one sub-task's progress messages. */
+type HeldText = { kind: 'deltas'; stream: DeltaStream; first: NodeEvent } | { kind: 'messages'; stream: MessageStream<NodeEvent> };
+
+/** One output guard per snapshot, built on first use and dropped with the snapshot. */
+export function createOutputGuards(): (snapshot: RegistrySnapshot) => OutputGuard {
+  const guards = new WeakMap<RegistrySnapshot, OutputGuard>();
+  const leakCheck = createSystemPromptLeakCheck();
+  return (snapshot) => {
+    let guard = guards.get(snapshot);
+    if (!guard) {
+      // Ids, endpoint addresses, header values and system-prompt text never reach the user.
+      guard = createOutputGuard(snapshot, { inventedIds: false, leakCheck });
+      guards.set(snapshot, guard);
+    }
+    return guard;
+  };
+}
+
+/** Starts the pipeline of one turn. */
+export function createEventPipeline(options: EventPipelineOptions): EventPipeline {
+  const { guard, progress, eventLog, clientSignal, onEvent } = options;
+  const events: ResponseState[] = [];
+  let finalAnswer = '';
+  // The verify step found the results insufficient: a turn that ran to its end still counts as unresolved (docs/api.md#model-replies).
+  let unresolved = false;
+
+  const deliver = (event: NodeEvent, type: ResponseState['type'], content: string): void => {
+    const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
+    const state = complete ? { ...event.state, ...options.closingState() } : event.state;
+    const seq = events.length + 1;
+    const response: ResponseState = {
+      type,
+      content,
+      agent_id: event.agent_id,
+      is_thinking: event.is_thinking,
+      session_id: options.sessionId,
+      metadata: {
+        stage: event.stage,
+        seq,
+        turn_id: options.turnId,
+        ...(event.semantic_info ? { semantic_info: event.semantic_info } : {}),
+        ...(event.confirmation ? { confirmation: event.confirmation } : {}),
+        ...(state ? { state } : {}),
+      },
+    };
+    const isDelta = event.state?.delta === true;
+    if (event.stage === 'final' && !isDelta && (event.state?.verification as { sufficient?: unknown } | undefined)?.sufficient === false) unresolved = true;
+    if ((event.stage === 'final' && !isDelta) || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
+    events.push(response);
+    eventLog.append({ seq, data: JSON.stringify(response) });
+    if (!clientSignal.aborted) onEvent(response);
+  };
+
+  const held = new Map<string, HeldText>();
+  const flushHeld = (which: (key: string) => boolean): void => {
+    for (const [key, entry] of held) {
+      if (!which(key)) continue;
+      held.delete(key);
+      if (entry.kind === 'deltas') {
+        const rest = entry.stream.flush();
+        if (rest !== '') deliver(entry.first, 'content', rest);
+      } else {
+        for (const shown of entry.stream.flush()) deliver(shown.tag, 'content', shown.text);
+      }
+    }
+  };
+  const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
+    // Progress over the turn's caps is dropped here, before it is held, numbered, stored or sent.
+    if (event.stage === 'agent_stream' && !progress.admit(event.agent_id, event.content)) return;
+    const key = heldStreamKey(event);
+    if (key !== undefined) {
+      let entry = held.get(key);
+      if (!entry) {
+        // Progress arrives as whole messages a client shows one at a time; deltas are appended.
+        entry = event.stage === 'agent_stream' ? { kind: 'messages', stream: guard.messages<NodeEvent>() } : { kind: 'deltas', stream: guard.stream(), first: event };
+        held.set(key, entry);
+      }
+      if (entry.kind === 'deltas') {
+        const content = entry.stream.push(event.content);
+        if (content !== '') deliver(event, type, content);
+      } else {
+        for (const shown of entry.stream.push(event.content, event)) deliver(shown.tag, type, shown.text);
+      }
+      return;
+    }
+    if (event.stage === 'agent_done' || event.stage === 'agent_failed') flushHeld((name) => name === agentStreamKey(event));
+    else if (event.stage !== 'agent_start') flushHeld(() => true);
+    deliver(event, type, guard.clean(event.content));
+  };
+
+  return { send, events, finalAnswer: () => finalAnswer, unresolved: () => unresolved };
+}

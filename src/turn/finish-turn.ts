@@ -1,0 +1,81 @@
+/**
+ * The finish of a turn: the answer row is written, the checkpoints pruned,
+ * the session's lease released — before the client sees `done`, so its next
+ * turn is never refused — then `done` goes out with the outcome, the
+ * duration and the timings, the event log is flushed and the turn is counted.
+ */
+import type { Logger } from '../logger.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import type { TurnOutcome } from '../store/types.js';
+import type { TurnContext } from '../graph/context.js';
+import type { EventPipeline } from './event-pipeline.js';
+import type { TurnRunnerOptions, TurnStopReason } from './runner-options.js';
+import type { TurnEventLog } from './turn-event-log.js';
+import type { TurnRequest, TurnResult } from './turn-types.js';
+
+/** How a turn ended, as its run saw it. */
+export interface TurnEnding {
+  request: TurnRequest & { sessionId: string; turnId: string };
+  snapshot: RegistrySnapshot;
+  context: TurnContext;
+  outcome: Exclude<TurnOutcome, 'interrupted'>;
+  stopReason: TurnStopReason | undefined;
+  startedAt: number;
+  threadKey: string;
+  pipeline: EventPipeline;
+  eventLog: TurnEventLog;
+  /** Frees the session (lease and cancel subscription). */
+  release: () => Promise<void>;
+  /** The model usage for the last log line. */
+  usageState: () => Record<string, unknown>;
+}
+
+/** What finishing needs from the runner. */
+export type FinishOptions = Pick<TurnRunnerOptions, 'storage' | 'logger' | 'pruneCheckpoints' | 'onTurnEnd'>;
+
+/** Closes the turn and returns its result. */
+export async function finishTurn(options: FinishOptions, ending: TurnEnding): Promise<TurnResult> {
+  const { storage, logger } = options;
+  const { request, context, outcome, stopReason, pipeline } = ending;
+  const finalAnswer = pipeline.finalAnswer();
+  const recorded = await storage.transcript.finishTurn(request.turnId, {
+    content: finalAnswer,
+    outcome,
+    createdAt: new Date().toISOString(),
+    metadata: { registry_version: ending.snapshot.version, ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}) },
+  });
+  if (!recorded) logger.warn({ traceId: request.traceId, turnId: request.turnId }, 'turn was already closed by a later turn; answer not recorded');
+  if (outcome !== 'aborted' && outcome !== 'cancelled') {
+    await options.pruneCheckpoints?.(ending.threadKey).catch((error: unknown) => logger.warn({ err: error }, 'checkpoint pruning failed'));
+  }
+  const durationMs = Date.now() - ending.startedAt;
+  // Free the session before the client sees `done`, so its next turn is never refused.
+  await ending.release();
+  const unresolved = pipeline.unresolved();
+  pipeline.send(
+    {
+      stage: 'done',
+      content: '',
+      agent_id: 'supervisor',
+      is_thinking: false,
+      state: {
+        trace_id: request.traceId,
+        turn_id: request.turnId,
+        outcome: outcome === 'completed' && unresolved ? 'unresolved' : outcome,
+        ...(outcome === 'completed' && unresolved ? { unresolved_reason: 'verify_failed' } : {}),
+        ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}),
+        ...(context.answerCached && outcome === 'completed' ? { cached: true } : {}),
+        duration_ms: durationMs,
+        timings_ms: { ...context.timings },
+      },
+    },
+    'done',
+  );
+  await ending.eventLog.flush();
+  logger.info(
+    { traceId: request.traceId, session: request.sessionId, turnId: request.turnId, outcome, durationMs, timingsMs: context.timings, ...ending.usageState() },
+    'turn finished',
+  );
+  options.onTurnEnd?.(outcome, durationMs, pipeline.events);
+  return { sessionId: request.sessionId, finalAnswer, events: pipeline.events };
+}

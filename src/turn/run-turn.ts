@@ -1,0 +1,136 @@
+/**
+ * One admitted turn, start to finish: the graph runs on the registry snapshot
+ * of the turn's start with the turn's context (budget, signal, task recorder),
+ * its events go through the pipeline while it runs, and a stopped or failed
+ * graph still ends with a `final` the user can read. Each event is stored as
+ * sent and each sub-task recorded before it is sent.
+ */
+import { detectLanguage } from '../text/index.js';
+import { checkpointThread } from '../store/owner-key.js';
+import type { TurnOutcome } from '../store/types.js';
+import { turnFailedText, turnStoppedText } from '../i18n/index.js';
+import type { LlmUsage } from '../llm/types.js';
+import type { NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';
+import type { OutputGuard } from '../graph/output-guard.js';
+import type { ResponseState } from '../graph/response-state.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import { startTurnBudgets } from './budget-clock.js';
+import { createEventPipeline } from './event-pipeline.js';
+import { finishTurn } from './finish-turn.js';
+import { stopReasonOf, type TurnRunnerOptions, type TurnStopReason } from './runner-options.js';
+import { createStreamGovernor, DEFAULT_STREAM_CAPS, type StreamCaps } from './stream-caps.js';
+import type { RecordedTurn } from './task-records.js';
+import { turnEventsChannel } from './turn-channels.js';
+import { createTurnEventLog } from './turn-event-log.js';
+import type { TurnRequest, TurnResult } from './turn-types.js';
+
+/** What the runner hands every turn it runs. */
+export interface TurnRunParts {
+  guardFor: (snapshot: RegistrySnapshot) => OutputGuard;
+  recorderFor: (turn: RecordedTurn, snapshot: RegistrySnapshot) => TaskRecorder;
+}
+
+/** An admitted turn, with its ids and its owner. */
+export type AdmittedTurn = TurnRequest & { sessionId: string; turnId: string; owner: string };
+
+/** Runs admitted turns (the runner's `execute`). */
+export type TurnRun = (
+  request: AdmittedTurn,
+  controller: AbortController,
+  clientSignal: AbortSignal,
+  release: () => Promise<void>,
+  onEvent: (event: ResponseState) => void,
+) => Promise<TurnResult>;
+
+/** Makes the function that runs one admitted turn. */
+export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): TurnRun {
+  const { logger } = options;
+  const now = options.now ?? (() => new Date());
+  const budgetGraceMs = options.budgetGraceMs ?? 5000;
+  const streamCaps: StreamCaps = { ...DEFAULT_STREAM_CAPS, ...options.streamCaps };
+
+  return async (request, controller, clientSignal, release, onEvent) => {
+    const startedAt = Date.now();
+    const signal = controller.signal;
+    const snapshot = options.registry.current();
+    const guard = parts.guardFor(snapshot);
+    const budgets = startTurnBudgets({ snapshot, logger, traceId: request.traceId, onReached: options.onBudgetReached, controller, graceMs: budgetGraceMs });
+    const { budget } = budgets;
+    const usage: LlmUsage = { calls: [], budget: budget.llm };
+    const usageState = () => (options.summariseUsage ? { llm: options.summariseUsage(usage) } : {});
+    const progress = createStreamGovernor(streamCaps, (cap, agentId, first) => {
+      if (first) logger.warn({ traceId: request.traceId, cap, agent: agentId, limits: streamCaps }, 'agent progress over its cap; further progress of this turn dropped');
+      options.onStreamDrop?.(cap, first);
+    });
+    const droppedState = () => {
+      const dropped = progress.dropped();
+      return dropped.events_per_turn + dropped.agent_stream_bytes > 0 ? { agent_stream_dropped: dropped } : {};
+    };
+    const eventLog = createTurnEventLog({
+      events: options.storage.events,
+      turnId: request.turnId,
+      logger,
+      onStored: options.announceEvents
+        ? (lastSeq) => void options.storage.signals.publish(turnEventsChannel(request.turnId), String(lastSeq)).catch(() => {})
+        : undefined,
+    });
+    const pipeline = createEventPipeline({
+      sessionId: request.sessionId,
+      turnId: request.turnId,
+      guard,
+      progress,
+      eventLog,
+      clientSignal,
+      onEvent,
+      closingState: () => ({ ...usageState(), ...budgets.state(), ...droppedState() }),
+    });
+    const send = pipeline.send;
+    let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
+
+    const context: TurnContext = {
+      snapshot,
+      signal,
+      now: now(),
+      traceId: request.traceId,
+      language: detectLanguage(request.query),
+      usage,
+      timings: {},
+      turnId: request.turnId,
+      delegationDepth: (request.delegationDepth ?? 0) + 1,
+      owner: request.owner,
+      tasks: parts.recorderFor(request, snapshot),
+      budget,
+    };
+    const threadKey = checkpointThread(request.owner, request.sessionId);
+    let stopReason: TurnStopReason | undefined;
+    try {
+      const stream = await options.graph.stream(
+        { query: request.query, user_id: request.userId, thread_id: request.sessionId, confirm: request.confirm ?? [], reject: request.reject ?? [] },
+        { configurable: { thread_id: threadKey }, context: context as unknown as Record<string, unknown>, streamMode: 'custom', durability: 'exit', signal },
+      );
+      for await (const chunk of stream) send(chunk as NodeEvent);
+    } catch (error) {
+      if (signal.aborted) {
+        stopReason = stopReasonOf(signal);
+        outcome = stopReason === 'client_disconnected' ? 'aborted' : 'cancelled';
+        logger.info({ traceId: request.traceId, session: request.sessionId, reason: stopReason }, 'turn stopped');
+        if (stopReason !== 'client_disconnected') {
+          send({ stage: 'final', content: turnStoppedText(stopReason, context.language), agent_id: 'supervisor', is_thinking: false, state: { cancelled: true, reason: stopReason } });
+        }
+      } else {
+        outcome = 'error';
+        logger.error({ traceId: request.traceId, err: error }, 'turn failed');
+        send({
+          stage: 'final',
+          content: turnFailedText(context.language),
+          agent_id: 'supervisor',
+          is_thinking: false,
+        });
+      }
+    } finally {
+      budgets.stop();
+    }
+
+    return finishTurn(options, { request, snapshot, context, outcome, stopReason, startedAt, threadKey, pipeline, eventLog, release, usageState });
+  };
+}
