@@ -14,6 +14,7 @@ import type { Logger } from '../logger.js';
 import { createConfigShapeValidator } from './config-schema.js';
 import { createValidatorCache } from './schema-compiler.js';
 import { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
+import { createRegistryLoadWorker } from './load-worker.js';
 import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readRegistryText, type LoadResult } from './load-registry.js';
 import type { ConfigIssue, LastLoadError, Registry, RegistryDiff, RegistrySnapshot } from './types.js';
 
@@ -35,6 +36,8 @@ export interface CreateRegistryOptions {
    * still goes live (the work is then done on first use).
    */
   prepare?: (snapshot: RegistrySnapshot) => void;
+  /** Longest a reload may parse and build in its worker before it is refused. Default 10000 ms. */
+  reloadTimeoutMs?: number;
 }
 
 /** A live registry that can also be asked to re-read its file now (e.g. on SIGHUP). */
@@ -55,6 +58,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
   const debounceMs = options.debounceMs ?? 100;
 
   const validatorCache = createValidatorCache();
+  const trialLoads = createRegistryLoadWorker({ timeoutMs: options.reloadTimeoutMs });
   const shapeValidator = createConfigShapeValidator();
   const initial = await loadRegistryFile(path, { env, validatorCache, shapeValidator });
   logWarnings(logger, initial.warnings);
@@ -73,6 +77,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
   let lastError: LastLoadError | null = null;
   const listeners = new Set<ReloadListener>();
   logger.info({ version: current.version, agents: current.agents.length, enabled: current.enabledAgents.length, file: path }, 'registry loaded');
+  if (options.watch !== false) trialLoads.warm();
 
   const reject = (issues: readonly ConfigIssue[]): void => {
     const first = issues[0] as ConfigIssue;
@@ -101,6 +106,13 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
     if (contentVersion(text) === current.version) {
       if (lastError) logger.info({ version: current.version }, 'registry file restored to the live version');
       lastError = null;
+      return;
+    }
+    // The text is first parsed and built in a worker with a time and memory limit: a file that would stall the
+    // event loop is refused there and never loaded here.
+    const trial = await trialLoads.check(text, path, env);
+    if (!trial.ok) {
+      reject(trial.issues);
       return;
     }
     let result: LoadResult;
@@ -203,6 +215,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
       listeners.clear();
       await watcher?.close();
       await running;
+      await trialLoads.close();
     },
   };
 }
