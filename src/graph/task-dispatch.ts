@@ -138,6 +138,8 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
           requestId: `${context.traceId}:${requestTaskId}`,
           delegationDepth: context.delegationDepth ?? 1,
           onProgress: (content) => {
+            // Over the turn's caps it is dropped before the guard spends anything on it (a flood is mostly that).
+            if (context.admitProgress && !context.admitProgress(card.id, content)) return;
             for (const shown of text.progress(content)) emit(progressEvent(shown));
           },
         },

@@ -302,8 +302,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       }
     };
     const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
-      // Progress over the turn's caps is dropped here, before it is held, numbered, stored or sent.
-      if (event.stage === 'agent_stream' && !progress.admit(event.agent_id, event.content)) return;
+      // Progress over the turn's caps was dropped where it arrived (`context.admitProgress`), before it was guarded.
       const key = heldStreamKey(event);
       if (key !== undefined) {
         let entry = held.get(key);
@@ -338,6 +337,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       owner: request.owner,
       tasks: taskRecorder(request, snapshot),
       budget,
+      admitProgress: (agentId, content) => progress.admit(agentId, content),
     };
     const threadKey = checkpointThread(request.owner, request.sessionId);
     let stopReason: TurnStopReason | undefined;
