@@ -102,7 +102,14 @@ async function probed(name: string, url: string, body: () => Promise<{ leaked: n
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const latencies = await probe.stop();
-  return { name, ...outcome, worstHealthMs: Math.max(...latencies), p99HealthMs: quantile(latencies, 0.99), probes: latencies.length };
+  return {
+    name,
+    ...outcome,
+    note: `${outcome.note}; /healthz p50 ${Math.round(quantile(latencies, 0.5))} ms, p90 ${Math.round(quantile(latencies, 0.9))} ms`,
+    worstHealthMs: Math.max(...latencies),
+    p99HealthMs: quantile(latencies, 0.99),
+    probes: latencies.length,
+  };
 }
 
 const TOKEN = 'vault-secret-4c1e9b7a2d';
@@ -130,6 +137,21 @@ agents:
     keywords: [天气, weather]
     endpoint: { url: "${chatty}", protocol: http-sse, retries: 0, timeout_ms: 10000 }
 `;
+}
+
+/** The same prober on an idle server: what the machine's load alone costs /healthz. */
+async function baseline(): Promise<CaseFigures> {
+  const agent = await startFakeAgent(jsonReply());
+  const board = await startBoard(plainRegistry(agent.url));
+  try {
+    return await probed('idle baseline', board.url, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      return { leaked: 0, note: 'nothing but the prober for 3 s' };
+    });
+  } finally {
+    await board.close();
+    await agent.close();
+  }
 }
 
 async function splitSecret(): Promise<CaseFigures> {
@@ -387,7 +409,7 @@ async function edgeBodies(): Promise<CaseFigures> {
 
 /** Runs every case and prints one line per case. */
 export async function hardeningCases(only?: string): Promise<CaseFigures[]> {
-  const all = [splitSecret, fullWidth, aliasBomb, floods, rateLimit, webhook, edgeBodies];
+  const all = [baseline, splitSecret, fullWidth, aliasBomb, floods, rateLimit, webhook, edgeBodies];
   const cases = only ? all.filter((run) => run.name === only) : all;
   const figures: CaseFigures[] = [];
   console.log('hardening cases (leaked: count of what got through; /healthz probed every 20 ms during the case)');

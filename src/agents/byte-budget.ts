@@ -6,10 +6,12 @@
  * fast as the sockets gave them, and `/healthz` and ordinary turns waited
  * behind them. Every body reader takes its chunk's bytes from this budget
  * before handling it and gives them back after; while the budget is used up
- * the readers wait (their sockets fill and TCP slows the agents down), and a
- * reader that others wait on yields to the event loop before its next read.
+ * the readers wait (their sockets fill and TCP slows the agents down). A
+ * chunk's bytes count until the event loop has had a turn after it was
+ * handled, so the budget bounds the sub-agent bytes handled between two turns
+ * of the loop.
  *
- * Default: 1 MiB in flight (`SWITCHBOARD_AGENT_BYTES_IN_FLIGHT` overrides).
+ * Default: 256 KiB in flight (`SWITCHBOARD_AGENT_BYTES_IN_FLIGHT` overrides).
  * A chunk larger than the whole budget is still admitted when nothing else is
  * in flight, so no reply can be starved.
  */
@@ -27,8 +29,8 @@ export interface ByteBudget {
   readonly limit: number;
 }
 
-/** The default process-wide figure: 1 MiB of sub-agent bytes in flight. */
-export const DEFAULT_AGENT_BYTES_IN_FLIGHT = 1024 * 1024;
+/** The default process-wide figure: 256 KiB of sub-agent bytes in flight. */
+export const DEFAULT_AGENT_BYTES_IN_FLIGHT = 256 * 1024;
 
 /** A budget of `limit` bytes in flight. */
 export function createByteBudget(limit: number = DEFAULT_AGENT_BYTES_IN_FLIGHT): ByteBudget {
@@ -72,13 +74,20 @@ function limitFromEnvironment(): number {
 /** The process's budget, shared by every sub-agent body reader. */
 export const agentByteBudget: ByteBudget = createByteBudget(limitFromEnvironment());
 
-/** Runs `handle` on a chunk of `bytes` within the budget; yields to the event loop first when others wait. */
+/**
+ * Runs `handle` on a chunk of `bytes` within the budget. The bytes stay in
+ * flight until the event loop has had a turn after the chunk was handled
+ * (handling is synchronous, so counting only the handling would bound
+ * nothing): between two turns of the loop at most the budget's worth of
+ * sub-agent bytes is handled, and `/healthz` and other requests get their
+ * turn in between.
+ */
 export async function withinByteBudget<T>(budget: ByteBudget, bytes: number, handle: () => T): Promise<T> {
   await budget.take(bytes);
   try {
     return handle();
   } finally {
+    await new Promise<void>((resolve) => setImmediate(resolve));
     budget.release(bytes);
-    if (budget.waiting > 0) await new Promise<void>((resolve) => setImmediate(resolve));
   }
 }
