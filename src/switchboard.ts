@@ -17,6 +17,7 @@ import type { Planner } from './graph/planning/types.js';
 import { createTurnFeed } from './graph/turn-feed.js';
 import { createTurnIdempotency } from './graph/turn-idempotency.js';
 import { createTurnRunner } from './graph/turn-runner.js';
+import { startTurnSweeper } from './graph/turn-sweeper.js';
 import type { BudgetName } from './graph/turn-budget.js';
 import type { StreamCaps } from './graph/stream-caps.js';
 import type { TurnRunner } from './graph/turn-types.js';
@@ -245,6 +246,8 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   });
   const streams = createStreamTracker();
   const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });
+  // A turn whose process was killed is closed as interrupted once its session lease has run out.
+  const sweeper = startTurnSweeper({ storage, logger, leaseTtlMs: options.leaseTtlMs ?? 15000 });
   const feed = createTurnFeed({ storage, announced: storage.kind !== 'postgres' });
   const app = createApp({
     profiles: { profiles: storage.profiles, forgetUser: (userId) => storage.forgetUser(userId) },
@@ -275,6 +278,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     async close() {
       retention.stop();
       breakers.close();
+      sweeper.stop();
       await ticketWebhook.close();
       await registry.close();
       await storage.close();

@@ -14,6 +14,8 @@ import { randomUUID } from 'node:crypto';
 import { detectLanguage } from '../text/index.js';
 import type { Logger } from '../logger.js';
 import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from './output-guard.js';
+import { createSecretGuard, scrubDeep } from '../guard/content-guard.js';
+import type { TextScrubber } from '../text/id-scrubber.js';
 import type { DeltaStream, MessageStream } from '../text/index.js';
 import type { Registry, RegistrySnapshot } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
@@ -145,6 +147,13 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   // One content guard per snapshot, built on first use and dropped with the snapshot.
   const guards = new WeakMap<RegistrySnapshot, OutputGuard>();
   const leakCheck = createSystemPromptLeakCheck();
+  // Every field of an event besides its content (state, semantic_info, a confirmation) has header values and addresses removed.
+  const dataGuards = new WeakMap<RegistrySnapshot, TextScrubber>();
+  const dataGuard = (snapshot: RegistrySnapshot): TextScrubber => {
+    let scrubber = dataGuards.get(snapshot);
+    if (!scrubber) dataGuards.set(snapshot, (scrubber = createSecretGuard(snapshot)));
+    return scrubber;
+  };
   const contentGuard = (snapshot: RegistrySnapshot): OutputGuard => {
     let guard = guards.get(snapshot);
     if (!guard) {
@@ -209,6 +218,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     const signal = controller.signal;
     const snapshot = options.registry.current();
     const guard = contentGuard(snapshot);
+    const scrubData = dataGuard(snapshot).scrub;
     const events: ResponseState[] = [];
     const budget = createTurnBudget({ limits: snapshot.supervisor.budgets, logger, traceId: request.traceId, onReached: options.onBudgetReached });
     // Past the deadline the turn gets a grace period to give its answer; then it is stopped outright.
@@ -263,9 +273,9 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
           stage: event.stage,
           seq,
           turn_id: request.turnId,
-          ...(event.semantic_info ? { semantic_info: event.semantic_info } : {}),
-          ...(event.confirmation ? { confirmation: event.confirmation } : {}),
-          ...(state ? { state } : {}),
+          ...(event.semantic_info ? { semantic_info: scrubDeep(event.semantic_info, scrubData) } : {}),
+          ...(event.confirmation ? { confirmation: scrubDeep(event.confirmation, scrubData) } : {}),
+          ...(state ? { state: scrubDeep(state, scrubData) } : {}),
         },
       };
       const isDelta = event.state?.delta === true;
@@ -292,8 +302,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       }
     };
     const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
-      // Progress over the turn's caps is dropped here, before it is held, numbered, stored or sent.
-      if (event.stage === 'agent_stream' && !progress.admit(event.agent_id, event.content)) return;
+      // Progress over the turn's caps was dropped where it arrived (`context.admitProgress`), before it was guarded.
       const key = heldStreamKey(event);
       if (key !== undefined) {
         let entry = held.get(key);
@@ -328,6 +337,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       owner: request.owner,
       tasks: taskRecorder(request, snapshot),
       budget,
+      admitProgress: (agentId, content) => progress.admit(agentId, content),
     };
     const threadKey = checkpointThread(request.owner, request.sessionId);
     let stopReason: TurnStopReason | undefined;
