@@ -184,6 +184,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
           description: 'A repeat with the same key (same user) within 24 h never starts a second turn: it streams the first turn\'s events (replay, then live).',
           schema: { type: 'string', minLength: 1, maxLength: 200 },
         },
+        {
+          name: 'last-event-id',
+          in: 'header',
+          required: false,
+          description: 'With a repeated idempotency-key: `<turn_id>:<seq>` of the last event received; only the events after it are sent (204 when that was the turn\'s last).',
+          schema: { type: 'string' },
+        },
       ],
       requestBody: { required: true, content: json(ref('ChatRequest')) },
       responses: {
@@ -202,6 +209,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
             },
           },
         },
+        '204': { description: 'A repeated idempotency-key whose Last-Event-ID is the turn\'s last event: nothing more to send' },
         ...errorResponses({
           BAD_REQUEST: 'Bad body or header; the message names the field',
           DELEGATION_DEPTH_EXCEEDED: `${DEPTH_HEADER} is at or past supervisor.max_delegation_depth; refused before any stream opens`,
@@ -260,6 +268,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       ],
       responses: {
         '200': { description: 'The events', content: { 'text/event-stream': { schema: { type: 'string', description: 'Frames `id: <turn_id>:<seq>` + `data: <ResponseState JSON>`.' } } } },
+        '204': { description: 'Nothing follows Last-Event-ID: it is at or past the turn\'s done event, or the turn ended with nothing after it (a browser EventSource stops reconnecting)' },
         ...errorResponses({
           BAD_REQUEST: 'Bad id or Last-Event-ID',
           ...AUTH_ERRORS,
