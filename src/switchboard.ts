@@ -28,6 +28,8 @@ import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { recordCacheLookup, recordTurnMetrics } from './turn-metrics.js';
 import type { TraceContext } from './trace-context.js';
+import { createTurnTracing, type TurnTracing } from './telemetry/turn-tracing.js';
+import { traceTurns } from './graph/traced-turns.js';
 import { createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry, RegistrySnapshot } from './registry/types.js';
 import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
@@ -70,6 +72,8 @@ export interface SwitchboardOptions {
   chatPage?: string;
   /** The trace context the logger reads (see createLogger); requests run inside it. */
   traceContext?: TraceContext;
+  /** Spans of turns, sub-agent and model calls (hand the same one to the model gateway); default: ids only, for `traceparent`. */
+  tracing?: TurnTracing;
   heartbeatMs?: number;
   /** A request body must arrive completely within this long (default 30000 ms). */
   bodyTimeoutMs?: number;
@@ -189,7 +193,8 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   }
   // Shared through Redis when there is one; otherwise each replica keeps its own (a cache may miss, never be wrong).
   const cacheStore = storage.kind.includes('redis') ? storage.kv : createMemoryKeyValueStore();
-  const agentClient = createAgentClient({ logger });
+  const tracing = options.tracing ?? createTurnTracing();
+  const agentClient = createAgentClient({ logger, tracing });
   const ticketWebhook = createTicketWebhook({ logger, ...options.ticketWebhook });
   const health = createAgentHealthTracker();
   metrics.observeLive(() => {
@@ -216,7 +221,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       metrics.agentCallDuration.observe({ agent }, durationMs / 1000);
     },
   });
-  const turns = createTurnRunner({
+  const runner = createTurnRunner({
     registry,
     graph,
     storage,
@@ -236,6 +241,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       if (first) metrics.guardStops.inc({ guard: cap });
     },
   });
+  const turns = traceTurns(runner, tracing);
   const streams = createStreamTracker();
   const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });
   const feed = createTurnFeed({ storage, announced: storage.kind !== 'postgres' });

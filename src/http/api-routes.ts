@@ -170,6 +170,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
         },
         { name: 'x-trace-id', in: 'header', required: false, description: 'Trace id to use for the turn (passed on to sub-agents).', schema: { type: 'string' } },
         {
+          name: 'traceparent',
+          in: 'header',
+          required: false,
+          description: 'W3C trace context: the turn continues this trace (its trace id becomes the turn\'s trace id and x-trace-id); every sub-agent and model request carries a child traceparent. Spans are exported when OTEL_EXPORTER_OTLP_ENDPOINT is set.',
+          schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}' },
+        },
+        {
           name: DEPTH_HEADER,
           in: 'header',
           required: false,

@@ -24,7 +24,7 @@ import { delegationDepthOf } from './delegation-depth.js';
 import { sendError } from './error-handler.js';
 import { openSseStream, type SseStream } from './sse.js';
 import type { StreamTracker } from './stream-tracker.js';
-import { requireTraceId } from './trace-id.js';
+import { requireTraceId, traceParentOf } from './trace-id.js';
 
 export interface ChatHandlerOptions {
   turns: TurnRunner;
@@ -151,7 +151,7 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
 
     let started: StartedTurn;
     try {
-      started = await options.turns.start({ ...check.value, tenant: callerTenant(response), traceId, delegationDepth: delegationDepthOf(response) }, { signal: controller.signal, onEvent });
+      started = await options.turns.start({ ...check.value, tenant: callerTenant(response), traceId, traceParent: traceParentOf(response), delegationDepth: delegationDepthOf(response) }, { signal: controller.signal, onEvent });
     } catch (error) {
       if (idempotencyKey !== undefined) await options.idempotency!.keys.release(owner, idempotencyKey).catch(() => {});
       throw error;
