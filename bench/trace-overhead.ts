@@ -15,14 +15,19 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jsonReply, startFakeAgent } from '../test/support/fake-agent.js';
 import { sampleRegistry, startTestSwitchboard } from '../test/support/switchboard-harness.js';
 
-const { values } = parseArgs({ options: { mode: { type: 'string', default: 'off' }, turns: { type: 'string', default: '400' }, warmup: { type: 'string', default: '60' } } });
-const mode = values.mode === 'otel' ? 'otel' : 'off';
-const turns = Number(values.turns);
-const warmup = Number(values.warmup);
+/** One measurement. */
+export interface TraceOverhead {
+  mode: 'off' | 'otel';
+  turns: number;
+  cpu_ms_per_turn: number;
+  wall_ms_per_turn: number;
+  exported_bytes: number;
+}
 
 /** Swallows OTLP exports (counts spans by bytes received). */
 async function startReceiver(): Promise<{ url: string; bytes: () => number; close(): Promise<void> }> {
@@ -35,7 +40,8 @@ async function startReceiver(): Promise<{ url: string; bytes: () => number; clos
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bytes: () => bytes, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-async function main(): Promise<void> {
+/** Runs `turns` measured turns (after `warmup`) in one mode and prints the figures as one JSON line. */
+export async function measure(mode: 'off' | 'otel', turns = 400, warmup = 60): Promise<TraceOverhead> {
   const hotel = await startFakeAgent(jsonReply({ output: { booking_id: 'HB-1' }, message: '已为您预订北京饭店。' }));
   const receiver = mode === 'otel' ? await startReceiver() : undefined;
   const telemetry = receiver ? await (await import('../src/telemetry/start-otel.js')).startTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url }, { version: 'bench' }) : undefined;
@@ -60,13 +66,23 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage(cpuBefore);
   await telemetry?.flush();
   const cpuMsPerTurn = (cpu.user + cpu.system) / 1000 / turns;
-  console.log(
-    JSON.stringify({ mode, turns, cpu_ms_per_turn: Number(cpuMsPerTurn.toFixed(3)), wall_ms_per_turn: Number((wallMs / turns).toFixed(3)), exported_bytes: receiver?.bytes() ?? 0 }),
-  );
+  const result: TraceOverhead = { mode, turns, cpu_ms_per_turn: Number(cpuMsPerTurn.toFixed(3)), wall_ms_per_turn: Number((wallMs / turns).toFixed(3)), exported_bytes: receiver?.bytes() ?? 0 };
+  console.log(JSON.stringify(result));
   await board.close();
   await telemetry?.shutdown();
   await receiver?.close();
   await hotel.close();
+  return result;
 }
 
-await main();
+/** `npm run bench`: both modes, one after the other (figures only; the machine's noise is larger than the difference). */
+export async function main(): Promise<void> {
+  const off = await measure('off', 200, 40);
+  const otel = await measure('otel', 200, 40);
+  console.log(`tracing: ${off.cpu_ms_per_turn} ms CPU per turn unset, ${otel.cpu_ms_per_turn} ms exporting (×${(otel.cpu_ms_per_turn / off.cpu_ms_per_turn).toFixed(2)})`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values } = parseArgs({ options: { mode: { type: 'string', default: 'off' }, turns: { type: 'string', default: '400' }, warmup: { type: 'string', default: '60' } } });
+  await measure(values.mode === 'otel' ? 'otel' : 'off', Number(values.turns), Number(values.warmup));
+}
