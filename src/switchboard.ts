@@ -30,6 +30,8 @@ import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { recordCacheLookup, recordTurnMetrics } from './turn-metrics.js';
 import type { TraceContext } from './trace-context.js';
+import { createTurnTracing, type TurnTracing } from './telemetry/turn-tracing.js';
+import { traceTurns } from './graph/traced-turns.js';
 import { createA2aCardFetcher, createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry, RegistrySnapshot } from './registry/types.js';
 import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
@@ -72,6 +74,8 @@ export interface SwitchboardOptions {
   chatPage?: string;
   /** The trace context the logger reads (see createLogger); requests run inside it. */
   traceContext?: TraceContext;
+  /** Spans of turns, sub-agent and model calls (hand the same one to the model gateway); default: ids only, for `traceparent`. */
+  tracing?: TurnTracing;
   heartbeatMs?: number;
   /** A request body must arrive completely within this long (default 30000 ms). */
   bodyTimeoutMs?: number;
@@ -197,7 +201,8 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const breakers = createAgentBreakers({ logger, onTransition: (agent, _from, to) => metrics.agentBreakerTransitions.inc({ agent, to }) });
   // A breaker belongs to an agent as registered: one that left the registry is forgotten.
   registry.onReload((snapshot) => breakers.retain(snapshot.agents));
-  const agentClient = createAgentClient({ logger, breakers });
+  const tracing = options.tracing ?? createTurnTracing();
+  const agentClient = createAgentClient({ logger, breakers, tracing });
   const ticketWebhook = createTicketWebhook({ logger, ...options.ticketWebhook });
   const health = createAgentHealthTracker();
   metrics.observeLive(() => {
@@ -224,7 +229,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       metrics.agentCallDuration.observe({ agent }, durationMs / 1000);
     },
   });
-  const turns = createTurnRunner({
+  const runner = createTurnRunner({
     registry,
     graph,
     storage,
@@ -244,6 +249,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       if (first) metrics.guardStops.inc({ guard: cap });
     },
   });
+  const turns = traceTurns(runner, tracing);
   const streams = createStreamTracker();
   const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });
   // A turn whose process was killed is closed as interrupted once its session lease has run out.

@@ -190,7 +190,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
           keys,
           key_descriptions: keys.map((key, index) => (specs[index] ? keyDescription(specs[index]!, language) : key)),
           fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
-          key_options: specs.map(keyOptions),
+          key_options: specs.map((spec) => keyOptions(spec, language)),
         };
         if (keys.length > 0) extraInfo.push(info);
         emit({

@@ -8,6 +8,7 @@
 
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 import { DEPTH_HEADER } from './delegation-depth.js';
+import { ERROR_DETAILS, OPEN_OBJECT } from './openapi-components.js';
 
 /** One route: express path (`:param` form), method, and its OpenAPI operation object. */
 export interface ApiRoute {
@@ -37,7 +38,11 @@ export function errorResponses(described: Partial<Record<ErrorCode, string>>): R
       type: 'object',
       required: ['error'],
       properties: {
-        error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string', enum: codes.map(([code]) => code) }, message: { type: 'string' } } },
+        error: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: { code: { type: 'string', enum: codes.map(([code]) => code) }, message: { type: 'string' }, details: ERROR_DETAILS },
+        },
       },
     };
     const retry = status === 429 || status === 503;
@@ -86,6 +91,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/',
     operation: {
       operationId: 'chatPage',
+      security: [],
       summary: 'The demo chat page (HTML)',
       tags: ['page'],
       responses: { '200': { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
@@ -96,6 +102,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/healthz',
     operation: {
       operationId: 'health',
+      security: [],
       summary: 'Liveness',
       tags: ['operations'],
       responses: { '200': { description: 'The process is up', content: json({ type: 'object', properties: { status: { const: 'ok' } } }) } },
@@ -106,6 +113,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/readyz',
     operation: {
       operationId: 'ready',
+      security: [],
       summary: 'Readiness: a registry is loaded and storage answers',
       tags: ['operations'],
       responses: {
@@ -136,9 +144,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/openapi.json',
     operation: {
       operationId: 'openApi',
+      security: [],
       summary: 'This description (OpenAPI 3.1)',
       tags: ['descriptions'],
-      responses: { '200': { description: 'OpenAPI document', content: json({ type: 'object' }) } },
+      responses: { '200': { description: 'OpenAPI document', content: json(OPEN_OBJECT) } },
     },
   },
   {
@@ -149,7 +158,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       summary: 'JSON Schema of one ResponseState event',
       tags: ['descriptions'],
       security: [{}, { bearer: [] }],
-      responses: { '200': { description: 'JSON Schema', content: { 'application/schema+json': { schema: { type: 'object' } } } }, ...errorResponses(AUTH_ERRORS) },
+      responses: { '200': { description: 'JSON Schema', content: { 'application/schema+json': { schema: OPEN_OBJECT } } }, ...errorResponses(AUTH_ERRORS) },
     },
   },
   {
@@ -170,6 +179,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
         },
         { name: 'x-trace-id', in: 'header', required: false, description: 'Trace id to use for the turn (passed on to sub-agents).', schema: { type: 'string' } },
         {
+          name: 'traceparent',
+          in: 'header',
+          required: false,
+          description: 'W3C trace context: the turn continues this trace (its trace id becomes the turn\'s trace id and x-trace-id); every sub-agent and model request carries a child traceparent. Spans are exported when OTEL_EXPORTER_OTLP_ENDPOINT is set.',
+          schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}' },
+        },
+        {
           name: DEPTH_HEADER,
           in: 'header',
           required: false,
@@ -184,6 +200,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
           description: 'A repeat with the same key (same user) within 24 h never starts a second turn: it streams the first turn\'s events (replay, then live).',
           schema: { type: 'string', minLength: 1, maxLength: 200 },
         },
+        {
+          name: 'last-event-id',
+          in: 'header',
+          required: false,
+          description: 'With a repeated idempotency-key: `<turn_id>:<seq>` of the last event received; only the events after it are sent (204 when that was the turn\'s last).',
+          schema: { type: 'string' },
+        },
       ],
       requestBody: { required: true, content: json(ref('ChatRequest')) },
       responses: {
@@ -193,15 +216,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
             'text/event-stream': {
               schema: { type: 'string', description: 'Frames `data: <ResponseState JSON>` + blank line; the last event has type "done".' },
             },
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['session_id', 'final_answer', 'events'],
-                properties: { session_id: { type: 'string' }, final_answer: { type: 'string' }, events: { type: 'array', items: ref('ResponseState') } },
-              },
-            },
+            'application/json': { schema: ref('ChatAnswer') },
           },
         },
+        '204': { description: 'A repeated idempotency-key whose Last-Event-ID is the turn\'s last event: nothing more to send' },
         ...errorResponses({
           BAD_REQUEST: 'Bad body or header; the message names the field',
           DELEGATION_DEPTH_EXCEEDED: `${DEPTH_HEADER} is at or past supervisor.max_delegation_depth; refused before any stream opens`,
@@ -228,7 +246,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       responses: {
         '200': {
           description: 'Messages in order',
-          content: json({ type: 'object', required: ['session_id', 'messages'], properties: { session_id: { type: 'string' }, messages: { type: 'array', items: { type: 'object' } } } }),
+          content: json(ref('SessionMessages')),
         },
         ...errorResponses({
           BAD_REQUEST: 'Bad id',
@@ -260,6 +278,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       ],
       responses: {
         '200': { description: 'The events', content: { 'text/event-stream': { schema: { type: 'string', description: 'Frames `id: <turn_id>:<seq>` + `data: <ResponseState JSON>`.' } } } },
+        '204': { description: 'Nothing follows Last-Event-ID: it is at or past the turn\'s done event, or the turn ended with nothing after it (a browser EventSource stops reconnecting)' },
         ...errorResponses({
           BAD_REQUEST: 'Bad id or Last-Event-ID',
           ...AUTH_ERRORS,
@@ -303,7 +322,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       responses: {
         '200': {
           description: 'Facts learned from completed turns, with source and time',
-          content: json({ type: 'object', required: ['user_id', 'facts'], properties: { user_id: { type: 'string' }, facts: { type: 'array', items: { type: 'object' } } } }),
+          content: json(ref('Profile')),
         },
         ...errorResponses({ BAD_REQUEST: 'Bad id', ...AUTH_ERRORS, FORBIDDEN: 'The API key is not valid, or the caller is another user' }),
       },
@@ -325,7 +344,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       responses: {
         '200': {
           description: 'What was deleted',
-          content: json({ type: 'object', required: ['user_id', 'deleted'], properties: { user_id: { type: 'string' }, deleted: { type: 'object' } } }),
+          content: json(ref('ProfileDeleted')),
         },
         ...errorResponses({ BAD_REQUEST: 'Bad id or all', ...AUTH_ERRORS, FORBIDDEN: 'The API key is not valid, or the caller is another user' }),
       },
@@ -342,16 +361,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       responses: {
         '200': {
           description: 'Registry snapshot',
-          content: json({
-            type: 'object',
-            required: ['version', 'loaded_at', 'agents'],
-            properties: {
-              version: { type: 'string' },
-              loaded_at: { type: 'string' },
-              last_error: { type: ['object', 'null'] },
-              agents: { type: 'array', items: { type: 'object' } },
-            },
-          }),
+          content: json(ref('RegistrySnapshot')),
         },
         ...errorResponses(AUTH_ERRORS),
       },

@@ -19,6 +19,7 @@
 import jsYaml from 'js-yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { ConfigIssue } from './types.js';
+import { blameUnclosedQuote } from './unclosed-quote.js';
 
 /** Largest registry file accepted, in bytes. */
 export const MAX_REGISTRY_BYTES = 2 * 1024 * 1024;
@@ -110,6 +111,13 @@ export function parsePositionedYamlSource(text: string, file: string): YamlSourc
     const { line, col } = toPosition(error.pos[0]);
     const message = error.message.replace(/\s+/g, ' ').trim();
     const note = omitted > 0 && index === reported.length - 1 ? ` (${omitted} later error${omitted === 1 ? '' : 's'} not shown: fix this one first)` : '';
+    if (index === firstSyntaxError) {
+      // An unclosed quote earlier on is where the problem starts; the parser only noticed here.
+      const blamed = blameUnclosedQuote(text, line, (repaired) => stopsNoLater(repaired, error.pos[0] + 1));
+      if (blamed) {
+        return { file, ...blamed, pointer: '', message: `YAML syntax error: this quoted value is not closed on its line (the parser read on and stopped at ${line}:${col}: ${message})${note}` };
+      }
+    }
     return { file, line, col, pointer: '', message: `YAML syntax error: ${message}${note}` };
   });
 
@@ -236,4 +244,13 @@ function expansionIssue(data: unknown, file: string): ConfigIssue | null {
     return issue(`YAML error: aliases expand the file to ${total.bytes} characters of text (at most ${MAX_EXPANDED_CHARS}); write the values out or share less`);
   }
   return null;
+}
+
+/**
+ * True when the repaired `text` (one character longer before `offset`) still
+ * stops at or before where the original did: closing the quote did not help.
+ */
+function stopsNoLater(text: string, offset: number): boolean {
+  const first = parseDocument(text, { prettyErrors: false, uniqueKeys: true }).errors.find((error) => error.code !== 'DUPLICATE_KEY');
+  return first !== undefined && first.pos[0] <= offset;
 }
