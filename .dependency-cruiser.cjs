@@ -16,10 +16,10 @@ const BASE_FILES = ['errors.ts', 'logger.ts', 'metrics.ts', 'trace-context.ts', 
 /** Lowest first. A room is a folder under src/, `base` (the files above), or the assembly file at the root. */
 const TIERS = [
   { tier: 0, name: 'foundation', rooms: ['util', 'i18n', 'base'] },
-  { tier: 1, name: 'text', rooms: ['text'] },
+  { tier: 1, name: 'text and telemetry', rooms: ['text', 'telemetry'] },
   { tier: 2, name: 'config and storage', rooms: ['registry', 'store'] },
-  { tier: 3, name: 'model gateway and outbound data', rooms: ['llm', 'privacy'] },
-  { tier: 4, name: 'recognition, sub-agents, escalation', rooms: ['intent', 'agents', 'escalation'] },
+  { tier: 3, name: 'model gateway, sub-agent client, outbound data', rooms: ['llm', 'agents', 'privacy'] },
+  { tier: 4, name: 'recognition and escalation', rooms: ['intent', 'escalation'] },
   { tier: 5, name: 'the graph and the agent side', rooms: ['graph', 'agent-kit', 'conformance'] },
   { tier: 6, name: 'turn and eval', rooms: ['turn', 'eval'] },
   { tier: 7, name: 'HTTP', rooms: ['http'] },

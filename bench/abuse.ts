@@ -17,8 +17,15 @@
  * 3. Flood — an SSE agent that sends thousands of progress events and a large
  *    stream: events and bytes sent versus relayed to the client.
  *
- * Exit code 1 when anything leaked, an extra call was made, or a raw value
- * was found.
+ * 4. Hardening cases (bench/hardening-cases.ts) — a secret split at the
+ *    progress → result boundary, full-width personal values, an alias-bomb
+ *    registry on hot reload, 20 flooding agents at once, a made-up
+ *    Authorization header against the rate limit, a redirecting escalation
+ *    webhook, and edge bodies; each with a /healthz prober running, printing
+ *    what leaked and the worst and p99 /healthz latency during it.
+ *
+ * Exit code 1 when anything leaked, an extra call was made, a raw value was
+ * found, or /healthz p99 reached 200 ms during a hardening case.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +42,7 @@ import { hasInjectionSignals } from '../src/text/injection-signals.js';
 import { jsonReply, sseReply, startFakeAgent } from '../test/support/fake-agent.js';
 import { readInjectionCorpus, runCases, startInjectionFleet, type CaseResult } from '../test/support/injection-fleet.js';
 import { chatOverSse } from '../test/support/switchboard-harness.js';
+import { hardeningCases } from './hardening-cases.js';
 
 /** Figures of one abuse run. */
 export interface AbuseResult {
@@ -202,16 +210,20 @@ export async function main(): Promise<AbuseResult> {
   console.log('');
   const stream = await flood();
   console.log('');
+  const hardening = await hardeningCases();
+  const hardLeaks = hardening.reduce((sum, item) => sum + item.leaked, 0);
+  const slowCases = hardening.filter((item) => !(item.p99HealthMs < 200)).map((item) => item.name);
+  console.log('');
   const result: AbuseResult = {
-    pass: corpus.leaked === 0 && corpus.extra === 0 && corpus.forwarded === 0 && pii.raw === 0,
-    tried: corpus.tried + pii.tried + 1,
-    leaked: corpus.leaked + corpus.forwarded,
+    pass: corpus.leaked === 0 && corpus.extra === 0 && corpus.forwarded === 0 && pii.raw === 0 && hardLeaks === 0 && slowCases.length === 0,
+    tried: corpus.tried + pii.tried + 1 + hardening.length,
+    leaked: corpus.leaked + corpus.forwarded + hardLeaks,
     extraCalls: corpus.extra,
     masked: pii.masked,
     unmasked: pii.raw,
   };
   console.log(
-    `abuse summary: tried ${result.tried} (injection turns ${corpus.tried}, personal-data kinds ${pii.tried}, flood 1) / leaked ${result.leaked} / extra calls ${result.extraCalls} / masked ${result.masked} / unmasked ${result.unmasked}; flood relayed ${stream.relayedEvents} of ${stream.sentEvents} events — ${result.pass ? 'PASS' : 'FAIL'}`,
+    `abuse summary: tried ${result.tried} (injection turns ${corpus.tried}, personal-data kinds ${pii.tried}, flood 1, hardening ${hardening.length}; hardening leaks ${hardLeaks}, /healthz p99 ≥ 200 ms in: ${slowCases.join(', ') || 'none'}) / leaked ${result.leaked} / extra calls ${result.extraCalls} / masked ${result.masked} / unmasked ${result.unmasked}; flood relayed ${stream.relayedEvents} of ${stream.sentEvents} events — ${result.pass ? 'PASS' : 'FAIL'}`,
   );
   return result;
 }

@@ -8,6 +8,7 @@ import { main as llmCalls } from './llm-calls.js';
 import { main as replicas } from './replicas.js';
 import { main as memoryAndCaches } from './memory-and-caches.js';
 import { main as abuse } from './abuse.js';
+import { main as traceOverhead } from './trace-overhead.js';
 
 const reloadResult = await reload();
 console.log('');
@@ -18,4 +19,6 @@ console.log('');
 const memoryResult = await memoryAndCaches();
 console.log('');
 const abuseResult = await abuse();
+console.log('');
+await traceOverhead();
 process.exitCode = reloadResult.pass && replicasResult.pass && memoryResult.pass && abuseResult.pass ? 0 : 1;

@@ -3,6 +3,9 @@
  * the request body (docs/api.md#sub-agent-wire-protocol) — no HTTP here — and replies in the shapes the
  * root `agents_config.yaml` declares as `output_schema`. A required input that
  * is absent or malformed gets `status: input_required` with `missing_keys`.
+ * Messages follow the language of the request's `message` (the user's words
+ * for this task): English for an English request, Chinese otherwise; the data
+ * in `output` is the same in both.
  */
 import type { AgentReply, AgentRequestBody } from '../src/agents/types.js';
 import {
@@ -30,27 +33,41 @@ export interface DemoAgentDefinition {
   handle(request: AgentRequestBody, context: DemoAgentContext): Promise<AgentReply>;
 }
 
+/** The language to answer in: English when the task's words have no Chinese characters. */
+export function replyLanguage(request: Pick<AgentRequestBody, 'message'>): 'en' | 'zh' {
+  return /[\u3400-\u9fff]/.test(request.message ?? '') ? 'zh' : 'en';
+}
+
+const CONDITIONS_EN: Readonly<Record<string, string>> = { 晴: 'sunny', 多云: 'cloudy', 阴: 'overcast', 小雨: 'light rain', 晴转多云: 'sunny, then cloudy', 阵雨: 'showers' };
+
 interface InputRule {
   key: string;
   description: string;
+  /** The description in English. */
+  english: string;
   /** Extra check for a present value; the hint names the expected form. */
   valid?: (value: unknown) => boolean;
   hint?: string;
 }
 
 /** `input_required` naming every required input that is absent or malformed, else undefined. */
-function checkInputs(inputs: Record<string, unknown>, rules: readonly InputRule[]): AgentReply | undefined {
+function checkInputs(inputs: Record<string, unknown>, rules: readonly InputRule[], language: 'en' | 'zh'): AgentReply | undefined {
   const problems = rules.filter((rule) => {
     const value = inputs[rule.key];
     if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return true;
     return rule.valid ? !rule.valid(value) : typeof value !== 'string';
   });
   if (problems.length === 0) return undefined;
-  const wording = problems.map((rule) => (rule.hint && inputs[rule.key] !== undefined ? `${rule.description}（${rule.hint}）` : rule.description));
+  const english = language === 'en';
+  const wording = problems.map((rule) => {
+    const name = english ? rule.english : rule.description;
+    const hint = english ? 'as YYYY-MM-DD' : rule.hint;
+    return rule.hint && inputs[rule.key] !== undefined ? (english ? `${name} (${hint})` : `${name}（${hint}）`) : name;
+  });
   return {
     status: 'input_required',
     missing_keys: problems.map((rule) => rule.key),
-    message: `还需要您提供：${wording.join('、')}`,
+    message: english ? `Please also give: ${wording.join(', ')}` : `还需要您提供：${wording.join('、')}`,
   };
 }
 
@@ -60,15 +77,21 @@ const DATE_RULE = { valid: (value: unknown) => resolveDate(value) !== undefined,
 export const hotelAgent: DemoAgentDefinition = {
   id: 'hotel_agent',
   streaming: false,
-  async handle({ task_id: taskId, inputs }) {
-    const missing = checkInputs(inputs, [
-      { key: 'city', description: '入住城市' },
-      { key: 'check_in_date', description: '入住日期', ...DATE_RULE },
-    ]);
+  async handle(request) {
+    const { task_id: taskId, inputs } = request;
+    const english = replyLanguage(request) === 'en';
+    const missing = checkInputs(
+      inputs,
+      [
+        { key: 'city', description: '入住城市', english: 'check-in city' },
+        { key: 'check_in_date', description: '入住日期', english: 'check-in date', ...DATE_RULE },
+      ],
+      english ? 'en' : 'zh',
+    );
     if (missing) return missing;
     const nights = inputs.nights ?? 1;
     if (!Number.isInteger(nights) || (nights as number) < 1) {
-      return { status: 'failed', message: `入住晚数必须是正整数，收到的是 ${JSON.stringify(nights)}` };
+      return { status: 'failed', message: english ? `The number of nights must be a positive whole number, got ${JSON.stringify(nights)}` : `入住晚数必须是正整数，收到的是 ${JSON.stringify(nights)}` };
     }
     const city = String(inputs.city).trim();
     const checkInDate = resolveDate(inputs.check_in_date)!;
@@ -82,9 +105,9 @@ export const hotelAgent: DemoAgentDefinition = {
     return {
       status: 'completed',
       output: { city, check_in_date: checkInDate, nights, hotels, booking_id: bookingId, booked_hotel: booked.name },
-      message:
-        `已为您找到${city}的 ${hotels.length} 家酒店（${checkInDate} 入住，共 ${nights} 晚），` +
-        `并预订了${booked.name}（¥${booked.price}/晚），订单号 ${bookingId}。`,
+      message: english
+        ? `Found ${hotels.length} hotels in ${city} (check-in ${checkInDate}, ${nights} night${nights === 1 ? '' : 's'}) and booked ${booked.name} (¥${booked.price}/night), order ${bookingId}.`
+        : `已为您找到${city}的 ${hotels.length} 家酒店（${checkInDate} 入住，共 ${nights} 晚），` + `并预订了${booked.name}（¥${booked.price}/晚），订单号 ${bookingId}。`,
     };
   },
 };
@@ -93,11 +116,17 @@ export const hotelAgent: DemoAgentDefinition = {
 export const limoAgent: DemoAgentDefinition = {
   id: 'limo_agent',
   streaming: false,
-  async handle({ task_id: taskId, inputs, upstream }) {
-    const missing = checkInputs(inputs, [
-      { key: 'airport', description: '机场' },
-      { key: 'pickup_time', description: '接机时间' },
-    ]);
+  async handle(request) {
+    const { task_id: taskId, inputs, upstream } = request;
+    const english = replyLanguage(request) === 'en';
+    const missing = checkInputs(
+      inputs,
+      [
+        { key: 'airport', description: '机场', english: 'airport' },
+        { key: 'pickup_time', description: '接机时间', english: 'pickup time' },
+      ],
+      english ? 'en' : 'zh',
+    );
     if (missing) return missing;
     const airport = String(inputs.airport).trim();
     const pickupTime = String(inputs.pickup_time).trim();
@@ -116,7 +145,9 @@ export const limoAgent: DemoAgentDefinition = {
         ...(date ? { date } : {}),
         ...(destination ? { destination } : {}),
       },
-      message: `已安排${when}在${airport}接机，司机${driver}${destination ? `，将送您前往${destination}` : ''}。订单号 ${bookingId}。`,
+      message: english
+        ? `Pickup arranged at ${airport} at ${when}, driver ${driver}${destination ? `, to ${destination}` : ''}. Order ${bookingId}.`
+        : `已安排${when}在${airport}接机，司机${driver}${destination ? `，将送您前往${destination}` : ''}。订单号 ${bookingId}。`,
     };
   },
 };
@@ -141,18 +172,24 @@ function hotelFromUpstream(upstream: AgentRequestBody['upstream'] | undefined): 
 export const flightAgent: DemoAgentDefinition = {
   id: 'flight_agent',
   streaming: false,
-  async handle({ inputs }) {
-    const missing = checkInputs(inputs, [
-      { key: 'origin', description: '出发城市' },
-      { key: 'destination', description: '到达城市' },
-      { key: 'date', description: '出发日期', ...DATE_RULE },
-    ]);
+  async handle(request) {
+    const { inputs } = request;
+    const english = replyLanguage(request) === 'en';
+    const missing = checkInputs(
+      inputs,
+      [
+        { key: 'origin', description: '出发城市', english: 'departure city' },
+        { key: 'destination', description: '到达城市', english: 'arrival city' },
+        { key: 'date', description: '出发日期', english: 'departure date', ...DATE_RULE },
+      ],
+      english ? 'en' : 'zh',
+    );
     if (missing) return missing;
     const origin = String(inputs.origin).trim();
     const destination = String(inputs.destination).trim();
     const date = resolveDate(inputs.date)!;
     if (canonicalCity(origin) === canonicalCity(destination)) {
-      return { status: 'failed', message: `出发城市和到达城市都是${origin}，无法查询航班` };
+      return { status: 'failed', message: english ? `Departure and arrival are both ${origin}: no flights to look for` : `出发城市和到达城市都是${origin}，无法查询航班` };
     }
     const route = `${canonicalCity(origin)}|${canonicalCity(destination)}`;
     const durationMinutes = 110 + (hashNumber(route) % 10) * 10;
@@ -174,7 +211,9 @@ export const flightAgent: DemoAgentDefinition = {
     return {
       status: 'completed',
       output: { origin, destination, date, flights },
-      message: `${date} ${origin}飞往${destination}共有 ${flights.length} 个航班，最低价为${cheapest.airline} ${cheapest.flight_no}，¥${cheapest.price}。`,
+      message: english
+        ? `${flights.length} flights from ${origin} to ${destination} on ${date}; the cheapest is ${cheapest.airline} ${cheapest.flight_no} at ¥${cheapest.price}.`
+        : `${date} ${origin}飞往${destination}共有 ${flights.length} 个航班，最低价为${cheapest.airline} ${cheapest.flight_no}，¥${cheapest.price}。`,
     };
   },
 };
@@ -190,14 +229,16 @@ function formatDateTime(date: string, minutes: number): string {
 export const weatherAgent: DemoAgentDefinition = {
   id: 'weather_agent',
   streaming: true,
-  async handle({ inputs }, context) {
-    const missing = checkInputs(inputs, [{ key: 'city', description: '查询城市' }]);
+  async handle(request, context) {
+    const { inputs } = request;
+    const english = replyLanguage(request) === 'en';
+    const missing = checkInputs(inputs, [{ key: 'city', description: '查询城市', english: 'city' }], english ? 'en' : 'zh');
     if (missing) return missing;
     const city = String(inputs.city).trim();
     // `date` is optional: anything unrecognised means "from today".
     const start = resolveDate(inputs.date) ?? resolveDate('today')!;
-    await context.progress(`正在查询${city}的天气…`);
-    await context.progress(`正在整理${city}未来三天的预报…`);
+    await context.progress(english ? `Looking up the weather in ${city}…` : `正在查询${city}的天气…`);
+    await context.progress(english ? `Putting together the three-day forecast for ${city}…` : `正在整理${city}未来三天的预报…`);
     const [high, low] = climateOf(city);
     const forecast = [0, 1, 2].map((offset) => {
       const date = addDays(start, offset);
@@ -206,11 +247,13 @@ export const weatherAgent: DemoAgentDefinition = {
       return { date, condition: conditionFor(seed), high: high + swing, low: low + swing - (hashNumber(`low|${seed}`) % 3) };
     });
     const today = forecast[0]!;
-    const umbrella = forecast.some((day) => day.condition.includes('雨')) ? '，有降雨，记得带伞' : '';
+    const rainy = forecast.some((day) => day.condition.includes('雨'));
     return {
       status: 'completed',
       output: { city, forecast },
-      message: `${city} ${today.date}：${today.condition}，${today.low}~${today.high}°C${umbrella}。`,
+      message: english
+        ? `${city} ${today.date}: ${CONDITIONS_EN[today.condition] ?? today.condition}, ${today.low} to ${today.high}°C${rainy ? '; rain is expected, take an umbrella' : ''}.`
+        : `${city} ${today.date}：${today.condition}，${today.low}~${today.high}°C${rainy ? '，有降雨，记得带伞' : ''}。`,
     };
   },
 };

@@ -14,7 +14,7 @@ import { buildSupervisorGraph } from './graph/build-graph.js';
 import { createLlmPlanner } from './graph/planning/llm-planner.js';
 import { createOfflinePlanner } from './graph/planning/offline-planner.js';
 import type { Planner } from './graph/planning/types.js';
-import { createTurnFeed, createTurnIdempotency, createTurnRunner, recordCacheLookup, recordTurnMetrics, type BudgetName, type StreamCaps, type TurnRunner } from './turn/index.js';
+import { createTurnFeed, createTurnIdempotency, createTurnRunner, recordCacheLookup, recordTurnMetrics, startTurnSweeper, traceTurns, type BudgetName, type StreamCaps, type TurnRunner } from './turn/index.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
 import { createCardPreselector, createExampleRanker, createIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
 import type { IntentRecognizer } from './intent/types.js';
@@ -23,6 +23,7 @@ import type { LlmGateway } from './llm/types.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { TraceContext } from './trace-context.js';
+import { createTurnTracing, type TurnTracing } from './telemetry/turn-tracing.js';
 import { createA2aCardFetcher, createRegistry, toPublicCard } from './registry/index.js';
 import type { Registry, RegistrySnapshot } from './registry/types.js';
 import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
@@ -65,6 +66,8 @@ export interface SwitchboardOptions {
   chatPage?: string;
   /** The trace context the logger reads (see createLogger); requests run inside it. */
   traceContext?: TraceContext;
+  /** Spans of turns, sub-agent and model calls (hand the same one to the model gateway); default: ids only, for `traceparent`. */
+  tracing?: TurnTracing;
   heartbeatMs?: number;
   /** A request body must arrive completely within this long (default 30000 ms). */
   bodyTimeoutMs?: number;
@@ -190,7 +193,8 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const breakers = createAgentBreakers({ logger, onTransition: (agent, _from, to) => metrics.agentBreakerTransitions.inc({ agent, to }) });
   // A breaker belongs to an agent as registered: one that left the registry is forgotten.
   registry.onReload((snapshot) => breakers.retain(snapshot.agents));
-  const agentClient = createAgentClient({ logger, breakers });
+  const tracing = options.tracing ?? createTurnTracing();
+  const agentClient = createAgentClient({ logger, breakers, tracing });
   const ticketWebhook = createTicketWebhook({ logger, ...options.ticketWebhook });
   const health = createAgentHealthTracker();
   metrics.observeLive(() => {
@@ -217,7 +221,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       metrics.agentCallDuration.observe({ agent }, durationMs / 1000);
     },
   });
-  const turns = createTurnRunner({
+  const runner = createTurnRunner({
     registry,
     graph,
     storage,
@@ -237,8 +241,11 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       if (first) metrics.guardStops.inc({ guard: cap });
     },
   });
+  const turns = traceTurns(runner, tracing);
   const streams = createStreamTracker();
   const retention = startRetentionJob({ storage, retentionDays: () => registry.current().supervisor.retentionDays, logger });
+  // A turn whose process was killed is closed as interrupted once its session lease has run out.
+  const sweeper = startTurnSweeper({ storage, logger, leaseTtlMs: options.leaseTtlMs ?? 15000 });
   const feed = createTurnFeed({ storage, announced: storage.kind !== 'postgres' });
   const app = createApp({
     profiles: { profiles: storage.profiles, forgetUser: (userId) => storage.forgetUser(userId) },
@@ -269,6 +276,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     async close() {
       retention.stop();
       breakers.close();
+      sweeper.stop();
       await ticketWebhook.close();
       await registry.close();
       await storage.close();

@@ -23,6 +23,8 @@ import pRetry from 'p-retry';
 import type { LookupFunction } from 'node:net';
 import { createEndpointFetch } from './endpoint-fetch.js';
 import { createAgentBreakers, type AgentBreakers } from './circuit-breakers.js';
+import { createTurnTracing, type TurnTracing } from '../telemetry/turn-tracing.js';
+import { outgoingTraceHeaders, type SpanContextRef } from '../trace-context.js';
 
 /** Dependencies and limits of an agent client. */
 export interface AgentClientOptions {
@@ -46,6 +48,8 @@ export interface AgentClientOptions {
   protocols?: Readonly<Record<string, ProtocolAdapter>>;
   /** The per-agent circuit breakers (default: a set of this client's own). */
   breakers?: AgentBreakers;
+  /** Where a call's span comes from (a child of the running turn's); default: ids only, for the `traceparent` header. */
+  tracing?: Pick<TurnTracing, 'startChild'>;
 }
 
 const FALLBACK_TIMEOUT_MS = 15_000;
@@ -55,7 +59,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1_000_000;
 export const DEFAULT_MAX_STREAM_BYTES = 8_000_000;
 const MAX_RETRY_DELAY_MS = 5_000;
 /** Header names the client sets itself; a card cannot override them. */
-const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'x-switchboard-depth', 'content-type', 'accept', 'content-length']);
+const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'traceparent', 'x-switchboard-depth', 'content-type', 'accept', 'content-length']);
 
 /** Creates a client that calls sub-agents according to their cards. */
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
@@ -68,8 +72,22 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
   const retryBaseDelayMs = options.retryBaseDelayMs ?? 100;
   const adapters = createProtocolAdapters(options.protocols);
   const breakers = options.breakers ?? createAgentBreakers({ logger });
+  const tracing = options.tracing ?? createTurnTracing();
 
+  /** One call under its own span (a child of the turn's), whose ids go out as `traceparent`. */
   async function call(card: AgentCard, body: AgentRequestBody, callOptions: AgentCallOptions = {}): Promise<AgentOutcome> {
+    const span = tracing.startChild('switchboard.agent_call', {
+      role: 'client',
+      traceId: body.trace_id,
+      attributes: { 'switchboard.agent_id': card.id, 'switchboard.task_id': body.task_id, 'switchboard.protocol': card.endpoint.protocol },
+    });
+    const outcome = await callUnderSpan(card, body, callOptions, span?.context);
+    span?.setAttributes({ 'switchboard.attempts': outcome.attempts, 'switchboard.outcome': outcome.ok ? 'ok' : outcome.code });
+    span?.end(outcome.ok ? undefined : outcome.code);
+    return outcome;
+  }
+
+  async function callUnderSpan(card: AgentCard, body: AgentRequestBody, callOptions: AgentCallOptions, span: SpanContextRef | undefined): Promise<AgentOutcome> {
     const startedAt = performance.now();
     const { signal } = callOptions;
     const elapsed = () => Math.round(performance.now() - startedAt);
@@ -89,7 +107,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     }
     if (signal?.aborted) return fail('aborted', 'the call was cancelled before it started', 0);
 
-    const headers = buildHeaders(card.endpoint.headers, callOptions.requestId ?? randomUUID(), body.trace_id, callOptions.delegationDepth ?? 1);
+    const headers = buildHeaders(card.endpoint.headers, callOptions.requestId ?? randomUUID(), outgoingTraceHeaders(body.trace_id, span), callOptions.delegationDepth ?? 1);
     const timeoutMs = validTimeout(card.endpoint.timeoutMs);
     const maxAttempts = 1 + Math.max(0, Math.floor(card.endpoint.retries || 0));
 
@@ -235,13 +253,13 @@ function isRetryable(result: Extract<AttemptResult, { ok: false }>): boolean {
   return result.code === 'http_status' && (result.httpStatus ?? 0) >= 500;
 }
 
-function buildHeaders(cardHeaders: Readonly<Record<string, string>>, requestId: string, traceId: string, depth: number): Record<string, string> {
+function buildHeaders(cardHeaders: Readonly<Record<string, string>>, requestId: string, traceHeaders: Record<string, string>, depth: number): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(cardHeaders)) {
     if (!RESERVED_HEADERS.has(name.toLowerCase())) headers[name] = value;
   }
   headers['x-request-id'] = requestId;
-  headers['x-trace-id'] = traceId;
+  Object.assign(headers, traceHeaders);
   headers['x-switchboard-depth'] = String(depth);
   return headers;
 }

@@ -44,7 +44,7 @@ function cardFor(name: DemoAgentName): AgentCard {
 }
 
 function request(taskId: string, inputs: Record<string, unknown>, upstream: AgentRequestBody['upstream'] = {}): AgentRequestBody {
-  return { task_id: taskId, message: 'demo', inputs, user_id: 'u1', thread_id: 's1', trace_id: 'trace-1', upstream };
+  return { task_id: taskId, message: '演示任务', inputs, user_id: 'u1', thread_id: 's1', trace_id: 'trace-1', upstream };
 }
 
 describe('demo travel agents', () => {

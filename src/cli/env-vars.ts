@@ -22,6 +22,9 @@ export const ENV_VARS = {
   LLM_TIMEOUT_MS: 'per model call (default 20000)',
   LLM_MAX_RETRIES: 'retries of a failed model call (default 2)',
   LLM_JSON_MODE: 'json_schema | json_object | prompt (default: step down by itself)',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'OpenTelemetry collector base URL (spans go to <url>/v1/traces over OTLP/HTTP JSON); unset = nothing exported, nothing loaded',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'full traces URL instead of OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces',
+  OTEL_SERVICE_NAME: 'service.name of the exported spans (default switchboard)',
   DEMO_AGENT_LATENCY_MS: 'simulated latency of the demo sub-agents (default 300)',
 } as const;
 

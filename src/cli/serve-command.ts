@@ -7,6 +7,7 @@
  * turns are refused at once, running turns get the grace period to finish,
  * the rest are cancelled with a `done` that says why, then the server closes.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -17,6 +18,7 @@ import { createLogger } from '../logger.js';
 import { createPiiMasking } from '../privacy/index.js';
 import { createTraceContext } from '../trace-context.js';
 import { createSwitchboard, type Switchboard } from '../switchboard.js';
+import { startTelemetry } from '../telemetry/start-otel.js';
 import type { CliIo } from './cli-io.js';
 
 const CHAT_PAGE = fileURLToPath(new URL('../../public/chat.html', import.meta.url));
@@ -70,7 +72,9 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
   const masking = createPiiMasking();
   const traceContext = createTraceContext();
   const logger = createLogger({ masker: masking, traceContext });
-  const llm = createLlmGatewayFromEnv(io.env, logger);
+  // OTEL_EXPORTER_OTLP_ENDPOINT set: spans are exported over OTLP; unset, nothing of OpenTelemetry is loaded.
+  const telemetry = await startTelemetry(io.env, { version: packageVersion() });
+  const llm = createLlmGatewayFromEnv(io.env, logger, { tracing: telemetry.tracing });
   const apiKeys = (io.env.SWITCHBOARD_API_KEYS ?? '')
     .split(',')
     .map((key) => key.trim())
@@ -88,6 +92,7 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
     apiKeys,
     chatPage: await readFile(CHAT_PAGE, 'utf8').catch(() => undefined),
     traceContext,
+    tracing: telemetry.tracing,
   });
   let server: RunningServer;
   try {
@@ -95,9 +100,10 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
   } catch (error) {
     // A port in use: release the registry watcher and storage so the process can exit.
     await switchboard.close();
+    await telemetry.shutdown();
     throw error;
   }
-  logger.info({ url: server.url, config: settings.config, llm: llm.enabled ? 'on' : 'offline' }, 'switchboard listening');
+  logger.info({ url: server.url, config: settings.config, llm: llm.enabled ? 'on' : 'offline', otel: telemetry.exporting ? 'exporting' : 'off' }, 'switchboard listening');
   return {
     switchboard,
     server,
@@ -106,6 +112,7 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
       await switchboard.turns.drain(settings.drainGraceMs);
       await server.close();
       await switchboard.close();
+      await telemetry.shutdown();
     },
   };
 }
@@ -151,4 +158,9 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   await waitForShutdown();
   await started.close();
   return 0;
+}
+
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return manifest.version ?? '0.0.0';
 }

@@ -1,20 +1,2 @@
-/**
- * The human-readable report: one line per check, then a summary line.
- */
-import type { ConformanceReport } from './types.js';
-
-const LABELS = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' } as const;
-
-/** One line per check (`PASS  MUST    envelope_shape  detail`) and a summary. */
-export function formatReport(report: ConformanceReport): string {
-  const width = Math.max(...report.checks.map((check) => check.id.length));
-  const lines = report.checks.map((check) => `${LABELS[check.outcome]}  ${check.level.padEnd(6)}  ${check.id.padEnd(width)}  ${check.detail}`);
-  const failedMust = report.checks.filter((check) => check.level === 'MUST' && check.outcome === 'fail');
-  const failedShould = report.checks.filter((check) => check.level === 'SHOULD' && check.outcome === 'fail');
-  const name = report.target.agent_id ? `${report.target.agent_id} (${report.target.url})` : report.target.url;
-  const verdict = report.passed
-    ? `${name} conforms (${report.target.protocol})`
-    : `${name} does not conform (${report.target.protocol}): failed ${failedMust.map((check) => check.id).join(', ')}`;
-  const warnings = failedShould.length > 0 ? `; ${failedShould.length} SHOULD check${failedShould.length === 1 ? '' : 's'} failed` : '';
-  return `${lines.join('\n')}\n${verdict}${warnings}\n`;
-}
+/** The human-readable report (one line per check, then a summary), shared with the agent kit. */
+export { formatReport } from '../../packages/agent-kit/src/conformance/format-report.js';

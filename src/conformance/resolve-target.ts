@@ -5,6 +5,8 @@
  * and sample inputs are made from its required keys (a pattern key's sample is
  * read from the card's own examples with the same extractor routing uses).
  */
+import { outputSchemaProblem } from '../agents/reply-envelope.js';
+import type { AgentReply } from '../agents/types.js';
 import type { AgentCard, ExtractSpec } from '../registry/types.js';
 import { addLocalDays, extractOne, formatLocalDate } from '../text/index.js';
 import type { ConformanceTarget } from './types.js';
@@ -30,10 +32,11 @@ export function targetFromCard(card: AgentCard, options: { timeoutMs?: number; i
     protocol: card.endpoint.protocol === 'http-sse' || card.endpoint.protocol === 'a2a' ? card.endpoint.protocol : 'http-json',
     headers: card.endpoint.headers,
     timeoutMs: options.timeoutMs ?? card.endpoint.timeoutMs,
-    validateOutput: card.validateOutput,
+    ...(card.validateOutput ? { checkOutput: (reply: AgentReply) => outputSchemaProblem(reply, card.validateOutput) } : {}),
     requiredKeys: card.requiredKeys.map((spec) => spec.key),
     inputs: { ...samples, ...options.inputs },
     agentId: card.id,
+    sideEffects: card.sideEffects === true,
   };
 }
 

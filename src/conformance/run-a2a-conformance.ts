@@ -129,12 +129,12 @@ export async function runA2aConformance(target: ConformanceTarget): Promise<Conf
 }
 
 function checkOutput(outcome: AgentOutcome, target: ConformanceTarget, record: (id: string, level: CheckResult['level'], outcome: CheckResult['outcome'], detail: string) => void): void {
-  if (!target.validateOutput) return;
+  if (!target.checkOutput) return;
   if (!outcome.ok || outcome.reply.status !== 'completed') {
     record('output_schema', 'MUST', 'skip', 'no completed task to judge');
     return;
   }
-  const problem = outputSchemaProblem(outcome.reply, target.validateOutput);
+  const problem = target.checkOutput(outcome.reply);
   record('output_schema', 'MUST', problem ? 'fail' : 'pass', problem ?? 'the task data meets output_schema');
 }
 

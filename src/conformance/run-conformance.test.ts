@@ -69,6 +69,28 @@ describe('check-agent against broken agents', () => {
     expect(formatReport(report)).toMatch(/^FAIL {2}MUST {4}envelope_shape/m);
   });
 
+  it('a retry that books again: a SHOULD for a read-only agent, a MUST failure for an agent whose card has side_effects', async () => {
+    let bookings = 0;
+    const agent = await fake(() => jsonReply({ output: { booking_id: `HB-${(bookings += 1)}` }, message: 'booked' }));
+    const readOnly = await runConformance(targetFromUrl(agent.url, { timeoutMs: 2000 }));
+    expect(readOnly.checks.find((check) => check.id === 'idempotent_output')).toMatchObject({ level: 'SHOULD', outcome: 'fail' });
+    expect(readOnly.passed).toBe(true);
+    const loaded = loadRegistryText(readFileSync(ROOT_CONFIG, 'utf8'), 'agents_config.yaml', { env: {} });
+    if (!loaded.ok) throw new Error(loaded.issues[0]?.message);
+    const hotel = loaded.snapshot.agents.find((card) => card.id === 'hotel_agent')!;
+    expect(hotel.sideEffects).toBe(true);
+    const booking = await runConformance(targetFromCard({ ...hotel, outputSchema: undefined, validateOutput: undefined, endpoint: { ...hotel.endpoint, url: agent.url, headers: {} } }));
+    expect(booking.checks.find((check) => check.id === 'idempotent_output')).toMatchObject({ level: 'MUST', outcome: 'fail' });
+    expect(failedMust(booking)).toEqual(['idempotent_output']);
+    expect(booking.passed).toBe(false);
+    expect(formatReport(booking)).toMatch(/^FAIL {2}MUST {4}idempotent_output .*side_effects/m);
+    // The same agent answering the retry with the first booking conforms.
+    const steady = await fake(() => jsonReply({ output: { booking_id: 'HB-1' }, message: 'booked' }));
+    const fixed = await runConformance(targetFromCard({ ...hotel, outputSchema: undefined, validateOutput: undefined, endpoint: { ...hotel.endpoint, url: steady.url, headers: {} } }));
+    expect(fixed.checks.find((check) => check.id === 'idempotent_output')).toMatchObject({ level: 'MUST', outcome: 'pass' });
+    expect(fixed.passed).toBe(true);
+  });
+
   it('fails input_required without missing_keys, and SHOULD checks on a server that accepts garbage', async () => {
     const agent = await fake(() => jsonReply({ status: 'input_required', message: 'which city?' }));
     const report = await runConformance(targetFromUrl(agent.url, { timeoutMs: 2000 }));

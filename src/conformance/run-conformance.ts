@@ -1,231 +1,33 @@
 /**
- * The conformance suite of docs/api.md#sub-agent-wire-protocol run against a live sub-agent. Seven
- * probes (a well-formed request, one without inputs, a retry with the same
- * `task_id`, two malformed requests, an oversized one, and a last well-formed
- * one) feed the checks below. Replies are judged by the agent client's own
- * pieces — `parseReplyText` for the envelope, `outputSchemaProblem` for
- * `output_schema`, its byte cap — so what passes here is what the client accepts.
+ * The conformance suite of docs/api.md#sub-agent-wire-protocol (`switchboard check-agent`). The suite
+ * itself lives in the agent kit (`packages/agent-kit`), so an agent's own
+ * project runs the same checks with `npx switchboard check-agent`; here it is
+ * run with the agent client's own pieces — its envelope parser (ajv over
+ * `schemas/agent-reply.schema.json`) and its byte cap — so what passes here
+ * is what the client accepts.
  */
-import { isDeepStrictEqual } from 'node:util';
-import { randomUUID } from 'node:crypto';
+import { runConformance as runKitConformance, type ConformanceOptions as KitOptions } from '../../packages/agent-kit/src/conformance/run-conformance.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../agents/agent-client.js';
 import { parseReplyText } from '../agents/protocols/http-common.js';
-import { createEnvelopeValidator, type EnvelopeValidator, outputSchemaProblem } from '../agents/reply-envelope.js';
-import type { AgentReply, AgentRequestBody } from '../agents/types.js';
-import type { AgentProtocol } from '../registry/agent-protocols.js';
-import { sendProbe, type ProbeResult } from './probe.js';
-import type { CheckLevel, CheckOutcome, CheckResult, ConformanceReport, ConformanceTarget } from './types.js';
+import { createEnvelopeValidator, type EnvelopeValidator } from '../agents/reply-envelope.js';
+import type { ConformanceReport, ConformanceTarget } from './types.js';
 
 /** Dependencies of a run. */
-export interface ConformanceOptions {
-  fetch?: typeof globalThis.fetch;
-  /** Byte cap of a reply; the agent client's default unless given. */
-  maxResponseBytes?: number;
-  /** Size of the `message` of the oversized request. */
-  largeRequestBytes?: number;
+export interface ConformanceOptions extends Omit<KitOptions, 'parseReply'> {
   /** Judges reply envelopes; a fresh one unless given. */
   envelope?: EnvelopeValidator;
 }
 
-/** The protocols this suite checks (A2A agents have their own, `run-a2a-conformance.ts`). */
-type Protocol = Exclude<AgentProtocol, 'a2a'>;
-
-/** What a probe's reply amounts to once read like the client reads it. */
-type Judged = { ok: true; reply: AgentReply } | { ok: false; problem: string };
-
 /** Runs every check against `target`; never throws for agent misbehaviour. */
-export async function runConformance(target: ConformanceTarget, options: ConformanceOptions = {}): Promise<ConformanceReport> {
-  const fetchFunction = options.fetch ?? globalThis.fetch;
-  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const envelope = options.envelope ?? createEnvelopeValidator();
-  const judge = (result: ProbeResult, protocol: Protocol) => judgeProbe(envelope, result, protocol);
-  const checks: CheckResult[] = [];
-  const record = (id: string, level: CheckLevel, outcome: CheckOutcome, detail: string) => checks.push({ id, level, outcome, detail });
-  const traceId = `check-${randomUUID()}`;
-  const headers = { ...target.headers, 'x-request-id': randomUUID(), 'x-trace-id': traceId, 'x-switchboard-depth': '1' };
-  const requestBody = (taskId: string, inputs: Readonly<Record<string, unknown>>, message = 'conformance check'): AgentRequestBody => ({
-    task_id: taskId,
-    message,
-    inputs: { ...inputs },
-    user_id: 'check-agent',
-    thread_id: `check-${taskId}`,
-    trace_id: traceId,
-    upstream: {},
+export function runConformance(target: ConformanceTarget, options: ConformanceOptions = {}): Promise<ConformanceReport> {
+  const { envelope = createEnvelopeValidator(), ...rest } = options;
+  // An A2A target goes to the A2A suite; here its protocol is read from the first reply.
+  return runKitConformance({ ...target, protocol: target.protocol === 'a2a' ? undefined : target.protocol }, {
+    ...rest,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    parseReply: (text, what) => {
+      const parsed = parseReplyText(envelope, text, what);
+      return parsed.ok ? { ok: true, reply: parsed.reply } : { ok: false, problem: parsed.reason };
+    },
   });
-  let protocol: Protocol | undefined = target.protocol === 'a2a' ? undefined : target.protocol;
-  const accept = () => (protocol === 'http-sse' ? 'text/event-stream' : protocol === 'http-json' ? 'application/json' : 'application/json, text/event-stream');
-  const probe = (body: string) =>
-    sendProbe({ fetch: fetchFunction, url: target.url, headers, accept: accept(), body, timeoutMs: target.timeoutMs, maxBytes });
-
-  // 1. A well-formed request with the sample inputs.
-  const taskId = `check_${randomUUID()}_task_1`;
-  const firstBody = JSON.stringify(requestBody(taskId, target.inputs));
-  const first = await probe(firstBody);
-  protocol ??= first.contentType.toLowerCase().startsWith('text/event-stream') ? 'http-sse' : 'http-json';
-  const firstJudged = judge(first, protocol);
-
-  if (first.httpStatus === undefined && !first.timedOut) {
-    // Nothing answered at all (refused, unknown host, bad port): every other check has nothing to judge.
-    record('http_status', 'MUST', 'fail', `the agent is unreachable: ${first.error ?? 'no answer'}`);
-    for (const [id, level] of UNJUDGED_WHEN_UNREACHABLE) record(id, level, 'skip', 'no reply: the agent is unreachable');
-    return { target: { url: target.url, protocol, ...(target.agentId ? { agent_id: target.agentId } : {}) }, checks, passed: false };
-  }
-  record('http_status', 'MUST', first.httpStatus !== undefined && first.httpStatus >= 200 && first.httpStatus < 300 ? 'pass' : 'fail', describeStatus(first));
-  record('timeout', 'MUST', first.timedOut ? 'fail' : 'pass', first.timedOut ? `no complete reply within ${target.timeoutMs} ms` : `replied in ${first.durationMs} ms (limit ${target.timeoutMs} ms)`);
-  if (first.httpStatus === undefined) record('reply_size', 'MUST', 'skip', 'no reply to measure');
-  else record('reply_size', 'MUST', first.tooLarge ? 'fail' : 'pass', first.tooLarge ? `reply exceeded ${maxBytes} bytes` : `${Buffer.byteLength(first.text)} bytes (limit ${maxBytes})`);
-  record('envelope_shape', 'MUST', firstJudged.ok ? 'pass' : 'fail', firstJudged.ok ? `valid reply envelope, status "${firstJudged.reply.status}"` : firstJudged.problem);
-  const expectedType = protocol === 'http-sse' ? 'text/event-stream' : 'application/json';
-  const typeOk = first.contentType.toLowerCase().startsWith(expectedType);
-  record('content_type', protocol === 'http-sse' ? 'MUST' : 'SHOULD', typeOk ? 'pass' : 'fail', `content-type "${first.contentType || 'none'}" (expected ${expectedType})`);
-  if (protocol === 'http-sse') recordStreamChecks(first, record);
-
-  checkOutput(firstJudged, target, record);
-
-  // 2. No inputs at all: an agent that needs keys asks for them by name.
-  const bare = await probe(JSON.stringify(requestBody(`check_${randomUUID()}_task_2`, {})));
-  const bareJudged = judge(bare, protocol);
-  checkInputRequired([firstJudged, bareJudged], record);
-  if (target.requiredKeys.length > 0) {
-    const asked = bareJudged.ok && bareJudged.reply.status !== 'completed';
-    record(
-      'missing_inputs_not_completed',
-      'SHOULD',
-      asked ? 'pass' : 'fail',
-      bareJudged.ok
-        ? `without ${target.requiredKeys.join(', ')} the agent answered "${bareJudged.reply.status}"`
-        : `without inputs: ${bareJudged.problem}`,
-    );
-  }
-  const failedWithoutMessage = [firstJudged, bareJudged].find((judged) => judged.ok && judged.reply.status === 'failed' && !judged.reply.message?.trim());
-  if (!firstJudged.ok && !bareJudged.ok) record('failed_has_message', 'SHOULD', 'skip', 'no valid reply to judge');
-  else record('failed_has_message', 'SHOULD', failedWithoutMessage ? 'fail' : 'pass', failedWithoutMessage ? 'a "failed" reply carries no message for the user' : 'every "failed" reply seen explains itself (or none was seen)');
-
-  // 3. The same request again, same task_id: a retry must be safe.
-  const retry = await probe(firstBody);
-  const retryJudged = judge(retry, protocol);
-  checkRetry(firstJudged, retryJudged, record);
-
-  // 4. Malformed requests: rejected with a 4xx, not a crash or a hang.
-  const notJson = await probe('{"task_id": "broken');
-  record('bad_json_rejected', 'SHOULD', isClientError(notJson) ? 'pass' : 'fail', `body that is not JSON: ${describeStatus(notJson)}`);
-  const noTaskId = await probe(JSON.stringify({ ...requestBody('x', target.inputs), task_id: undefined }));
-  record('missing_task_id_rejected', 'SHOULD', isClientError(noTaskId) ? 'pass' : 'fail', `body without task_id: ${describeStatus(noTaskId)}`);
-
-  // 5. An oversized request: a 413 or a normal reply, within the timeout.
-  const largeBytes = options.largeRequestBytes ?? 512 * 1024;
-  const large = await probe(JSON.stringify(requestBody(`check_${randomUUID()}_task_3`, target.inputs, 'x'.repeat(largeBytes))));
-  const largeOk = large.httpStatus === 413 || (large.httpStatus !== undefined && judge(large, protocol).ok);
-  record('large_request', 'SHOULD', largeOk ? 'pass' : 'fail', `a ${Math.round(largeBytes / 1024)} KiB request: ${describeStatus(large)}`);
-
-  // 6. Still serving after all of the above.
-  const last = await probe(JSON.stringify(requestBody(`check_${randomUUID()}_task_4`, target.inputs)));
-  const lastJudged = judge(last, protocol);
-  record('still_serving', 'MUST', lastJudged.ok ? 'pass' : 'fail', lastJudged.ok ? 'a well-formed request after the malformed ones got a valid reply' : `after the malformed requests: ${lastJudged.problem}`);
-
-  return {
-    target: { url: target.url, protocol, ...(target.agentId ? { agent_id: target.agentId } : {}) },
-    checks,
-    passed: checks.every((check) => check.level !== 'MUST' || check.outcome !== 'fail'),
-  };
-}
-
-type Recorder = (id: string, level: CheckLevel, outcome: CheckOutcome, detail: string) => void;
-
-/** The checks after `http_status`, in report order: skipped when the agent never answered. */
-const UNJUDGED_WHEN_UNREACHABLE: readonly (readonly [string, CheckLevel])[] = [
-  ['timeout', 'MUST'],
-  ['reply_size', 'MUST'],
-  ['envelope_shape', 'MUST'],
-  ['content_type', 'SHOULD'],
-  ['output_schema', 'MUST'],
-  ['input_required_missing_keys', 'MUST'],
-  ['idempotent_retry', 'MUST'],
-  ['bad_json_rejected', 'SHOULD'],
-  ['missing_task_id_rejected', 'SHOULD'],
-  ['large_request', 'SHOULD'],
-  ['still_serving', 'MUST'],
-];
-
-/** Reads a probe's reply as the client would: JSON body, or the data of the one `result` event. */
-function judgeProbe(envelope: EnvelopeValidator, probe: ProbeResult, protocol: Protocol): Judged {
-  if (probe.httpStatus === undefined) return { ok: false, problem: probe.timedOut ? 'no reply before the timeout' : `no reply: ${probe.error ?? 'unknown error'}` };
-  if (probe.httpStatus < 200 || probe.httpStatus >= 300) return { ok: false, problem: `HTTP ${probe.httpStatus}` };
-  if (probe.tooLarge) return { ok: false, problem: 'the reply exceeded the byte limit' };
-  if (protocol === 'http-sse') {
-    const result = probe.events.find((event) => event.event === 'result');
-    if (!result) return { ok: false, problem: `the event stream has no result event (${probe.events.length} events)` };
-    const parsed = parseReplyText(envelope, result.data, 'the result event');
-    return parsed.ok ? { ok: true, reply: parsed.reply } : { ok: false, problem: parsed.reason };
-  }
-  if (probe.timedOut || probe.error) return { ok: false, problem: probe.timedOut ? 'the body did not arrive before the timeout' : `the body broke off: ${probe.error}` };
-  const parsed = parseReplyText(envelope, probe.text, 'the reply body');
-  return parsed.ok ? { ok: true, reply: parsed.reply } : { ok: false, problem: parsed.reason };
-}
-
-function recordStreamChecks(probe: ProbeResult, record: Recorder): void {
-  const results = probe.events.filter((event) => event.event === 'result');
-  const resultIndex = probe.events.findIndex((event) => event.event === 'result');
-  const afterResult = resultIndex >= 0 ? probe.events.length - resultIndex - 1 : 0;
-  const single = results.length === 1 && afterResult === 0;
-  record(
-    'sse_single_result',
-    'MUST',
-    single ? 'pass' : 'fail',
-    results.length === 1 ? (afterResult === 0 ? 'exactly one result event, last in the stream' : `${afterResult} events after the result event`) : `${results.length} result events (expected exactly one)`,
-  );
-  const progress = probe.events.filter((event) => event.event === 'progress');
-  const badProgress = progress.filter((event) => {
-    try {
-      const value = JSON.parse(event.data) as { content?: unknown };
-      return typeof value !== 'object' || value === null || typeof value.content !== 'string';
-    } catch {
-      return true;
-    }
-  });
-  record('sse_progress_shape', 'SHOULD', badProgress.length === 0 ? 'pass' : 'fail', badProgress.length === 0 ? `${progress.length} progress events, each {"content": string}` : `${badProgress.length} of ${progress.length} progress events are not {"content": string}`);
-  record('sse_stream_closes', 'SHOULD', probe.timedOut && results.length > 0 ? 'fail' : 'pass', probe.timedOut && results.length > 0 ? 'the stream stayed open after the result event' : 'the stream ended after the result event');
-}
-
-function checkOutput(judged: Judged, target: ConformanceTarget, record: Recorder): void {
-  if (!judged.ok) return record('output_schema', 'MUST', 'skip', 'no valid reply to check');
-  if (judged.reply.status !== 'completed') {
-    return record('output_schema', 'MUST', 'skip', `status "${judged.reply.status}": pass --inputs so the agent completes`);
-  }
-  if (!target.validateOutput) {
-    return record('output_schema', 'MUST', 'skip', 'no output_schema known (check a registered agent id to compare against its card)');
-  }
-  const problem = outputSchemaProblem(judged.reply, target.validateOutput);
-  record('output_schema', 'MUST', problem ? 'fail' : 'pass', problem ?? 'output meets the card\'s output_schema');
-}
-
-function checkInputRequired(judgedReplies: readonly Judged[], record: Recorder): void {
-  const asking = judgedReplies.flatMap((judged) => (judged.ok && judged.reply.status === 'input_required' ? [judged.reply] : []));
-  if (asking.length === 0) return record('input_required_missing_keys', 'MUST', 'skip', 'the agent never answered input_required');
-  const bad = asking.find((reply) => !reply.missing_keys || reply.missing_keys.length === 0);
-  record(
-    'input_required_missing_keys',
-    'MUST',
-    bad ? 'fail' : 'pass',
-    bad ? 'an input_required reply has no missing_keys' : `input_required names missing_keys: ${asking[0]!.missing_keys!.join(', ')}`,
-  );
-}
-
-function checkRetry(first: Judged, retry: Judged, record: Recorder): void {
-  if (!retry.ok) return record('idempotent_retry', 'MUST', 'fail', `the retry with the same task_id: ${retry.problem}`);
-  if (!first.ok) return record('idempotent_retry', 'MUST', 'skip', 'the first reply was not valid, nothing to compare');
-  const sameStatus = first.reply.status === retry.reply.status;
-  record('idempotent_retry', 'MUST', sameStatus ? 'pass' : 'fail', sameStatus ? `the retry with the same task_id answered "${retry.reply.status}" again` : `the retry answered "${retry.reply.status}" after "${first.reply.status}"`);
-  const sameOutput = isDeepStrictEqual(first.reply.output, retry.reply.output);
-  record('idempotent_output', 'SHOULD', sameOutput ? 'pass' : 'fail', sameOutput ? 'the retry returned the same output' : 'the retry returned a different output (a second booking?)');
-}
-
-function isClientError(probe: ProbeResult): boolean {
-  return probe.httpStatus !== undefined && probe.httpStatus >= 400 && probe.httpStatus < 500;
-}
-
-function describeStatus(probe: ProbeResult): string {
-  if (probe.httpStatus !== undefined) return `HTTP ${probe.httpStatus} in ${probe.durationMs} ms`;
-  if (probe.timedOut) return `no answer within ${probe.durationMs} ms`;
-  return `no answer: ${probe.error ?? 'unknown error'}`;
 }

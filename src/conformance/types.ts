@@ -1,47 +1,13 @@
 /**
- * Shapes of a conformance run (`switchboard check-agent`, docs/api.md#commands).
- * Levels follow the A2A TCK: a MUST failure means Switchboard would treat the
- * agent's replies as failed sub-tasks; a SHOULD failure is a robustness gap.
+ * The report and target types of the conformance suite. The http-json /
+ * http-sse suite and its types live in the agent kit; the server also checks
+ * A2A agents (run-a2a-conformance.ts), so its target may name that protocol.
  */
-import type { ValidateFunction } from 'ajv';
-import type { AgentProtocol } from '../registry/agent-protocols.js';
+import type { ConformanceTarget as KitConformanceTarget } from '../../packages/agent-kit/src/conformance/types.js';
 
-/** How binding a check is. */
-export type CheckLevel = 'MUST' | 'SHOULD';
+export type { CheckLevel, CheckOutcome, CheckResult, ConformanceReport } from '../../packages/agent-kit/src/conformance/types.js';
 
-/** `skip`: the agent's replies gave nothing to judge (e.g. no `completed` reply for `output_schema`). */
-export type CheckOutcome = 'pass' | 'fail' | 'skip';
-
-/** One line of the report. */
-export interface CheckResult {
-  /** Stable snake_case name, e.g. `envelope_shape`. */
-  readonly id: string;
-  readonly level: CheckLevel;
-  readonly outcome: CheckOutcome;
-  /** What was seen, in one sentence. */
-  readonly detail: string;
-}
-
-/** The agent under test, from a URL or from a registry card. */
-export interface ConformanceTarget {
-  readonly url: string;
-  /** Unset: detected from the first reply's content-type. */
-  readonly protocol?: AgentProtocol;
-  /** Card headers (`${VAR}` resolved); sent, never printed. */
-  readonly headers: Readonly<Record<string, string>>;
-  readonly timeoutMs: number;
-  /** The card's compiled `output_schema`, when checking a registered agent. */
-  readonly validateOutput?: ValidateFunction;
-  /** Keys the card declares as required (a request without them should not complete). */
-  readonly requiredKeys: readonly string[];
-  /** Inputs sent with the well-formed requests. */
-  readonly inputs: Readonly<Record<string, unknown>>;
-  readonly agentId?: string;
-}
-
-/** The whole run. `passed` is true when no MUST check failed. */
-export interface ConformanceReport {
-  readonly target: { readonly url: string; readonly protocol: string; readonly agent_id?: string };
-  readonly checks: readonly CheckResult[];
-  readonly passed: boolean;
+/** The kit's target, whose protocol may also be `a2a` (checked by the A2A suite). */
+export interface ConformanceTarget extends Omit<KitConformanceTarget, 'protocol'> {
+  readonly protocol?: KitConformanceTarget['protocol'] | 'a2a';
 }

@@ -36,6 +36,12 @@ export interface TurnContext {
   tasks?: TaskRecorder;
   /** The turn's budgets (sub-tasks, model tokens, time); absent = unlimited (unit tests). */
   budget?: TurnBudget;
+  /**
+   * Whether a progress message of `agentId` is still within the turn's caps on
+   * relayed progress (counted once, here); one over them is dropped before any
+   * further work. Absent: every message is relayed.
+   */
+  admitProgress?: (agentId: string, content: string) => boolean;
 }
 
 /** What the execute node tells storage about the sub-tasks it sends. */

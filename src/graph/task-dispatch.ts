@@ -18,8 +18,9 @@ import type { SemanticInfo } from './response-state.js';
 import type { ResponseCache } from './caches/response-cache.js';
 import type { SupervisorState } from './state.js';
 import { insufficiencyOf } from './verify/rule-check.js';
-import { agentSecrets, maskForSnapshot, maskUndeclared, redactSecretsDeep } from '../privacy/index.js';
-import type { AgentCard } from '../registry/types.js';
+import { agentSecrets, createContentGuard, createSecretGuard, createSubAgentText, maskForSnapshot, maskUndeclared, redactSecretsDeep, scrubDeep } from '../privacy/index.js';
+import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
+import type { TextScrubber } from '../text/id-scrubber.js';
 
 export interface DispatchDependencies {
   agentClient: AgentClient;
@@ -54,8 +55,19 @@ export interface DispatchOptions {
 
 /** Creates the dispatcher: `(scope) => (task, upstream, options) => outcome`. */
 export function createTaskDispatch(dependencies: DispatchDependencies) {
+  // The guards of a snapshot, built on first use and dropped with it.
+  const guards = new WeakMap<RegistrySnapshot, { text: TextScrubber; data: TextScrubber }>();
+  const guardsOf = (snapshot: RegistrySnapshot) => {
+    let entry = guards.get(snapshot);
+    if (!entry) {
+      entry = { text: createContentGuard(snapshot), data: createSecretGuard(snapshot) };
+      guards.set(snapshot, entry);
+    }
+    return entry;
+  };
   return ({ state, context, emit, extraInfo }: DispatchScope) => {
     const { snapshot, language } = context;
+    const guard = guardsOf(snapshot);
     return async (task: SubTask, upstream: TaskOutcome[], options: DispatchOptions = {}): Promise<TaskOutcome> => {
       const card = snapshot.byId.get(task.assigned_agent);
       if (!card) {
@@ -99,6 +111,9 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       // The turn's time budget aborts the call as the turn's cancel does, but the turn goes on to answer.
       const deadline = context.budget?.deadline;
       const signal = deadline ? AbortSignal.any([context.signal, deadline]) : context.signal;
+      // The agent's progress and its result's message are one text to the guard: a secret cut between them is seen whole.
+      const text = createSubAgentText(guard.text);
+      const progressEvent = (content: string): NodeEvent => ({ stage: 'agent_stream', content, agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
       const called = await dependencies.agentClient.call(
         card,
         {
@@ -120,8 +135,11 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
           signal,
           requestId: `${context.traceId}:${requestTaskId}`,
           delegationDepth: context.delegationDepth ?? 1,
-          onProgress: (content) =>
-            emit({ stage: 'agent_stream', content, agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } }),
+          onProgress: (content) => {
+            // Over the turn's caps it is dropped before the guard spends anything on it (a flood is mostly that).
+            if (context.admitProgress && !context.admitProgress(card.id, content)) return;
+            for (const shown of text.progress(content)) emit(progressEvent(shown));
+          },
         },
       );
       const cutByDeadline = !called.ok && called.code === 'aborted' && deadline?.aborted === true && !context.signal.aborted;
@@ -133,6 +151,8 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         outcome.ok ? outcome.reply.status : outcome.code === 'aborted' ? 'cancelled' : 'failed',
         failureCode,
       );
+      const ended = text.end(outcome.ok ? outcome.reply.message : undefined);
+      for (const shown of ended.progress) emit(progressEvent(shown));
       if (!outcome.ok && outcome.code !== 'aborted') {
         // Read-only agents with stale_if_error_s: a recent enough good answer beats none.
         const stale = await dependencies.responseCache?.lookupStale(cacheRequest);
@@ -155,7 +175,9 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         emit(agentFailedEvent(card, language, { task_id: task.task_id, code, reason: outcome.reason, attempts: outcome.attempts }));
         return { task_id: task.task_id, agent_id: card.id, status: 'failed', reason: code, detail: outcome.reason, attempts: outcome.attempts, duration_ms: outcome.durationMs };
       }
-      const reply = outcome.reply;
+      // What the agent sent is kept and shown only guarded: no secret or address of the registry stays in its message or
+      // output (another agent's token in a debug field), so the answer, the events and the checkpoint never hold one.
+      const reply = { ...outcome.reply, message: ended.message, ...(outcome.reply.output ? { output: scrubDeep(outcome.reply.output, guard.data.scrub) } : {}) };
       const base = { task_id: task.task_id, agent_id: card.id, message: reply.message, output: reply.output, attempts: outcome.attempts, duration_ms: outcome.durationMs };
       if (reply.status === 'input_required') {
         const keys = reply.missing_keys ?? [];
@@ -166,7 +188,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
           keys,
           key_descriptions: keys.map((key, index) => (specs[index] ? keyDescription(specs[index]!, language) : key)),
           fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
-          key_options: specs.map(keyOptions),
+          key_options: specs.map((spec) => keyOptions(spec, language)),
         };
         if (keys.length > 0) extraInfo.push(info);
         emit({

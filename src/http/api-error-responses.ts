@@ -4,6 +4,9 @@
  * it is really sent with.
  */
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
+import { ERROR_DETAILS } from './openapi-components.js';
+
+const json = (schema: unknown) => ({ 'application/json': { schema } });
 
 /**
  * Error responses from the catalogue: one response per HTTP status, whose
@@ -23,14 +26,18 @@ export function errorResponses(described: Partial<Record<ErrorCode, string>>): R
       type: 'object',
       required: ['error'],
       properties: {
-        error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string', enum: codes.map(([code]) => code) }, message: { type: 'string' } } },
+        error: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: { code: { type: 'string', enum: codes.map(([code]) => code) }, message: { type: 'string' }, details: ERROR_DETAILS },
+        },
       },
     };
     const retry = status === 429 || status === 503;
     responses[String(status)] = {
       description: codes.map(([code, text]) => `${code}: ${text}`).join('; '),
       ...(retry ? { headers: { 'retry-after': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } } } : {}),
-      content: { 'application/json': { schema } },
+      content: json(schema),
     };
   }
   return responses;

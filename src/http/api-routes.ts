@@ -8,8 +8,7 @@
 
 import { AUTH_ERRORS, errorResponses } from './api-error-responses.js';
 import { DEPTH_HEADER } from './delegation-depth.js';
-
-export { ANY_ROUTE_ERRORS, errorResponses } from './api-error-responses.js';
+import { OPEN_OBJECT } from './openapi-components.js';
 
 /** One route: express path (`:param` form), method, and its OpenAPI operation object. */
 export interface ApiRoute {
@@ -31,6 +30,8 @@ const USER_ID_QUERY = {
 const SESSION_ID_PATH = { name: 'session_id', in: 'path', required: true, schema: { type: 'string' } };
 const USER_ID_PATH = { name: 'user_id', in: 'path', required: true, description: 'Whose profile', schema: { type: 'string' } };
 
+export { ANY_ROUTE_ERRORS, errorResponses } from './api-error-responses.js';
+
 /** The route table (the one place). */
 export const API_ROUTES: readonly ApiRoute[] = [
   {
@@ -38,6 +39,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/',
     operation: {
       operationId: 'chatPage',
+      security: [],
       summary: 'The demo chat page (HTML)',
       tags: ['page'],
       responses: { '200': { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
@@ -48,6 +50,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/healthz',
     operation: {
       operationId: 'health',
+      security: [],
       summary: 'Liveness',
       tags: ['operations'],
       responses: { '200': { description: 'The process is up', content: json({ type: 'object', properties: { status: { const: 'ok' } } }) } },
@@ -58,6 +61,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/readyz',
     operation: {
       operationId: 'ready',
+      security: [],
       summary: 'Readiness: a registry is loaded and storage answers',
       tags: ['operations'],
       responses: {
@@ -88,9 +92,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/openapi.json',
     operation: {
       operationId: 'openApi',
+      security: [],
       summary: 'This description (OpenAPI 3.1)',
       tags: ['descriptions'],
-      responses: { '200': { description: 'OpenAPI document', content: json({ type: 'object' }) } },
+      responses: { '200': { description: 'OpenAPI document', content: json(OPEN_OBJECT) } },
     },
   },
   {
@@ -101,7 +106,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       summary: 'JSON Schema of one ResponseState event',
       tags: ['descriptions'],
       security: [{}, { bearer: [] }],
-      responses: { '200': { description: 'JSON Schema', content: { 'application/schema+json': { schema: { type: 'object' } } } }, ...errorResponses(AUTH_ERRORS) },
+      responses: { '200': { description: 'JSON Schema', content: { 'application/schema+json': { schema: OPEN_OBJECT } } }, ...errorResponses(AUTH_ERRORS) },
     },
   },
   {
@@ -122,6 +127,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
         },
         { name: 'x-trace-id', in: 'header', required: false, description: 'Trace id to use for the turn (passed on to sub-agents).', schema: { type: 'string' } },
         {
+          name: 'traceparent',
+          in: 'header',
+          required: false,
+          description: 'W3C trace context: the turn continues this trace (its trace id becomes the turn\'s trace id and x-trace-id); every sub-agent and model request carries a child traceparent. Spans are exported when OTEL_EXPORTER_OTLP_ENDPOINT is set.',
+          schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}' },
+        },
+        {
           name: DEPTH_HEADER,
           in: 'header',
           required: false,
@@ -136,6 +148,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
           description: 'A repeat with the same key (same user) within 24 h never starts a second turn: it streams the first turn\'s events (replay, then live).',
           schema: { type: 'string', minLength: 1, maxLength: 200 },
         },
+        {
+          name: 'last-event-id',
+          in: 'header',
+          required: false,
+          description: 'With a repeated idempotency-key: `<turn_id>:<seq>` of the last event received; only the events after it are sent (204 when that was the turn\'s last).',
+          schema: { type: 'string' },
+        },
       ],
       requestBody: { required: true, content: json(ref('ChatRequest')) },
       responses: {
@@ -145,15 +164,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
             'text/event-stream': {
               schema: { type: 'string', description: 'Frames `data: <ResponseState JSON>` + blank line; the last event has type "done".' },
             },
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['session_id', 'final_answer', 'events'],
-                properties: { session_id: { type: 'string' }, final_answer: { type: 'string' }, events: { type: 'array', items: ref('ResponseState') } },
-              },
-            },
+            'application/json': { schema: ref('ChatAnswer') },
           },
         },
+        '204': { description: 'A repeated idempotency-key whose Last-Event-ID is the turn\'s last event: nothing more to send' },
         ...errorResponses({
           BAD_REQUEST: 'Bad body or header; the message names the field',
           DELEGATION_DEPTH_EXCEEDED: `${DEPTH_HEADER} is at or past supervisor.max_delegation_depth; refused before any stream opens`,
@@ -180,7 +194,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       responses: {
         '200': {
           description: 'Messages in order',
-          content: json({ type: 'object', required: ['session_id', 'messages'], properties: { session_id: { type: 'string' }, messages: { type: 'array', items: { type: 'object' } } } }),
+          content: json(ref('SessionMessages')),
         },
         ...errorResponses({
           BAD_REQUEST: 'Bad id',
@@ -212,6 +226,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       ],
       responses: {
         '200': { description: 'The events', content: { 'text/event-stream': { schema: { type: 'string', description: 'Frames `id: <turn_id>:<seq>` + `data: <ResponseState JSON>`.' } } } },
+        '204': { description: 'Nothing follows Last-Event-ID: it is at or past the turn\'s done event, or the turn ended with nothing after it (a browser EventSource stops reconnecting)' },
         ...errorResponses({
           BAD_REQUEST: 'Bad id or Last-Event-ID',
           ...AUTH_ERRORS,
@@ -255,7 +270,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       responses: {
         '200': {
           description: 'Facts learned from completed turns, with source and time',
-          content: json({ type: 'object', required: ['user_id', 'facts'], properties: { user_id: { type: 'string' }, facts: { type: 'array', items: { type: 'object' } } } }),
+          content: json(ref('Profile')),
         },
         ...errorResponses({ BAD_REQUEST: 'Bad id', ...AUTH_ERRORS, FORBIDDEN: 'The API key is not valid, or the caller is another user' }),
       },
@@ -277,7 +292,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       responses: {
         '200': {
           description: 'What was deleted',
-          content: json({ type: 'object', required: ['user_id', 'deleted'], properties: { user_id: { type: 'string' }, deleted: { type: 'object' } } }),
+          content: json(ref('ProfileDeleted')),
         },
         ...errorResponses({ BAD_REQUEST: 'Bad id or all', ...AUTH_ERRORS, FORBIDDEN: 'The API key is not valid, or the caller is another user' }),
       },
@@ -294,16 +309,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       responses: {
         '200': {
           description: 'Registry snapshot',
-          content: json({
-            type: 'object',
-            required: ['version', 'loaded_at', 'agents'],
-            properties: {
-              version: { type: 'string' },
-              loaded_at: { type: 'string' },
-              last_error: { type: ['object', 'null'] },
-              agents: { type: 'array', items: { type: 'object' } },
-            },
-          }),
+          content: json(ref('RegistrySnapshot')),
         },
         ...errorResponses(AUTH_ERRORS),
       },

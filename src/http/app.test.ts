@@ -159,7 +159,7 @@ async function serve(overrides: Partial<AppOptions> = {}) {
   const options: AppOptions = {
     registry: createStaticRegistry(),
     messages: createMemoryMessages(),
-    feed: { resumePoint: async () => ({ ok: false, reason: 'not_found' }), follow: async () => {}, cancel: async () => undefined },
+    feed: { resumePoint: async () => ({ ok: false, reason: 'not_found' }), exhausted: async () => false, follow: async () => {}, cancel: async () => undefined },
     publicCard: toPublicCard,
     logger: silentLogger,
     metrics: createMetrics({ defaultMetrics: false }),

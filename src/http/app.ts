@@ -105,6 +105,24 @@ function requireJsonBody(): RequestHandler {
   };
 }
 
+/**
+ * A body declared larger than the limit is refused before a byte of it is
+ * read (the JSON parser would refuse it too, but only after draining the whole
+ * declared length, which a client may never send). The connection is closed
+ * after the answer, as the unread body is still on it.
+ */
+function refuseDeclaredOversize(limitBytes: number): RequestHandler {
+  return (request, response, next) => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limitBytes) {
+      response.setHeader('connection', 'close');
+      response.once('finish', () => request.destroy());
+      throw new UserError('PAYLOAD_TOO_LARGE', `body is too large: at most ${limitBytes} bytes`);
+    }
+    next();
+  };
+}
+
 /** Builds the express app. Start it with `startServer`. */
 export function createApp(options: AppOptions): Express {
   const app = express();
@@ -166,6 +184,7 @@ export function createApp(options: AppOptions): Express {
     .post(
       createDelegationDepthGuard(options.registry, options.metrics),
       requireJsonBody(),
+      refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024),
       createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true }),
       createRateLimit(options.registry, options.metrics, options.createRateLimiter ?? createMemoryRateLimiter),

@@ -65,6 +65,17 @@ export function matchApiKey(candidate: string, keyDigests: readonly Buffer[]): n
 }
 
 const TENANT_LOCAL = 'switchboardTenant';
+const KEY_LOCAL = 'switchboardKey';
+
+/**
+ * Who the request is, as far as a check proved it: a digest of the API key it
+ * was admitted with, or undefined in open mode (no keys configured), where an
+ * Authorization header is never read and so names nobody.
+ */
+export function authenticatedKey(response: Response): string | undefined {
+  const key: unknown = response.locals[KEY_LOCAL];
+  return typeof key === 'string' ? key : undefined;
+}
 
 /** The tenant of the request's API key (the default tenant in open mode or for a plain key). */
 export function callerTenant(response: Response): string {
@@ -96,6 +107,7 @@ export function createApiKeyAuth(apiKeys: readonly string[] = []): RequestHandle
     const index = matchApiKey(match[1]!, keyDigests);
     if (index < 0) throw new UserError('FORBIDDEN', 'the API key is not valid');
     response.locals[TENANT_LOCAL] = entries[index]!.tenant;
+    response.locals[KEY_LOCAL] = keyDigests[index]!.toString('hex').slice(0, 32);
     next();
   };
 }

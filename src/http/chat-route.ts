@@ -9,10 +9,10 @@
  * goes away aborts the turn's signal exactly once; a finished response never
  * aborts it.
  */
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ERROR_CATALOGUE, SystemError, UserError } from '../errors.js';
 import { ID_RULES, isValidId } from '../id-patterns.js';
-import type { ResponseState, StartedTurn, TurnFeed, TurnIdempotency, TurnResult, TurnRunner } from '../turn/index.js';
+import { parseEventId, type ResponseState, type StartedTurn, type TurnFeed, type TurnIdempotency, type TurnResult, type TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { callerOwner, callerTenant } from './auth.js';
@@ -21,7 +21,7 @@ import { delegationDepthOf } from './delegation-depth.js';
 import { sendError } from './error-handler.js';
 import { openSseStream, type SseStream } from './sse.js';
 import type { StreamTracker } from './stream-tracker.js';
-import { requireTraceId } from './trace-id.js';
+import { requireTraceId, traceParentOf } from './trace-id.js';
 
 export interface ChatHandlerOptions {
   turns: TurnRunner;
@@ -36,11 +36,25 @@ export interface ChatHandlerOptions {
   idempotency?: { keys: TurnIdempotency; feed: TurnFeed };
 }
 
-/** Streams (or returns as JSON) the stored events of a turn started earlier under the same idempotency key. */
+/**
+ * Where a repeated request resumes: after the `Last-Event-ID` it sent when that
+ * id is an event of this same turn (docs/api.md#streams-and-trace-context), else from the
+ * turn's start. A malformed id is a 400, as on the GET stream.
+ */
+function replayStart(request: Request, turnId: string): number {
+  const header = request.headers['last-event-id'];
+  const lastEventId = Array.isArray(header) ? header[0] : header;
+  if (!lastEventId) return 0;
+  const named = parseEventId(lastEventId);
+  if (!named) throw new UserError('BAD_REQUEST', 'Last-Event-ID must be <turn_id>:<seq> as sent in an event id', { field: 'last-event-id' });
+  return named.turnId === turnId ? named.seq : 0;
+}
+
+/** Streams (or returns as JSON) the stored events of a turn started earlier under the same idempotency key, after `afterSeq`. */
 async function replayTurn(
   response: Response,
   feed: TurnFeed,
-  turn: { turnId: string; sessionId: string },
+  turn: { turnId: string; sessionId: string; afterSeq: number },
   options: { wantsJson: boolean; heartbeatMs: number },
 ): Promise<void> {
   const controller = new AbortController();
@@ -51,12 +65,18 @@ async function replayTurn(
     const events: ResponseState[] = [];
     await feed.follow(turn.turnId, 0, (event) => events.push(JSON.parse(event.data) as ResponseState), controller.signal);
     const final = events.filter((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true).at(-1);
-    if (!response.headersSent) response.status(200).json({ session_id: turn.sessionId, final_answer: final?.content ?? '', events });
+    const after = events.filter((event) => (event.metadata.seq ?? 0) > turn.afterSeq);
+    if (!response.headersSent) response.status(200).json({ session_id: turn.sessionId, final_answer: final?.content ?? '', events: after });
+    return;
+  }
+  if (await feed.exhausted(turn.turnId, turn.afterSeq)) {
+    // The client already has the whole turn.
+    response.status(204).end();
     return;
   }
   const stream = openSseStream(response, { heartbeatMs: options.heartbeatMs });
   try {
-    await feed.follow(turn.turnId, 0, (event) => stream.sendSerialised(event.data, `${turn.turnId}:${event.seq}`), controller.signal);
+    await feed.follow(turn.turnId, turn.afterSeq, (event) => stream.sendSerialised(event.data, `${turn.turnId}:${event.seq}`), controller.signal);
   } finally {
     stream.end();
   }
@@ -120,14 +140,15 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
       if (claim.kind === 'pending') throw new UserError('TURN_IN_PROGRESS', 'a request with this idempotency-key is still starting its turn');
       if (claim.kind === 'existing') {
         // A repeat (a reconnecting client): never a second turn; the first one's events instead.
-        await replayTurn(response, options.idempotency!.feed, claim, { wantsJson, heartbeatMs: options.heartbeatMs });
+        const afterSeq = replayStart(request, claim.turnId);
+        await replayTurn(response, options.idempotency!.feed, { ...claim, afterSeq }, { wantsJson, heartbeatMs: options.heartbeatMs });
         return;
       }
     }
 
     let started: StartedTurn;
     try {
-      started = await options.turns.start({ ...check.value, tenant: callerTenant(response), traceId, delegationDepth: delegationDepthOf(response) }, { signal: controller.signal, onEvent });
+      started = await options.turns.start({ ...check.value, tenant: callerTenant(response), traceId, traceParent: traceParentOf(response), delegationDepth: delegationDepthOf(response) }, { signal: controller.signal, onEvent });
     } catch (error) {
       if (idempotencyKey !== undefined) await options.idempotency!.keys.release(owner, idempotencyKey).catch(() => {});
       throw error;

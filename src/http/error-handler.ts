@@ -73,9 +73,9 @@ function mapRequestReadError(error: unknown): MappedError | null {
   if (error instanceof URIError) {
     return { status: 400, body: errorBody('BAD_REQUEST', 'the URL contains a malformed percent escape') };
   }
-  // A body whose content-encoding is false fails to inflate with a zlib error.
+  // A body whose content-encoding is false fails to inflate with a zlib error (`Z_…`; brotli's are `ERR__ERROR_…` / `ERR_BROTLI_…`).
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('Z_')) {
+  if (typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ERR_BROTLI'))) {
     return { status: 400, body: errorBody('BAD_REQUEST', 'the body does not match its content-encoding') };
   }
   return null;

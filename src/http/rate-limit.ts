@@ -1,15 +1,16 @@
 /**
  * Per-user rate limit on `/v1/chat` (docs/api.md#conversation-rules, seed 001): from
- * `supervisor.rate_limit`, counted per API key when keys are on, else per
- * `user_id`; over it `429 RATE_LIMITED` with `retry-after` seconds. Counting
+ * `supervisor.rate_limit`, counted per API key when keys are on (the key the
+ * request was admitted with), else per `user_id` (an Authorization header
+ * nobody checked names no caller); over it `429 RATE_LIMITED` with `retry-after` seconds. Counting
  * is `rate-limiter-flexible`'s, in the store the storage backend gives
  * (shared across replicas with Redis, in-process otherwise); a new limiter is made when
  * the registry's limits change, so a reload takes effect at once.
  */
-import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { UserError } from '../errors.js';
+import { authenticatedKey } from './auth.js';
 import type { Metrics } from '../metrics.js';
 import type { RateLimitSettings, Registry } from '../registry/types.js';
 import type { RateLimiterFactory } from '../store/index.js';
@@ -23,16 +24,16 @@ export function createRateLimit(registry: Registry, metrics: Metrics, createLimi
     }
     return limiter.store;
   };
-  return (request, _response, next) => {
+  return (request, response, next) => {
     const settings = registry.current().supervisor.rateLimit;
     if (!settings) {
       next();
       return;
     }
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    // The key is a digest: the limiter's store never holds a secret.
+    const key = authenticatedKey(response);
     const userId = (request.body as { user_id?: unknown } | undefined)?.user_id;
-    // The key is hashed: the limiter's store never holds a secret.
-    const caller = bearer ? `key:${createHash('sha256').update(bearer).digest('hex').slice(0, 32)}` : `user:${typeof userId === 'string' ? userId : '-'}`;
+    const caller = key ? `key:${key}` : `user:${typeof userId === 'string' ? userId : '-'}`;
     limiterFor(settings)
       .consume(caller)
       .then(() => next())

@@ -27,7 +27,7 @@ async function requireOwner(messages: TranscriptReader, owner: string, sessionId
   return owner;
 }
 
-/** Replays a turn's events after `Last-Event-ID`, then follows it live until `done`. */
+/** Replays a turn's events after `Last-Event-ID`, then follows it live until `done`; 204 when nothing can follow that id. */
 export function createSessionStreamHandler(options: SessionStreamOptions): RequestHandler {
   return async (request, response) => {
     const sessionId = requireIdParameter('session_id', request.params.session_id);
@@ -39,6 +39,11 @@ export function createSessionStreamHandler(options: SessionStreamOptions): Reque
     if (!point.ok) {
       if (point.reason === 'bad_id') throw new UserError('BAD_REQUEST', 'Last-Event-ID must be <turn_id>:<seq> as sent in an event id', { field: 'last-event-id' });
       throw new UserError('NOT_FOUND', lastEventId ? `no event ${lastEventId} in session ${sessionId}` : `session ${sessionId} has no turn yet`);
+    }
+    if (await options.feed.exhausted(point.turnId, point.afterSeq)) {
+      // Nothing will follow that id: 204 tells a browser EventSource to stop reconnecting.
+      response.status(204).end();
+      return;
     }
     const controller = new AbortController();
     response.once('close', () => controller.abort());

@@ -1,12 +1,14 @@
 /**
- * Every request gets a trace id: the caller's `x-trace-id` (or `x-request-id`)
- * when it looks like an id, else a fresh UUID. It is echoed as `x-trace-id`,
- * logged with every error and passed to the supervisor and sub-agents.
+ * Every request gets a trace id: the trace id of the caller's W3C
+ * `traceparent` when it sent a valid one (the turn continues that trace), else
+ * its `x-trace-id` (or `x-request-id`) when it looks like an id, else a fresh
+ * UUID. It is echoed as `x-trace-id`, logged with every error and passed to
+ * the supervisor and sub-agents.
  */
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { isValidId } from '../id-patterns.js';
-import type { TraceContext } from '../trace-context.js';
+import { parseTraceparent, type SpanContextRef, type TraceContext } from '../trace-context.js';
 
 /** Picks the caller's trace id when it is sane, else generates one. */
 export function pickTraceId(headerValues: readonly (string | string[] | undefined)[]): string {
@@ -24,8 +26,10 @@ export function pickTraceId(headerValues: readonly (string | string[] | undefine
  */
 export function createTraceIdMiddleware(traceContext?: TraceContext): RequestHandler {
   return (request, response, next) => {
-    const traceId = pickTraceId([request.headers['x-trace-id'], request.headers['x-request-id']]);
+    const traceParent = parseTraceparent(request.headers.traceparent);
+    const traceId = traceParent?.traceId ?? pickTraceId([request.headers['x-trace-id'], request.headers['x-request-id']]);
     response.locals.traceId = traceId;
+    if (traceParent) response.locals.traceParent = traceParent;
     response.setHeader('x-trace-id', traceId);
     if (traceContext) traceContext.run(traceId, next);
     else next();
@@ -36,4 +40,9 @@ export function createTraceIdMiddleware(traceContext?: TraceContext): RequestHan
 export function requireTraceId(response: Response): string {
   const value: unknown = response.locals.traceId;
   return typeof value === 'string' ? value : randomUUID();
+}
+
+/** The caller's W3C `traceparent` (parsed), when it sent a valid one. */
+export function traceParentOf(response: Response): SpanContextRef | undefined {
+  return response.locals.traceParent as SpanContextRef | undefined;
 }

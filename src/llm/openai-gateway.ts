@@ -35,6 +35,8 @@ import {
 import { estimateMessagesTokens, estimateTokens } from './token-estimate.js';
 import type { ChatMessage, JsonMode, LlmCallOptions, LlmCallRecord, LlmCallResult, LlmGateway, ModelTier } from './types.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
+import type { TurnTracing } from '../telemetry/turn-tracing.js';
+import { outgoingTraceHeaders } from '../trace-context.js';
 
 /** Counters the gateway increments (structurally the `llmCalls` / `llmTokens` of `Metrics`). */
 export interface LlmMetricsSink {
@@ -65,6 +67,8 @@ export interface LlmGatewayOptions {
   /** Backoff settings (tests shorten them). */
   retryPolicy?: Partial<RetryPolicy>;
   metrics?: LlmMetricsSink;
+  /** Each call inside a turn gets a child span of the turn's and sends its `traceparent` and `x-trace-id`. */
+  tracing?: Pick<TurnTracing, 'startChild' | 'current'>;
 }
 
 export type CircuitState = 'closed' | 'open' | 'half_open';
@@ -123,6 +127,7 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
     responseFormat: Record<string, unknown> | undefined,
     call: LlmCallOptions,
     state: AttemptState,
+    headers: Record<string, string> | undefined,
   ): Promise<AttemptOutcome> {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -145,12 +150,12 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
         ...(responseFormat ? { response_format: responseFormat as unknown as ChatCompletionCreateParamsNonStreaming['response_format'] } : {}),
       };
       if (!call.onToken) {
-        const completion: unknown = await client.chat.completions.create(body, { signal: controller.signal });
+        const completion: unknown = await client.chat.completions.create(body, { signal: controller.signal, headers });
         return readCompletion(completion);
       }
       const stream = await client.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
-        { signal: controller.signal },
+        { signal: controller.signal, headers },
       );
       let text = '';
       let finished = false;
@@ -186,6 +191,12 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
     const model = models[tier];
     let attempts = 0;
     let jsonMode: JsonMode | undefined = call?.jsonSchema ? preferredJsonMode : undefined;
+    const turn = options.tracing?.current();
+    const span = options.tracing?.startChild('switchboard.model_call', {
+      role: 'client',
+      attributes: { 'gen_ai.request.model': model, 'switchboard.purpose': typeof call?.purpose === 'string' ? call.purpose : 'unknown', 'switchboard.tier': tier },
+    });
+    const traceHeaders = turn && span ? outgoingTraceHeaders(turn.traceId, span.context) : undefined;
 
     const record = (
       fields: Pick<LlmCallRecord, 'ok' | 'promptTokens' | 'completionTokens'> & Partial<LlmCallRecord>,
@@ -202,6 +213,8 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
         ...fields,
       };
       call?.usage?.calls.push(entry);
+      span?.setAttributes({ 'switchboard.attempts': attempts, 'gen_ai.usage.input_tokens': entry.promptTokens, 'gen_ai.usage.output_tokens': entry.completionTokens });
+      span?.end(entry.ok ? undefined : (reason ?? 'failed'));
       options.metrics?.llmCalls.inc({ purpose: entry.purpose, model, tier, outcome: entry.ok ? 'ok' : (reason ?? 'failed') });
       if (entry.ok) {
         options.metrics?.llmTokens.inc({ model, kind: 'prompt' }, entry.promptTokens);
@@ -230,7 +243,7 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
       state.timedOut = false;
       try {
         attempts += 1;
-        const outcome = await runThroughBreaker(() => runAttempt(model, messages, responseFormat, call, state));
+        const outcome = await runThroughBreaker(() => runAttempt(model, messages, responseFormat, call, state, traceHeaders));
         const estimated = outcome.promptTokens === undefined || outcome.completionTokens === undefined;
         const promptTokens = outcome.promptTokens ?? estimateMessagesTokens(messages);
         const completionTokens = outcome.completionTokens ?? estimateTokens(outcome.text);

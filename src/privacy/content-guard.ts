@@ -32,6 +32,56 @@ export function createContentGuard(snapshot: RegistrySnapshot, options: ContentG
   });
 }
 
+/**
+ * The part of the guard that applies to data rather than prose: every header
+ * value and endpoint address of the registry, but not agent ids (events and
+ * task records name agents by id on purpose). Used on every field of an event
+ * (`metadata.state`, `semantic_info`, a confirmation) and on a sub-agent's
+ * structured output as it arrives, so no stored or shown form keeps a secret.
+ */
+export function createSecretGuard(snapshot: RegistrySnapshot): TextScrubber {
+  return createTextScrubber({ terms: [...secretTerms(agentSecrets(snapshot)), ...addressTerms(snapshot)] });
+}
+
+/** A deep copy of a JSON-like value with `scrub` applied to every string (object keys included). */
+export function scrubDeep<T>(value: T, scrub: (text: string) => string): T {
+  const visit = (item: unknown, depth: number): unknown => {
+    if (typeof item === 'string') return scrub(item);
+    if (depth > 64 || item === null || typeof item !== 'object') return item;
+    if (Array.isArray(item)) return item.map((child) => visit(child, depth + 1));
+    return Object.fromEntries(Object.entries(item).map(([key, child]) => [scrub(key), visit(child, depth + 1)]));
+  };
+  return visit(value, 0) as T;
+}
+
+/** What the dispatcher emits of one sub-agent's text: progress messages now, and at its end the rest and its result. */
+export interface SubAgentText {
+  /** The progress messages that may be shown now (0, 1 or 2) for one that arrived. */
+  progress(message: string): string[];
+  /** The end of the agent's text: progress still held, and its result message (undefined when it sent none) as it may be shown and kept. */
+  end(message: string | undefined): { progress: string[]; message: string | undefined };
+}
+
+/**
+ * A sub-agent's text as one stream: its progress messages and its result's
+ * message, in that order, through the guard's message stream. A secret or an
+ * id the agent cuts between its last progress message and its result is seen
+ * whole and replaced whole (the part in the progress moves into the result);
+ * what is left of the result is what the answer and every stored form keep.
+ */
+export function createSubAgentText(guard: TextScrubber): SubAgentText {
+  const stream = guard.messages<'progress' | 'result'>();
+  const texts = (shown: { text: string; tag: 'progress' | 'result' }[], tag: 'progress' | 'result') => shown.filter((item) => item.tag === tag).map((item) => item.text);
+  return {
+    progress: (message) => texts(stream.push(message, 'progress'), 'progress'),
+    end(message) {
+      if (typeof message !== 'string' || message.trim() === '') return { progress: texts(stream.flush(), 'progress'), message };
+      const shown = [...stream.push(message, 'result'), ...stream.flush()];
+      return { progress: texts(shown, 'progress'), message: texts(shown, 'result').join('') };
+    },
+  };
+}
+
 function guardedTerms(snapshot: RegistrySnapshot): ScrubTerm[] {
   return [...idTerms(snapshot.agents), ...secretTerms(agentSecrets(snapshot)), ...addressTerms(snapshot)];
 }

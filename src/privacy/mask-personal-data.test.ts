@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isChineseIdNumber, isLuhnCardNumber, maskPersonalData, maskPersonalDataDeep, maskPersonalNumber } from './mask-personal-data.js';
+import { isChineseIdNumber, isLuhnCardNumber, maskPersonalData, maskPersonalDataDeep, maskPersonalNumber, personalValueSpans, personalValueTail } from './mask-personal-data.js';
 
 describe('maskPersonalData', () => {
   it('masks a mobile number in the 138****5678 style', () => {
@@ -43,5 +43,20 @@ describe('maskPersonalData', () => {
     expect(maskPersonalNumber(110105194912310020)).toMatch(/^1101\*{10}\d{4}$/);
     for (const kept of [2, 12.5, -13812345678, 1795446528799, 12345678901, 123456789012345, 1e21]) expect(maskPersonalNumber(kept)).toBe(kept);
     expect(maskPersonalDataDeep({ phone: 13812345678, nights: 2, at: 1795446528799 })).toEqual({ phone: '138****5678', nights: 2, at: 1795446528799 });
+  });
+});
+
+describe('values written in compatibility forms (NFKC)', () => {
+  it('masks full-width digits, letters and signs as their plain forms, keeping the rest of the text as written', () => {
+    expect(maskPersonalData('电话：１３５１２３４５６７８，谢谢')).toBe('电话：135****5678，谢谢');
+    expect(maskPersonalData('邮箱 ｚｈａｎｇ＠ｅｘａｍｐｌｅ．ｃｏｍ。')).toBe('邮箱 zh***@example.com。');
+    expect(maskPersonalData('卡号 ６２２２０２１２３４５６７８９０１２８')).toBe('卡号 6222***********0128');
+    // Digits outside the basic plane (mathematical bold) too.
+    expect(maskPersonalData('𝟏𝟑𝟓𝟏𝟐𝟑𝟒𝟓𝟔𝟕𝟖')).toBe('135****5678');
+  });
+
+  it('keeps a full-width value whole in a stream', () => {
+    expect(personalValueSpans('电话１３５１２３４５６７８。')).toEqual([{ start: 2, end: 13 }]);
+    expect(personalValueTail('电话１３５１２')).toBe(5);
   });
 });

@@ -9,7 +9,12 @@
  * Number runs are read whole (a 19-digit run is never masked as a mobile
  * number inside it); ID and card rules need their checksum, so order numbers
  * and dates stay readable.
+ *
+ * Values are recognised in the NFKC form of the text (full-width digits and
+ * letters are the same value) and masked where they are written; the rest
+ * of the text stays as written (`src/text/compatibility-fold.ts`).
  */
+import { replaceFolded, replacementsOf, spansFolded } from '../text/compatibility-fold.js';
 
 /** An address starts where its run of local-part characters starts (which also keeps a long run linear to scan). */
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
@@ -60,13 +65,14 @@ function maskNumberRun(run: string): string {
 
 /** The text with every mobile number, ID number, bank card number and e-mail address masked. */
 export function maskPersonalData(text: string): string {
-  return text
-    .replace(EMAIL, (address) => {
-      const at = address.indexOf('@');
-      const local = address.slice(0, at);
-      return `${local.slice(0, Math.min(2, Math.max(1, local.length - 1)))}***${address.slice(at)}`;
-    })
-    .replace(NUMBER_RUN, maskNumberRun);
+  const addressesMasked = replaceFolded(text, (normal) => replacementsOf(EMAIL, normal, maskAddress));
+  return replaceFolded(addressesMasked, (normal) => replacementsOf(NUMBER_RUN, normal, maskNumberRun));
+}
+
+function maskAddress(address: string): string {
+  const at = address.indexOf('@');
+  const local = address.slice(0, at);
+  return `${local.slice(0, Math.min(2, Math.max(1, local.length - 1)))}***${address.slice(at)}`;
 }
 
 /**
@@ -104,7 +110,13 @@ export function maskPersonalDataDeep<T>(value: T): T {
  * each stored piece, always sees a value whole.
  */
 export function personalValueSpans(text: string): { start: number; end: number }[] {
-  return [EMAIL, NUMBER_RUN].flatMap((pattern) => [...text.matchAll(pattern)].map((match) => ({ start: match.index, end: match.index + match[0].length })));
+  return spansFolded(text, (normal) => [EMAIL, NUMBER_RUN].flatMap((pattern) => [...normal.matchAll(pattern)].map((match) => ({ start: match.index, end: match.index + match[0].length }))));
+}
+
+/** The NFKC form of one character when it is one character (`１` → `1`); any other character as it is (`…` stays). */
+function plainForm(char: string): string {
+  const normal = char.normalize('NFKC');
+  return normal.length === 1 ? normal : char;
 }
 
 /**
@@ -117,8 +129,8 @@ export function personalValueSpans(text: string): { start: number; end: number }
 export function personalValueTail(text: string): number {
   let start = text.length;
   while (start > 0 && text.length - start < LONGEST_VALUE) {
-    const char = text[start - 1]!;
-    const joinsDigits = char === ' ' && start >= 2 && DIGIT.test(text[start - 2]!) && (start === text.length || DIGIT.test(text[start]!));
+    const char = plainForm(text[start - 1]!);
+    const joinsDigits = char === ' ' && start >= 2 && DIGIT.test(plainForm(text[start - 2]!)) && (start === text.length || DIGIT.test(plainForm(text[start]!)));
     if (!VALUE_CHAR.test(char) && !joinsDigits) break;
     start -= 1;
   }

@@ -14,6 +14,7 @@
  */
 import { maskPersonalData, maskPersonalNumber, personalValueSpans, personalValueTail } from './mask-personal-data.js';
 import type { KeepWhole } from '../text/id-scrubber.js';
+import { replaceFolded, spansFolded } from '../text/compatibility-fold.js';
 import type { PiiPattern } from '../registry/types.js';
 
 /** Masks personal data in text and in any JSON-like value. */
@@ -33,7 +34,10 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
   const mask = (text: string): string => {
     if (typeof text !== 'string' || text.length === 0) return text;
     let result = maskPersonalData(text);
-    for (const extra of extraPatterns) result = extra.pattern.replaceAll(result, (match) => maskPatternMatch(match.text));
+    // Registry patterns read the NFKC form too, as the built-in kinds do.
+    for (const extra of extraPatterns) {
+      result = replaceFolded(result, (normal) => extra.pattern.findAll(normal).map((match) => ({ start: match.start, end: match.end, replacement: maskPatternMatch(match.text) })));
+    }
     return result;
   };
   const maskDeep = <T>(value: T): T => {
@@ -61,7 +65,7 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
 export function personalValuesKeptWhole(extraPatterns: readonly PiiPattern[] = []): KeepWhole[] {
   return [
     { spans: personalValueSpans, tail: personalValueTail },
-    ...extraPatterns.map((extra): KeepWhole => ({ spans: (text) => extra.pattern.findAll(text), tail: personalValueTail })),
+    ...extraPatterns.map((extra): KeepWhole => ({ spans: (text) => spansFolded(text, (normal) => extra.pattern.findAll(normal)), tail: personalValueTail })),
   ];
 }
 

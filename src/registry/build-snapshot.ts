@@ -46,7 +46,12 @@ export type BuildResult =
 export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildResult {
   const config = source.data as RawConfig;
   const piiPatterns = compilePiiPatterns(config, source);
-  const escalation = escalationSettings(config.supervisor?.escalation, source, options.env);
+  const escalation = escalationSettings(
+    config.supervisor?.escalation,
+    source,
+    options.env,
+    config.supervisor?.allow_private_endpoints === true ? undefined : createPrivateAddressCheck(),
+  );
   const supervisor = supervisorSettings(config, piiPatterns.value, escalation.value);
   const widgets = widgetDictionary(config, source);
   const crossChecks = crossCheckAgents(source, config.agents);

@@ -1,8 +1,11 @@
 /**
  * `supervisor.escalation` with defaults. The webhook url's `${VAR}`s are
  * resolved like endpoint urls; the message of a problem shows the template,
- * never the resolved value (it may carry a token).
+ * never the resolved value (it may carry a token). The url follows the
+ * endpoint rules of sub-agents: one pointing at a link-local, metadata or
+ * unique-local address is refused unless private endpoints are allowed.
  */
+import type { PrivateAddressCheck } from './private-address.js';
 import { SUPERVISOR_DEFAULTS } from './defaults.js';
 import { interpolateEnv } from './env-interpolation.js';
 import type { Findings } from './findings.js';
@@ -17,6 +20,8 @@ export function escalationSettings(
   raw: NonNullable<RawConfig['supervisor']>['escalation'],
   source: YamlSource,
   env: Readonly<Record<string, string | undefined>>,
+  /** The check of endpoint urls; undefined with `supervisor.allow_private_endpoints: true`. */
+  privateAddressProblem?: PrivateAddressCheck,
 ): Findings & { value: EscalationSettings } {
   const defaults = SUPERVISOR_DEFAULTS.escalation;
   const value: EscalationSettings = {
@@ -44,6 +49,11 @@ export function escalationSettings(
   }
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
     issues.push(source.issueAt(POINTER, `escalation webhook url ${JSON.stringify(raw.webhook_url)} is not an absolute http(s) URL`));
+    return done();
+  }
+  const privateProblem = privateAddressProblem?.(parsed);
+  if (privateProblem !== undefined) {
+    issues.push(source.issueAt(POINTER, `escalation webhook url ${JSON.stringify(raw.webhook_url)} points at ${privateProblem}; set supervisor.allow_private_endpoints: true if this is intended`));
     return done();
   }
   return { value: { ...value, webhookUrl: result.value }, issues, warnings: [] };

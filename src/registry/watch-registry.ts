@@ -14,8 +14,9 @@ import type { Logger } from '../logger.js';
 import { createConfigShapeValidator } from './config-schema.js';
 import { createValidatorCache } from './schema-compiler.js';
 import { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
-import { configInvalidError, formatIssue, loadRegistryFile, loadRegistryText, readRegistryText, snapshotVersion, type LoadResult } from './load-registry.js';
 import { createA2aCardFetcher, type A2aCardFetcher } from './a2a-cards.js';
+import { createRegistryLoadWorker } from './load-worker.js';
+import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readRegistryText, snapshotVersion, type LoadResult } from './load-registry.js';
 import type { ConfigIssue, LastLoadError, Registry, RegistryDiff, RegistrySnapshot } from './types.js';
 
 /** Options of `createRegistry`. */
@@ -41,6 +42,8 @@ export interface CreateRegistryOptions {
    * fetcher without the resolved-address check; the server hands in one with it).
    */
   a2aCardFetcher?: A2aCardFetcher;
+  /** Longest a reload may parse and build in its worker before it is refused. Default 10000 ms. */
+  reloadTimeoutMs?: number;
 }
 
 /** A live registry that can also be asked to re-read its file now (e.g. on SIGHUP). */
@@ -61,6 +64,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
   const debounceMs = options.debounceMs ?? 100;
 
   const validatorCache = createValidatorCache();
+  const trialLoads = createRegistryLoadWorker({ timeoutMs: options.reloadTimeoutMs });
   const shapeValidator = createConfigShapeValidator();
   const cardFetcher = options.a2aCardFetcher ?? createA2aCardFetcher();
   const initial = await loadRegistryFile(path, { env, validatorCache, shapeValidator, a2aCardFetcher: cardFetcher });
@@ -81,6 +85,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
   let lastError: LastLoadError | null = null;
   const listeners = new Set<ReloadListener>();
   logger.info({ version: current.version, agents: current.agents.length, enabled: current.enabledAgents.length, file: path }, 'registry loaded');
+  if (options.watch !== false) trialLoads.warm();
 
   const reject = (issues: readonly ConfigIssue[]): void => {
     const first = issues[0] as ConfigIssue;
@@ -111,6 +116,13 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
     if (snapshotVersion(text, a2aCards) === current.version) {
       if (lastError) logger.info({ version: current.version }, 'registry file restored to the live version');
       lastError = null;
+      return;
+    }
+    // The text is first parsed and built in a worker with a time and memory limit: a file that would stall the
+    // event loop is refused there and never loaded here.
+    const trial = await trialLoads.check(text, path, env);
+    if (!trial.ok) {
+      reject(trial.issues);
       return;
     }
     let result: LoadResult;
@@ -214,6 +226,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
       listeners.clear();
       await watcher?.close();
       await running;
+      await trialLoads.close();
     },
   };
 }

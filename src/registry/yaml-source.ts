@@ -19,12 +19,23 @@
 import jsYaml from 'js-yaml';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import type { ConfigIssue } from './types.js';
+import { blameUnclosedQuote } from './unclosed-quote.js';
 
 /** Largest registry file accepted, in bytes. */
 export const MAX_REGISTRY_BYTES = 2 * 1024 * 1024;
 
 /** How many nodes YAML aliases may add on top of the ones written in the file. */
 export const MAX_ALIAS_EXPANSION = 50_000;
+
+/**
+ * Most characters of text (string values and keys, counted in UTF-16 units,
+ * two bytes each in memory) the data may hold once aliases are expanded: four
+ * times the file cap. A few aliases of one long string stay under the node cap
+ * yet make every later walk (validation, the agents list) handle gigabytes.
+ * Counted from each string's length, so the count itself is as cheap as the
+ * node count.
+ */
+export const MAX_EXPANDED_CHARS = 4 * MAX_REGISTRY_BYTES;
 
 /** A parsed registry file: its plain data plus a way back to positions. */
 export interface YamlSource {
@@ -100,6 +111,13 @@ export function parsePositionedYamlSource(text: string, file: string): YamlSourc
     const { line, col } = toPosition(error.pos[0]);
     const message = error.message.replace(/\s+/g, ' ').trim();
     const note = omitted > 0 && index === reported.length - 1 ? ` (${omitted} later error${omitted === 1 ? '' : 's'} not shown: fix this one first)` : '';
+    if (index === firstSyntaxError) {
+      // An unclosed quote earlier on is where the problem starts; the parser only noticed here.
+      const blamed = blameUnclosedQuote(text, line, (repaired) => stopsNoLater(repaired, error.pos[0] + 1));
+      if (blamed) {
+        return { file, ...blamed, pointer: '', message: `YAML syntax error: this quoted value is not closed on its line (the parser read on and stopped at ${line}:${col}: ${message})${note}` };
+      }
+    }
     return { file, line, col, pointer: '', message: `YAML syntax error: ${message}${note}` };
   });
 
@@ -187,37 +205,52 @@ function sizeIssue(text: string, file: string): ConfigIssue | null {
  * refers to its own ancestor (a cycle) is reported too.
  */
 function expansionIssue(data: unknown, file: string): ConfigIssue | null {
-  const expanded = new Map<object, number>();
+  // Per object: its node count and characters of text once expanded (an aliased object is one object met again).
+  const expanded = new Map<object, { nodes: number; bytes: number }>();
   const inProgress = new Set<object>();
   let distinct = 0;
   let cyclic = false;
-  const sizeOf = (value: unknown): number => {
+  const sizeOf = (value: unknown): { nodes: number; bytes: number } => {
     if (value === null || typeof value !== 'object') {
       distinct += 1;
-      return 1;
+      return { nodes: 1, bytes: typeof value === 'string' ? value.length : 0 };
     }
     const known = expanded.get(value);
     if (known !== undefined) return known;
     if (inProgress.has(value)) {
       cyclic = true;
-      return 1;
+      return { nodes: 1, bytes: 0 };
     }
     inProgress.add(value);
     distinct += 1;
-    let total = 1;
-    for (const child of Array.isArray(value) ? value : Object.values(value)) total += sizeOf(child);
+    const total = { nodes: 1, bytes: 0 };
+    const entries: [string | undefined, unknown][] = Array.isArray(value) ? value.map((child) => [undefined, child]) : Object.entries(value);
+    for (const [key, child] of entries) {
+      const size = sizeOf(child);
+      total.nodes += size.nodes;
+      total.bytes += size.bytes + (key === undefined ? 0 : key.length);
+    }
     inProgress.delete(value);
     expanded.set(value, total);
     return total;
   };
   const total = sizeOf(data);
-  if (cyclic) return { file, line: 1, col: 1, pointer: '', message: 'YAML error: an alias refers to a node that contains it (recursive data is not allowed)' };
-  if (total - distinct <= MAX_ALIAS_EXPANSION) return null;
-  return {
-    file,
-    line: 1,
-    col: 1,
-    pointer: '',
-    message: `YAML error: aliases expand the file to ${total} nodes (aliases may add at most ${MAX_ALIAS_EXPANSION}); write the values out or share less`,
-  };
+  const issue = (message: string): ConfigIssue => ({ file, line: 1, col: 1, pointer: '', message });
+  if (cyclic) return issue('YAML error: an alias refers to a node that contains it (recursive data is not allowed)');
+  if (total.nodes - distinct > MAX_ALIAS_EXPANSION) {
+    return issue(`YAML error: aliases expand the file to ${total.nodes} nodes (aliases may add at most ${MAX_ALIAS_EXPANSION}); write the values out or share less`);
+  }
+  if (total.bytes > MAX_EXPANDED_CHARS) {
+    return issue(`YAML error: aliases expand the file to ${total.bytes} characters of text (at most ${MAX_EXPANDED_CHARS}); write the values out or share less`);
+  }
+  return null;
+}
+
+/**
+ * True when the repaired `text` (one character longer before `offset`) still
+ * stops at or before where the original did: closing the quote did not help.
+ */
+function stopsNoLater(text: string, offset: number): boolean {
+  const first = parseDocument(text, { prettyErrors: false, uniqueKeys: true }).errors.find((error) => error.code !== 'DUPLICATE_KEY');
+  return first !== undefined && first.pos[0] <= offset;
 }

@@ -101,6 +101,14 @@ export interface TranscriptStore extends TranscriptReader {
   getTurn(turnId: string): Promise<TurnRecord | undefined>;
   /** The session's most recently started turn. */
   latestTurn(userId: string, sessionId: string): Promise<TurnRecord | undefined>;
+  /** Turns still marked running that started before `startedBefore` (ISO time), oldest first, at most `limit`. */
+  runningTurns(startedBefore: string, limit: number): Promise<TurnRecord[]>;
+  /**
+   * Closes a running turn whose process died as `interrupted` (the empty
+   * answer row `beginTurn` writes for such a turn); false when it was no
+   * longer running.
+   */
+  interruptTurn(turnId: string, at: string): Promise<boolean>;
 }
 
 /** One event of a turn, exactly as it was sent (JSON text). */

@@ -1,6 +1,7 @@
 /**
- * The event pipeline of one turn: every event a node writes passes the stream
- * caps, is held while it is streamed text, cleaned by the output guard,
+ * The event pipeline of one turn: every event a node writes (progress already
+ * held to the stream caps where it arrived) is held while it is streamed
+ * text, cleaned by the output guard (its other fields by the data guard),
  * numbered, appended to the turn's event log (for resume) and sent to the
  * client. Streamed text (agent progress per task, answer deltas per speaker)
  * goes through the guard's streams, so nothing a guard or the masking must see
@@ -9,9 +10,10 @@
 import type { DeltaStream, MessageStream } from '../text/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from '../graph/output-guard.js';
+import { createSecretGuard, scrubDeep } from '../privacy/index.js';
+import type { TextScrubber } from '../text/id-scrubber.js';
 import type { NodeEvent } from '../graph/context.js';
 import type { ResponseState } from '../graph/response-state.js';
-import type { StreamGovernor } from './stream-caps.js';
 import type { TurnEventLog } from './turn-event-log.js';
 
 /** What one turn's pipeline writes to. */
@@ -19,8 +21,8 @@ export interface EventPipelineOptions {
   sessionId: string;
   turnId: string;
   guard: OutputGuard;
-  /** The turn's caps on relayed progress. */
-  progress: StreamGovernor;
+  /** Removes header values and addresses from every field of an event besides its content. */
+  scrubData: (text: string) => string;
   eventLog: TurnEventLog;
   /** Once aborted, events are still numbered and stored but no longer sent. */
   clientSignal: AbortSignal;
@@ -71,9 +73,19 @@ export function createOutputGuards(): (snapshot: RegistrySnapshot) => OutputGuar
   };
 }
 
+/** One data guard per snapshot (header values and addresses out of every field besides the content). */
+export function createDataGuards(): (snapshot: RegistrySnapshot) => TextScrubber {
+  const dataGuards = new WeakMap<RegistrySnapshot, TextScrubber>();
+  return (snapshot) => {
+    let scrubber = dataGuards.get(snapshot);
+    if (!scrubber) dataGuards.set(snapshot, (scrubber = createSecretGuard(snapshot)));
+    return scrubber;
+  };
+}
+
 /** Starts the pipeline of one turn. */
 export function createEventPipeline(options: EventPipelineOptions): EventPipeline {
-  const { guard, progress, eventLog, clientSignal, onEvent } = options;
+  const { guard, scrubData, eventLog, clientSignal, onEvent } = options;
   const events: ResponseState[] = [];
   let finalAnswer = '';
   // The verify step found the results insufficient: a turn that ran to its end still counts as unresolved (docs/api.md#model-replies).
@@ -93,9 +105,9 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
         stage: event.stage,
         seq,
         turn_id: options.turnId,
-        ...(event.semantic_info ? { semantic_info: event.semantic_info } : {}),
-        ...(event.confirmation ? { confirmation: event.confirmation } : {}),
-        ...(state ? { state } : {}),
+        ...(event.semantic_info ? { semantic_info: scrubDeep(event.semantic_info, scrubData) } : {}),
+        ...(event.confirmation ? { confirmation: scrubDeep(event.confirmation, scrubData) } : {}),
+        ...(state ? { state: scrubDeep(state, scrubData) } : {}),
       },
     };
     const isDelta = event.state?.delta === true;
@@ -120,8 +132,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     }
   };
   const send = (event: NodeEvent, type: ResponseState['type'] = 'content'): void => {
-    // Progress over the turn's caps is dropped here, before it is held, numbered, stored or sent.
-    if (event.stage === 'agent_stream' && !progress.admit(event.agent_id, event.content)) return;
+    // Progress over the turn's caps was dropped where it arrived (`context.admitProgress`), before it was guarded.
     const key = heldStreamKey(event);
     if (key !== undefined) {
       let entry = held.get(key);

@@ -8,7 +8,9 @@
 export { createTurnRunner } from './turn-runner.js';
 export type { TurnRunnerOptions, TurnStorage, TurnStopReason } from './runner-options.js';
 export type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
-export { createTurnFeed, type ResumePoint, type TurnFeed } from './turn-feed.js';
+export { createTurnFeed, parseEventId, type ResumePoint, type TurnFeed } from './turn-feed.js';
+export { startTurnSweeper, type TurnSweeper } from './turn-sweeper.js';
+export { traceTurns } from './traced-turns.js';
 export { createTurnIdempotency, type IdempotencyClaim, type TurnIdempotency } from './turn-idempotency.js';
 export { DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
 export { recordCacheLookup, recordTurnMetrics, turnOutcomeLabel, type CacheName } from './turn-metrics.js';

@@ -12,6 +12,7 @@ import { turnFailedText, turnStoppedText } from '../i18n/index.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';
 import type { OutputGuard } from '../graph/output-guard.js';
+import type { TextScrubber } from '../text/id-scrubber.js';
 import type { ResponseState } from '../graph/response-state.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { startTurnBudgets } from './budget-clock.js';
@@ -27,6 +28,7 @@ import type { TurnRequest, TurnResult } from './turn-types.js';
 /** What the runner hands every turn it runs. */
 export interface TurnRunParts {
   guardFor: (snapshot: RegistrySnapshot) => OutputGuard;
+  dataGuardFor: (snapshot: RegistrySnapshot) => TextScrubber;
   recorderFor: (turn: RecordedTurn, snapshot: RegistrySnapshot) => TaskRecorder;
 }
 
@@ -54,6 +56,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     const signal = controller.signal;
     const snapshot = options.registry.current();
     const guard = parts.guardFor(snapshot);
+    const scrubData = parts.dataGuardFor(snapshot).scrub;
     const budgets = startTurnBudgets({ snapshot, logger, traceId: request.traceId, onReached: options.onBudgetReached, controller, graceMs: budgetGraceMs });
     const { budget } = budgets;
     const usage: LlmUsage = { calls: [], budget: budget.llm };
@@ -78,7 +81,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
       sessionId: request.sessionId,
       turnId: request.turnId,
       guard,
-      progress,
+      scrubData,
       eventLog,
       clientSignal,
       onEvent,
@@ -100,6 +103,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
       owner: request.owner,
       tasks: parts.recorderFor(request, snapshot),
       budget,
+      admitProgress: (agentId, content) => progress.admit(agentId, content),
     };
     const threadKey = checkpointThread(request.owner, request.sessionId);
     let stopReason: TurnStopReason | undefined;

@@ -16,6 +16,12 @@ export type ResumePoint = { ok: true; turnId: string; afterSeq: number } | { ok:
 export interface TurnFeed {
   /** The turn named by `lastEventId` (`<turn_id>:<seq>`), or the session's latest turn from its start. */
   resumePoint(userId: string, sessionId: string, lastEventId?: string): Promise<ResumePoint>;
+  /**
+   * True when nothing will ever follow `afterSeq` in this turn: the id is at or
+   * past its `done` event, or the turn is no longer running and nothing is
+   * stored after it (docs/api.md#streams-and-trace-context: such a resume answers 204).
+   */
+  exhausted(turnId: string, afterSeq: number): Promise<boolean>;
   /** Hands over stored events after `afterSeq`, then new ones, until `done`, the signal, or a long silence. */
   follow(turnId: string, afterSeq: number, onEvent: (event: StoredEvent) => void, signal: AbortSignal): Promise<void>;
   /** Asks the replica running the session's turn to cancel it; false when no turn is running. */
@@ -23,6 +29,12 @@ export interface TurnFeed {
 }
 
 const EVENT_ID = /^(turn_[0-9a-f]{32}):(\d{1,9})$/;
+
+/** Splits an SSE event id `<turn_id>:<seq>`; undefined when it is not one. */
+export function parseEventId(eventId: string): { turnId: string; seq: number } | undefined {
+  const match = EVENT_ID.exec(eventId.trim());
+  return match ? { turnId: match[1]!, seq: Number(match[2]) } : undefined;
+}
 
 function isDone(event: StoredEvent): boolean {
   const parsed = safeJsonParse(event.data);
@@ -49,11 +61,21 @@ export function createTurnFeed(options: {
         const latest = await transcript.latestTurn(userId, sessionId);
         return latest ? { ok: true, turnId: latest.turn_id, afterSeq: 0 } : { ok: false, reason: 'not_found' };
       }
-      const match = EVENT_ID.exec(lastEventId.trim());
-      if (!match) return { ok: false, reason: 'bad_id' };
-      const turn = await transcript.getTurn(match[1]!);
+      const named = parseEventId(lastEventId);
+      if (!named) return { ok: false, reason: 'bad_id' };
+      const turn = await transcript.getTurn(named.turnId);
       if (!turn || turn.user_id !== userId || turn.session_id !== sessionId) return { ok: false, reason: 'not_found' };
-      return { ok: true, turnId: turn.turn_id, afterSeq: Number(match[2]) };
+      return { ok: true, turnId: turn.turn_id, afterSeq: named.seq };
+    },
+
+    async exhausted(turnId, afterSeq) {
+      if (afterSeq <= 0) return false;
+      const stored = await events.listEvents(turnId, 0);
+      const done = stored.find(isDone);
+      if (done) return afterSeq >= done.seq;
+      if (stored.some((event) => event.seq > afterSeq)) return false;
+      const turn = await transcript.getTurn(turnId);
+      return !turn || turn.status !== 'running';
     },
 
     async follow(turnId, afterSeq, onEvent, signal) {

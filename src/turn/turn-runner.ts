@@ -14,7 +14,7 @@ import { UserError } from '../errors.js';
 import type { ResponseState } from '../graph/response-state.js';
 import { DEFAULT_TENANT, ownerKey } from '../store/owner-key.js';
 import { createAdmission } from './admission.js';
-import { createOutputGuards } from './event-pipeline.js';
+import { createDataGuards, createOutputGuards } from './event-pipeline.js';
 import { createTurnRun } from './run-turn.js';
 import type { TurnRunnerOptions, TurnStopReason } from './runner-options.js';
 import { createTaskRecords } from './task-records.js';
@@ -30,7 +30,7 @@ interface ActiveTurn {
 /** Makes the process's turn runner. */
 export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const { storage, logger } = options;
-  const execute = createTurnRun(options, { guardFor: createOutputGuards(), recorderFor: createTaskRecords(storage, logger) });
+  const execute = createTurnRun(options, { guardFor: createOutputGuards(), dataGuardFor: createDataGuards(), recorderFor: createTaskRecords(storage, logger) });
   const admission = createAdmission({
     storage,
     logger,

@@ -4,6 +4,7 @@
  * `id-patterns.ts`): ids match their patterns, `query` is non-empty unless
  * the turn confirms or rejects tasks. The runner does not check it again.
  */
+import type { SpanContextRef } from '../trace-context.js';
 import type { ResponseState } from '../graph/response-state.js';
 
 export interface TurnRequest {
@@ -18,6 +19,8 @@ export interface TurnRequest {
   /** Absent: a new session id is generated. */
   sessionId?: string;
   traceId: string;
+  /** The caller's W3C `traceparent`, continued by the turn's span (absent: the turn starts a trace). */
+  traceParent?: SpanContextRef;
   /** Task ids of parked side-effect tasks the user confirms / rejects (then `query` may be empty). */
   confirm?: string[];
   reject?: string[];

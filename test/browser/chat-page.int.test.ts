@@ -281,9 +281,15 @@ describe('chat page with bookings behind confirmation and a weather service that
     await panel.waitFor({ timeout: 30_000 });
     expect(await asked.locator('.agent[data-agent="hotel_agent"]').count()).toBe(0);
     expect(await panel.textContent()).toContain('北京');
+    // The held booking is summarised once: in its panel, not again in the answer above it nor in the next turn's title.
+    const summary = (await panel.locator('div > span').first().textContent()) ?? '';
+    expect(summary).toContain('2026-12-01');
+    expect((await asked.textContent())!.split(summary).length - 1).toBe(1);
     await panel.getByRole('button', { name: '确认' }).click();
     const booked = page.locator('.turn').nth(2);
     await booked.locator('.final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    expect(await booked.locator('.user').textContent()).toBe('✓ 确认');
+    expect(await page.locator('#log').textContent()).not.toContain(`✓ ${summary}`);
     expect(await booked.locator('.agent[data-agent="hotel_agent"][data-status="done"]').count()).toBe(1);
     expect(await booked.locator('.final').textContent()).toMatch(/北京[\s\S]*HTL-[A-Z0-9]+/);
     expect(await booked.getAttribute('data-outcome')).toBe('completed');
@@ -305,6 +311,30 @@ describe('chat page with bookings behind confirmation and a weather service that
     expect(answer).not.toMatch(/HTL-/);
     await page.close();
   }, 60_000);
+});
+
+describe('chat page never hides the end of the answer under its input bar', () => {
+  for (const width of [1280, 375]) {
+    it(`at ${width} px: after several turns and a booking, the last answer ends above the sticky input bar`, async () => {
+      const page = await openPage(width);
+      for (const query of ['帮我订北京的酒店，明天入住，安排明天早上7点首都机场接机，再告诉我北京明天的天气', '上海明天天气怎么样', '帮我订上海的酒店，后天入住']) {
+        const turns = await page.locator('.turn').count();
+        await ask(page, query);
+        await page.locator('.turn').nth(turns).locator('.final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+        await page.locator('.turn').nth(turns).and(page.locator('[data-outcome]')).waitFor({ timeout: 10_000 });
+        const layout = await page.evaluate(() => {
+          const finals = document.querySelectorAll('.turn .final');
+          const last = finals[finals.length - 1]!.getBoundingClientRect();
+          const bar = document.getElementById('ask')!.getBoundingClientRect();
+          return { finalBottom: last.bottom, finalTop: last.top, barTop: bar.top, scrollable: document.documentElement.scrollHeight > window.innerHeight };
+        });
+        expect(layout.finalBottom, JSON.stringify(layout)).toBeLessThanOrEqual(layout.barTop + 0.5);
+      }
+      // The page did have to scroll: the check above was made with the bar over the log.
+      expect(await page.evaluate(() => document.documentElement.scrollHeight > window.innerHeight)).toBe(true);
+      await page.close();
+    }, 90_000);
+  }
 });
 
 describe('chat page phone widget', () => {

@@ -116,7 +116,7 @@ describe('LLM mode, well-behaved model', () => {
         keys: ['department', 'visit_date', 'phone'],
         key_descriptions: ['就诊科室', '就诊日期', '联系电话'],
         fe_widgets_suggestion: ['department_picker', '', 'phone_input'],
-        key_options: [['内科', '外科', '儿科', 'internal medicine', 'pediatrics'], [], []],
+        key_options: [['内科', '外科', '儿科'], [], []],
       },
     ]);
   });

@@ -77,6 +77,19 @@ describe('edge errors are JSON', () => {
     expectJsonError(await sendRaw(board.url, chatRequest(['Content-Encoding: bogus', `Content-Length: ${BODY.length}`], BODY)), 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('content-encoding br on a plain body → 400 JSON, never 500', async () => {
+    const response = await sendRaw(board.url, chatRequest(['Content-Encoding: br', `Content-Length: ${BODY.length}`], BODY));
+    expectJsonError(response, 400, 'BAD_REQUEST');
+    expect(response.body).toMatch(/content-encoding/);
+  });
+
+  it('a declared body over the limit → 413 at once, without waiting for the body', async () => {
+    const started = Date.now();
+    const response = await sendRaw(board.url, chatRequest(['Content-Length: 1000000000'], BODY), { waitMs: 3000 });
+    expectJsonError(response, 413, 'PAYLOAD_TOO_LARGE');
+    expect(Date.now() - started).toBeLessThan(250);
+  });
+
   it('a malformed percent escape in the path → 400', async () => {
     const response = await sendRaw(board.url, 'GET /v1/sessions/%E0%A4%A/messages?user_id=u1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
     expectJsonError(response, 400, 'BAD_REQUEST');

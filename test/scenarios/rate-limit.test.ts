@@ -53,4 +53,33 @@ describe('rate limit', () => {
     await (board.switchboard.registry as WatchedRegistry).reload();
     expect((await post(board, 'busy-user')).status).toBe(200);
   });
+
+  it('in open mode counts per user_id whatever Authorization header a request makes up', async () => {
+    agent = await startFakeAgent(jsonReply());
+    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 2, burst: 0 }\n') });
+    const statuses = [];
+    for (let index = 0; index < 4; index += 1) {
+      const response = await fetch(`${board.url}/v1/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer made-up-${index}` },
+        body: JSON.stringify({ query: '你好', user_id: 'forger' }),
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  it('with API keys counts per authenticated key', async () => {
+    agent = await startFakeAgent(jsonReply());
+    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 1, burst: 0 }\n'), apiKeys: ['key-one', 'key-two'] });
+    const send = (key: string, userId: string) =>
+      fetch(`${board!.url}/v1/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query: '你好', user_id: userId }),
+      }).then((response) => response.status);
+    expect(await send('key-one', 'a')).toBe(200);
+    expect(await send('key-one', 'b')).toBe(429);
+    expect(await send('key-two', 'a')).toBe(200);
+  });
 });

@@ -2,10 +2,13 @@
  * Event ids, resume and cancel over real HTTP (SQLite, one process): a client
  * cut mid-turn with on_disconnect "continue" resumes with Last-Event-ID and
  * gets every event exactly once in order; POST /cancel aborts the running
- * turn's sub-agent call within a second and the stream ends cancelled.
+ * turn's sub-agent call within a second and the stream ends cancelled; a
+ * resume with nothing left to send answers 204 (an EventSource stops), and a
+ * repeated idempotency-key with Last-Event-ID sends only what followed it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createParser } from 'eventsource-parser';
+import { EventSource } from 'eventsource';
 import { hangReply, jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 import type { ResponseState } from '../../src/graph/response-state.js';
@@ -90,6 +93,44 @@ describe('resume and cancel', () => {
     expect(replay.map((frame) => frame.id)).toEqual(all.map((frame) => frame.id));
   });
 
+  it('answers 204 once nothing can follow Last-Event-ID, so a browser EventSource stops reconnecting', async () => {
+    const frames = await readFrames(await post('after-done'));
+    const done = frames.at(-1)!;
+    expect(done.event.type).toBe('done');
+    const atDone = await resume('after-done', done.id);
+    expect(atDone.status).toBe(204);
+    expect(await atDone.text()).toBe('');
+    const [turnId, seq] = done.id!.split(':') as [string, string];
+    expect((await resume('after-done', `${turnId}:${Number(seq) + 5}`)).status).toBe(204);
+    // One event before done still gets the done event.
+    const before = await readFrames(await resume('after-done', frames.at(-2)!.id));
+    expect(before.map((frame) => frame.id)).toEqual([done.id]);
+  });
+
+  it('an off-the-shelf EventSource (eventsource 4) reads the turn once and stops: no reconnect loop after done', async () => {
+    await readFrames(await post('event-source'));
+    const requests: number[] = [];
+    const seen: string[] = [];
+    const source = new EventSource(`${board.url}/v1/sessions/event-source/stream?user_id=u1`, {
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        requests.push(response.status);
+        return response;
+      },
+    });
+    const closed = new Promise<void>((resolve) => {
+      source.onerror = () => {
+        if (source.readyState === EventSource.CLOSED) resolve();
+      };
+    });
+    source.onmessage = (message) => seen.push(message.lastEventId);
+    await closed;
+    source.close();
+    expect(requests).toEqual([200, 204]);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBeGreaterThan(3);
+  });
+
   it('answers 404 for an unknown event id and 400 for a malformed one', async () => {
     expect((await resume('resume', `turn_${'0'.repeat(32)}:3`)).status).toBe(404);
     expect((await resume('resume', 'not-an-id')).status).toBe(400);
@@ -140,6 +181,33 @@ describe('resume and cancel', () => {
     const other = await fetch(`${board.url}/v1/chat`, { method: 'POST', headers, body: JSON.stringify({ query: '你好', user_id: 'u2', session_id: 'idem2' }) });
     expect((await readFrames(other)).at(-1)!.event.metadata.state?.outcome).toBe('completed');
     expect((await fetch(`${board.url}/v1/chat`, { method: 'POST', headers: { ...headers, 'idempotency-key': 'bad key with spaces' }, body })).status).toBe(400);
+  });
+
+  it('a repeated idempotency-key with Last-Event-ID replays only the events after that id, live included', async () => {
+    behaviour.set('idem-resume', 600);
+    const calls = hotel.calls.length;
+    const headers = { 'content-type': 'application/json', accept: 'text/event-stream', 'idempotency-key': 'book-hotel-43' };
+    const body = JSON.stringify({ query: '帮我订北京明天的酒店', user_id: 'u1', session_id: 'idem-resume', on_disconnect: 'continue' });
+    const controller = new AbortController();
+    const first = await readFrames(await fetch(`${board.url}/v1/chat`, { method: 'POST', headers, body, signal: controller.signal }), 2, controller);
+    expect(first).toHaveLength(2);
+    // The turn is still running (the hotel takes 600 ms): the repeat goes on live after the id.
+    const rest = await readFrames(await fetch(`${board.url}/v1/chat`, { method: 'POST', headers: { ...headers, 'last-event-id': first[1]!.id! }, body }));
+    const all = [...first, ...rest];
+    expect(all.map((frame) => frame.event.metadata.seq)).toEqual(all.map((_, index) => index + 1));
+    expect(all.at(-1)!.event.metadata.state?.outcome).toBe('completed');
+    expect(all.filter((frame) => frame.event.metadata.stage === 'final')).toHaveLength(1);
+    expect(hotel.calls.length - calls).toBe(1);
+    // At the done event: nothing more (204); as JSON: only the events after the id, the answer whole.
+    expect((await fetch(`${board.url}/v1/chat`, { method: 'POST', headers: { ...headers, 'last-event-id': all.at(-1)!.id! }, body })).status).toBe(204);
+    const finalIndex = all.findIndex((frame) => frame.event.metadata.stage === 'final');
+    const asJson = (await (
+      await fetch(`${board.url}/v1/chat`, { method: 'POST', headers: { ...headers, accept: 'application/json', 'last-event-id': all[finalIndex]!.id! }, body })
+    ).json()) as { events: ResponseState[]; final_answer: string };
+    expect(asJson.events.map((event) => event.metadata.seq)).toEqual(all.slice(finalIndex + 1).map((frame) => frame.event.metadata.seq));
+    expect(asJson.final_answer).toBe(all[finalIndex]!.event.content);
+    expect((await fetch(`${board.url}/v1/chat`, { method: 'POST', headers: { ...headers, 'last-event-id': 'garbage' }, body })).status).toBe(400);
+    expect(hotel.calls.length - calls).toBe(1);
   });
 
   it('multitask_strategy enqueue runs waiting turns in order after the running one; interrupt cancels it and runs', async () => {

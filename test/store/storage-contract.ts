@@ -100,6 +100,21 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
         });
       });
 
+      it('lists turns still running from before a time and closes one as interrupted, once', async () => {
+        await withStorage(factory, async ({ transcript }) => {
+          const old = start({ sessionId: 's-old', createdAt: '2026-01-01T00:00:00.000Z' });
+          const recent = start({ sessionId: 's-recent', createdAt: '2026-01-01T00:10:00.000Z' });
+          await transcript.beginTurn(old);
+          await transcript.beginTurn(recent);
+          expect((await transcript.runningTurns('2026-01-01T00:05:00.000Z', 10)).map((turn) => turn.turn_id)).toEqual([old.turnId]);
+          expect(await transcript.interruptTurn(old.turnId, '2026-01-01T00:20:00.000Z')).toBe(true);
+          expect(await transcript.interruptTurn(old.turnId, '2026-01-01T00:21:00.000Z')).toBe(false);
+          expect((await transcript.getTurn(old.turnId))?.status).toBe('interrupted');
+          expect((await transcript.listMessages('u1', 's-old')).map((row) => [row.role, row.metadata?.outcome])).toEqual([['user', undefined], ['assistant', 'interrupted']]);
+          expect(await transcript.runningTurns('2026-01-01T00:05:00.000Z', 10)).toEqual([]);
+        });
+      });
+
       it('keeps sessions of different users apart, even with the same session id', async () => {
         await withStorage(factory, async ({ transcript }) => {
           await transcript.beginTurn(start({ userId: 'u1', sessionId: 'shared', query: 'from u1' }));

@@ -74,6 +74,8 @@ export async function startTestSwitchboard(options: {
   logger?: Logger;
   /** The trace context the given logger reads. */
   traceContext?: TraceContext;
+  /** Turn, sub-agent and model spans (default: ids only). */
+  tracing?: SwitchboardOptions['tracing'];
   /** Caps on relayed sub-agent progress (default: the product's defaults). */
   streamCaps?: SwitchboardOptions['streamCaps'];
   /** `SWITCHBOARD_API_KEYS` entries (default: keys off). */
@@ -96,6 +98,7 @@ export async function startTestSwitchboard(options: {
     chatPage: options.chatPage,
     ticketWebhook: options.ticketWebhook,
     traceContext: options.traceContext,
+    tracing: options.tracing,
     streamCaps: options.streamCaps,
     apiKeys: options.apiKeys,
     a2aCards: options.a2aCards,

@@ -6,6 +6,7 @@
 import { redactSecrets } from '../failure-reason.js';
 import type { EnvelopeValidator } from '../reply-envelope.js';
 import { safeJsonParse } from '../../util/safe-json.js';
+import { agentByteBudget, withinByteBudget, type ByteBudget } from '../byte-budget.js';
 import type { AttemptResult, ProtocolAttempt } from './protocol-adapter.js';
 
 /** The result of reading a body under a byte cap. */
@@ -23,8 +24,10 @@ export async function readBoundedBody(
   response: Response,
   maxBytes: number,
   onText?: (text: string) => boolean | void,
-  options: { keepText?: boolean } = {},
+  options: { keepText?: boolean; budget?: ByteBudget } = {},
 ): Promise<BoundedRead> {
+  // Every chunk is handled within the process-wide budget of sub-agent bytes in flight (`byte-budget.ts`).
+  const budget = options.budget ?? agentByteBudget;
   // A reader that consumes the pieces as they come (an event stream) need not hold them all.
   const keepText = options.keepText ?? true;
   const declared = Number(response.headers.get('content-length'));
@@ -46,9 +49,12 @@ export async function readBoundedBody(
         await reader.cancel().catch(() => undefined);
         return { ok: false, kind: 'too_large', bytesRead };
       }
-      const text = decoder.decode(value, { stream: true });
-      if (keepText) pieces.push(text);
-      if (onText?.(text) === true) {
+      const stop = await withinByteBudget(budget, value.byteLength, () => {
+        const text = decoder.decode(value, { stream: true });
+        if (keepText) pieces.push(text);
+        return onText?.(text) === true;
+      });
+      if (stop) {
         await reader.cancel().catch(() => undefined);
         return { ok: true, text: pieces.join(''), stopped: true };
       }

@@ -58,7 +58,7 @@ export function createEscalateNode(dependencies: EscalateDependencies = {}) {
     }));
     emit({ stage: 'escalate', content, agent_id: 'supervisor', is_thinking: false, state: { escalation_card: escalationCard } });
     const webhookUrl = snapshot.supervisor.escalation?.webhookUrl;
-    if (webhookUrl && dependencies.ticketWebhook) dependencies.ticketWebhook.send(webhookUrl, escalationCard);
+    if (webhookUrl && dependencies.ticketWebhook) dependencies.ticketWebhook.send(webhookUrl, escalationCard, { allowPrivateAddresses: snapshot.supervisor.allowPrivateEndpoints });
     const answer = state.final_answer ? `${state.final_answer}\n\n${content}` : content;
     return {
       final_answer: answer,

@@ -55,10 +55,22 @@ export function checkKeyValue(extract: ExtractSpec, value: unknown): string | nu
   }
 }
 
-/** The allowed values of an enum key (what a picker shows), `[]` for free input. */
-export function keyOptions(spec: SemanticKeySpec | undefined): string[] {
-  return spec?.extract.type === 'enum' ? [...spec.extract.values] : [];
+/**
+ * The allowed values of an enum key (what a picker shows), `[]` for free
+ * input. An enum that lists its values in several languages (`[北京, 上海,
+ * Beijing, Shanghai]`) offers those written in the turn's language: Chinese
+ * ones to a Chinese query, the others to an English one; every value when
+ * none is written in that language (or the language is unknown).
+ */
+export function keyOptions(spec: SemanticKeySpec | undefined, language?: string): string[] {
+  if (spec?.extract.type !== 'enum') return [];
+  const values = [...spec.extract.values];
+  if (language !== 'zh' && language !== 'en') return values;
+  const inLanguage = values.filter((value) => HAN.test(value) === (language === 'zh'));
+  return inLanguage.length > 0 ? inLanguage : values;
 }
+
+const HAN = /[\u3400-\u9fff]/;
 
 function infoEntry(type: SemanticInfo['type'], card: AgentCard, specs: SemanticKeySpec[], language: string | undefined): SemanticInfo {
   return {
@@ -67,7 +79,7 @@ function infoEntry(type: SemanticInfo['type'], card: AgentCard, specs: SemanticK
     keys: specs.map((spec) => spec.key),
     key_descriptions: specs.map((spec) => (language ? keyDescription(spec, language) : spec.description)),
     fe_widgets_suggestion: specs.map((spec) => spec.widget),
-    key_options: specs.map(keyOptions),
+    key_options: specs.map((spec) => keyOptions(spec, language)),
   };
 }
 

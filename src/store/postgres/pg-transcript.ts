@@ -56,5 +56,13 @@ export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
       );
       return rows[0] ? turnFromRow(rows[0]) : undefined;
     },
+    async runningTurns(startedBefore, limit) {
+      const { rows } = await pool.query<TurnRow>(`SELECT * FROM sb_turns WHERE status = 'running' AND started_at < $1 ORDER BY started_at LIMIT $2`, [startedBefore, limit]);
+      return rows.map(turnFromRow);
+    },
+    async interruptTurn(turnId, at) {
+      const { rows } = await pool.query<{ finished: boolean }>('SELECT sb_finish_turn($1, $2, $3, $4, $5) AS finished', [turnId, 'interrupted', '', at, '{}']);
+      return rows[0]?.finished === true;
+    },
   };
 }

@@ -34,6 +34,7 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
       'SELECT seq, turn_id, role, content, metadata, created_at FROM sb_messages WHERE user_id = ? AND session_id = ? ORDER BY seq',
     ),
     turn: db.prepare<[string], TurnRow>('SELECT * FROM sb_turns WHERE turn_id = ?'),
+    running: db.prepare<[string, number], TurnRow>(`SELECT * FROM sb_turns WHERE status = 'running' AND started_at < ? ORDER BY started_at LIMIT ?`),
     latest: db.prepare<[string, string], TurnRow>(
       'SELECT * FROM sb_turns WHERE user_id = ? AND session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1',
     ),
@@ -58,7 +59,7 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
     return interrupted;
   });
 
-  const finish = db.transaction((turnId: string, done: TurnFinish): boolean => {
+  const finish = db.transaction((turnId: string, done: Omit<TurnFinish, 'outcome'> & { outcome: TurnFinish['outcome'] | 'interrupted' }): boolean => {
     const turn = statements.turn.get(turnId);
     if (!turn || turn.status !== 'running') return false;
     statements.closeTurn.run(done.outcome, done.createdAt, turnId);
@@ -88,6 +89,12 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
     async latestTurn(userId, sessionId) {
       const row = statements.latest.get(userId, sessionId);
       return row ? turnFromRow(row) : undefined;
+    },
+    async runningTurns(startedBefore, limit) {
+      return statements.running.all(startedBefore, limit).map(turnFromRow);
+    },
+    async interruptTurn(turnId, at) {
+      return finish.immediate(turnId, { content: '', outcome: 'interrupted', createdAt: at });
     },
   };
 }

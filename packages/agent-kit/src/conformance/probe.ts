@@ -2,10 +2,9 @@
  * One raw request to the agent under test, read to its end under the client's
  * byte cap and the endpoint timeout. Unlike the agent client, a probe keeps
  * every SSE event (the client stops at the first `result`), so framing can be
- * judged; the reply itself is still judged by the client's own parser.
+ * judged.
  */
-import { createParser } from 'eventsource-parser';
-import { describeError, readBoundedBody } from '../agents/protocols/http-common.js';
+import { createSseParser } from './sse-parser.js';
 
 /** One SSE event as it arrived. */
 export interface ProbeEvent {
@@ -50,7 +49,7 @@ export async function sendProbe(options: ProbeOptions): Promise<ProbeResult> {
   }, options.timeoutMs);
   const elapsed = () => Math.round(performance.now() - started);
   const events: ProbeEvent[] = [];
-  const parser = createParser({ onEvent: (event) => events.push({ event: event.event ?? 'message', data: event.data }) });
+  const feed = createSseParser((event) => events.push(event));
   try {
     let response: Response;
     try {
@@ -66,7 +65,7 @@ export async function sendProbe(options: ProbeOptions): Promise<ProbeResult> {
     const contentType = response.headers.get('content-type') ?? '';
     const streaming = contentType.toLowerCase().startsWith('text/event-stream');
     const read = await readBoundedBody(response, options.maxBytes, (text) => {
-      if (streaming) parser.feed(text);
+      if (streaming) feed(text);
     });
     const base = { httpStatus: response.status, contentType, durationMs: elapsed(), events };
     if (read.ok) return { ...base, text: read.text, timedOut: false, tooLarge: false };
@@ -75,4 +74,54 @@ export async function sendProbe(options: ProbeOptions): Promise<ProbeResult> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+type BoundedRead = { ok: true; text: string } | { ok: false; kind: 'too_large' } | { ok: false; kind: 'error'; error: unknown };
+
+/** Reads a body up to `maxBytes` (a declared or actual larger one stops early), handing each piece of text on. */
+async function readBoundedBody(response: Response, maxBytes: number, onText: (text: string) => void): Promise<BoundedRead> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    return { ok: false, kind: 'too_large' };
+  }
+  if (!response.body) return { ok: true, text: '' };
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  const pieces: string[] = [];
+  let bytesRead = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      bytesRead += value.byteLength;
+      if (bytesRead > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, kind: 'too_large' };
+      }
+      const text = decoder.decode(value, { stream: true });
+      pieces.push(text);
+      onText(text);
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => undefined);
+    return { ok: false, kind: 'error', error };
+  }
+  const rest = decoder.decode();
+  if (rest) {
+    pieces.push(rest);
+    onText(rest);
+  }
+  return { ok: true, text: pieces.join('') };
+}
+
+/** A short message for any thrown value, using the network cause when there is one. */
+export function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as Error & { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as Error & { code?: string }).code;
+    return code ? `${code} (${cause.message})` : cause.message;
+  }
+  return error.message;
 }

@@ -1,8 +1,8 @@
 /**
  * A sub-agent endpoint in a few lines: `createAgentServer({ handle })` serves
  * `POST /invoke` over node:http (no web framework needed) and speaks both wire
- * protocols of docs/api.md#sub-agent-wire-protocol. The request is size-capped and checked against
- * `schemas/agent-request.schema.json` before `handle` runs; the reply is
+ * protocols of Switchboard's sub-agent contract. The request is size-capped
+ * and checked against the request schema before `handle` runs; the reply is
  * checked against the reply envelope before it is sent, so a handler bug shows
  * up as a clear `failed` reply instead of a malformed one. A retry with the
  * same `task_id` (and the same body) gets the first call's reply without running
@@ -10,11 +10,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import { createEnvelopeValidator } from '../agents/reply-envelope.js';
-import type { AgentReply, AgentRequestBody } from '../agents/types.js';
-import type { AgentProtocol } from '../registry/agent-protocols.js';
-import { safeJsonParse } from '../util/safe-json.js';
+import { checkAgentReply, checkAgentRequest, parseJson, type AgentReply, type AgentRequestBody } from './wire.js';
 
 /** What a handler can do besides returning its reply. */
 export interface AgentHandlerContext {
@@ -33,7 +29,7 @@ export type AgentHandler = (request: AgentRequestBody, context: AgentHandlerCont
 export interface AgentServerOptions {
   handle: AgentHandler;
   /** `http-sse` streams `progress` events and one `result`; default `http-json`. */
-  protocol?: Exclude<AgentProtocol, 'a2a'>;
+  protocol?: 'http-json' | 'http-sse';
   /** Path of the endpoint (default `/invoke`). `GET /healthz` is always served. */
   path?: string;
   /** Largest request body accepted (default 256 KiB); larger ones get 413. */
@@ -51,8 +47,7 @@ export function createAgentServer(options: AgentServerOptions): Server {
   const protocol = options.protocol ?? 'http-json';
   const path = options.path ?? '/invoke';
   const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-  const envelope = createEnvelopeValidator();
-  const remembered = (options.rememberReplies ?? 1000) > 0 ? new LRUCache<string, Promise<AgentReply>>({ max: options.rememberReplies ?? 1000 }) : undefined;
+  const remembered = (options.rememberReplies ?? 1000) > 0 ? createReplyMemory(options.rememberReplies ?? 1000) : undefined;
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestPath = (request.url ?? '/').split('?')[0];
@@ -62,9 +57,9 @@ export function createAgentServer(options: AgentServerOptions): Server {
     if (options.authorize && !options.authorize(request.headers)) return sendJson(response, 401, failed('not authorized'));
     const text = await readBody(request, maxRequestBytes);
     if (text === undefined) return sendJson(response, 413, failed(`request body over ${maxRequestBytes} bytes`));
-    const json = safeJsonParse(text);
+    const json = parseJson(text);
     if (!json.ok) return sendJson(response, 400, failed(`the request body is not JSON: ${json.error}`));
-    const checked = envelope.parseRequest(json.value);
+    const checked = checkAgentRequest(json.value);
     if (!checked.ok) return sendJson(response, 400, failed(`the request body is not a valid request: ${checked.error}`));
     const body = checked.value;
 
@@ -110,7 +105,7 @@ export function createAgentServer(options: AgentServerOptions): Server {
       forget();
       return failed(`internal error: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const checked = envelope.parseReply(reply);
+    const checked = checkAgentReply(reply);
     return checked.ok ? checked.value : failed(`the agent produced an invalid reply: ${checked.error}`);
   }
 
@@ -120,6 +115,29 @@ export function createAgentServer(options: AgentServerOptions): Server {
       else response.destroy();
     });
   });
+}
+
+/** The last `max` replies by key, oldest dropped first (a Map keeps insertion order). */
+function createReplyMemory(max: number) {
+  const entries = new Map<string, Promise<AgentReply>>();
+  return {
+    get(key: string): Promise<AgentReply> | undefined {
+      const value = entries.get(key);
+      if (value) {
+        entries.delete(key);
+        entries.set(key, value);
+      }
+      return value;
+    },
+    set(key: string, value: Promise<AgentReply>): void {
+      entries.delete(key);
+      entries.set(key, value);
+      if (entries.size > max) entries.delete(entries.keys().next().value as string);
+    },
+    delete(key: string): void {
+      entries.delete(key);
+    },
+  };
 }
 
 function failed(message: string): AgentReply {

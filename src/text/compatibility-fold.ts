@@ -1,0 +1,91 @@
+/**
+ * Matching on the NFKC form of a text while keeping the text as written.
+ * Full-width digits and letters (`１３５`, `ｚｈａｎｇ＠…`), mathematical
+ * digits and other compatibility forms are the same characters to a reader,
+ * so a pattern that must recognise a value (a phone number, an e-mail
+ * address) runs on the normalised form; what it finds is mapped back to the
+ * written text, and only the found stretches are replaced there. Everything
+ * else (full-width punctuation of Chinese text included) stays as it was.
+ *
+ * Each code point is normalised on its own, so every character of the
+ * normalised form comes from exactly one written code point.
+ */
+
+/** A stretch `[start, end)` and what it becomes. */
+export interface FoldedReplacement {
+  start: number;
+  end: number;
+  replacement: string;
+}
+
+/** A text in its normalised form, with where each of its characters came from. */
+export interface FoldedText {
+  /** The NFKC form, code point by code point. */
+  readonly text: string;
+  /** The stretch `[start, end)` of the written text a stretch of the normalised one came from. */
+  original(start: number, end: number): { start: number; end: number };
+}
+
+/** Plain ASCII, and CJK ideographs and kana, which NFKC leaves as they are. */
+const STABLE = /^[\u0000-\u007f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]*$/;
+
+/** The normalised form of `text`; `undefined` when it is the text itself (nothing to map). */
+export function foldCompatibility(text: string): FoldedText | undefined {
+  if (STABLE.test(text)) return undefined;
+  let folded = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let changed = false;
+  let position = 0;
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    const normal = code < 0x80 || (code >= 0x4e00 && code <= 0x9fff) ? char : char.normalize('NFKC');
+    if (normal !== char) changed = true;
+    for (let index = 0; index < normal.length; index++) {
+      starts.push(position);
+      ends.push(position + char.length);
+    }
+    folded += normal;
+    position += char.length;
+  }
+  if (!changed) return undefined;
+  return {
+    text: folded,
+    original: (start, end) => ({ start: start < starts.length ? starts[start]! : text.length, end: end > 0 ? ends[end - 1]! : 0 }),
+  };
+}
+
+/**
+ * `text` with the stretches `find` reports in its normalised form replaced,
+ * each mapped back to the written text. A stretch whose replacement equals
+ * what it matched (nothing to mask) keeps its written form. `find` must
+ * report non-overlapping stretches, left to right.
+ */
+export function replaceFolded(text: string, find: (normalised: string) => readonly FoldedReplacement[]): string {
+  const folded = foldCompatibility(text);
+  const source = folded?.text ?? text;
+  const found = find(source);
+  if (found.length === 0) return text;
+  let out = '';
+  let position = 0;
+  for (const item of found) {
+    if (item.replacement === source.slice(item.start, item.end)) continue;
+    const span = folded ? folded.original(item.start, item.end) : item;
+    if (span.start < position) continue;
+    out += text.slice(position, span.start) + item.replacement;
+    position = span.end;
+  }
+  return out + text.slice(position);
+}
+
+/** The stretches `find` reports in the normalised form of `text`, as stretches of the written text. */
+export function spansFolded(text: string, find: (normalised: string) => Iterable<{ start: number; end: number }>): { start: number; end: number }[] {
+  const folded = foldCompatibility(text);
+  if (!folded) return [...find(text)];
+  return [...find(folded.text)].map((span) => folded.original(span.start, span.end));
+}
+
+/** Each match of a global `pattern` in `text`, with its replacement. */
+export function replacementsOf(pattern: RegExp, text: string, replace: (match: string) => string): FoldedReplacement[] {
+  return [...text.matchAll(pattern)].map((match) => ({ start: match.index, end: match.index + match[0].length, replacement: replace(match[0]) }));
+}

@@ -1,0 +1,68 @@
+/**
+ * Registries built to hurt the server while staying under the file-size and
+ * node-count caps: one long example string written once and aliased many
+ * times, so the file is small but its data is huge.
+ */
+
+/** A registry of one agent whose examples are `copies` aliases of one `exampleBytes`-long string. */
+export function aliasedExampleRegistry(url: string, options: { exampleBytes?: number; copies?: number } = {}): string {
+  const exampleBytes = options.exampleBytes ?? 1_240_000;
+  const copies = options.copies ?? 1000;
+  const example = 'a'.repeat(exampleBytes);
+  return `version: 1
+agents:
+  - id: echo_agent
+    name: 回声服务
+    description: 回声 echo
+    keywords: [回声, echo]
+    endpoint: { url: "${url}", retries: 0 }
+    examples:
+      - &big "${example}"
+${Array.from({ length: copies }, () => '      - *big').join('\n')}
+`;
+}
+
+/** The same registry with plain, short examples (a good edit). */
+export function plainRegistry(url: string): string {
+  return `version: 1
+agents:
+  - id: echo_agent
+    name: 回声服务
+    description: 回声 echo
+    keywords: [回声, echo]
+    endpoint: { url: "${url}", retries: 0 }
+`;
+}
+
+/** Calls `GET /healthz` every `intervalMs` until stopped; the latencies (ms) of each probe, failures as Infinity. */
+export function startHealthProbe(baseUrl: string, intervalMs = 20): { stop(): Promise<number[]> } {
+  const latencies: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      try {
+        const response = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(10_000) });
+        await response.arrayBuffer();
+        latencies.push(response.ok ? performance.now() - started : Infinity);
+      } catch {
+        latencies.push(Infinity);
+      }
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return latencies;
+    },
+  };
+}
+
+/** The `fraction` quantile of `values` (nearest rank). */
+export function quantile(values: readonly number[], fraction: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
