@@ -35,6 +35,7 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, unknown>> = {
       consecutive_failures: { type: 'integer', minimum: 0 },
       last_call_at: { type: ['string', 'null'] },
       last_outcome: { type: ['string', 'null'] },
+      breaker: { enum: ['closed', 'open', 'half_open'], description: 'The circuit breaker of the agent on this replica (docs/decisions/0035).' },
     },
   },
   PublicAgentCard: {
@@ -67,6 +68,14 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, unknown>> = {
       },
       input_schema: { ...OPEN_OBJECT, description: 'The JSON Schema of the agent\'s inputs, as written in the registry.' },
       output_schema: { ...OPEN_OBJECT, description: 'The JSON Schema of the agent\'s output, as written in the registry.' },
+      a2a_card: {
+        type: 'object',
+        required: ['url'],
+        description: 'Registered by `a2a_card`: the card\'s url, when it was fetched, and why it could not be (the agent is then not routable).',
+        properties: { url: { type: 'string' }, fetched_at: { type: 'string' }, error: { type: 'string' } },
+      },
+      input_modes: { type: 'array', items: { type: 'string' } },
+      output_modes: { type: 'array', items: { type: 'string' } },
       health: { $ref: '#/components/schemas/AgentHealth' },
     },
   },
