@@ -14,6 +14,7 @@ export interface RawKey {
   widget?: string;
   fe_wigdets_suggestion?: string;
   extract?: RawExtract;
+  remember?: boolean;
 }
 
 /** One raw `agents` entry. */

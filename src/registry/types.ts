@@ -26,6 +26,8 @@ export interface SemanticKeySpec {
   /** Resolved: key spec → `widgets` dictionary → "". */
   readonly widget: string;
   readonly extract: ExtractSpec;
+  /** `remember: true`: a value given for this key may become a long-term profile fact (CONTRACT §1 v3); default false. */
+  readonly remember?: boolean;
 }
 
 export type AgentProtocol = 'http-json' | 'http-sse';
@@ -188,7 +190,7 @@ export interface PublicAgentCard {
   keywords: string[];
   depends_on: string[];
   protocol: AgentProtocol;
-  required_semantic_keys: { key: string; description: string; descriptions?: Record<string, string>; widget: string; extract: Record<string, unknown> }[];
+  required_semantic_keys: { key: string; description: string; descriptions?: Record<string, string>; widget: string; extract: Record<string, unknown>; remember?: true }[];
   input_schema?: Record<string, unknown>;
   output_schema?: Record<string, unknown>;
   /** Passive health from recent calls, when the server tracks it. */
