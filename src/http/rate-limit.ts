@@ -1,25 +1,25 @@
 /**
- * Per-user rate limit on `/v1/chat` (CONTRACT §3 v2, seed 001): from
- * `supervisor.rate_limit`, counted per API key when keys are on, else per
- * `user_id`; over it `429 RATE_LIMITED` with `retry-after` seconds. Counting
- * is `rate-limiter-flexible`'s, in the store the storage backend gives
- * (shared across replicas with Redis, in-process otherwise); a new limiter is made when
- * the registry's limits change, so a reload takes effect at once.
+ * Per-user rate limit on `/v1/chat` (CONTRACT §3 v2, §1 v3, seed 001): from
+ * `supervisor.rate_limit`, a token bucket per API key when keys are on, else
+ * per `user_id` (`burst` requests at once, refilled at `per_user_per_minute`
+ * per minute); over it `429 RATE_LIMITED` with `retry-after` seconds. The
+ * buckets live where the storage backend keeps them (shared across replicas
+ * with Redis, in-process otherwise); a new limiter is made when the registry's
+ * limits change, so a reload takes effect at once.
  */
 import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { UserError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { RateLimitSettings, Registry } from '../registry/types.js';
-import type { RateLimiterFactory } from '../store/index.js';
+import type { RateLimiter, RateLimiterFactory } from '../store/index.js';
 
 /** Checks the limit for one caller (runs after the body is parsed). */
 export function createRateLimit(registry: Registry, metrics: Metrics, createLimiter: RateLimiterFactory): RequestHandler {
-  let limiter: { settings: RateLimitSettings; store: RateLimiterAbstract } | undefined;
-  const limiterFor = (settings: RateLimitSettings): RateLimiterAbstract => {
+  let limiter: { settings: RateLimitSettings; store: RateLimiter } | undefined;
+  const limiterFor = (settings: RateLimitSettings): RateLimiter => {
     if (!limiter || limiter.settings.perUserPerMinute !== settings.perUserPerMinute || limiter.settings.burst !== settings.burst) {
-      limiter = { settings, store: createLimiter({ points: settings.perUserPerMinute + settings.burst, durationSeconds: 60, keyPrefix: `chat:${settings.perUserPerMinute}:${settings.burst}` }) };
+      limiter = { settings, store: createLimiter({ perMinute: settings.perUserPerMinute, burst: settings.burst, keyPrefix: `chat:${settings.perUserPerMinute}:${settings.burst}` }) };
     }
     return limiter.store;
   };
@@ -34,16 +34,16 @@ export function createRateLimit(registry: Registry, metrics: Metrics, createLimi
     // The key is hashed: the limiter's store never holds a secret.
     const caller = bearer ? `key:${createHash('sha256').update(bearer).digest('hex').slice(0, 32)}` : `user:${typeof userId === 'string' ? userId : '-'}`;
     limiterFor(settings)
-      .consume(caller)
-      .then(() => next())
-      .catch((rejection: unknown) => {
-        if (!(rejection instanceof RateLimiterRes)) {
-          next(rejection);
+      .take(caller)
+      .then((decision) => {
+        if (decision.allowed) {
+          next();
           return;
         }
         metrics.guardStops.inc({ guard: 'rate_limit' });
-        const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        next(new UserError('RATE_LIMITED', `too many requests: at most ${settings.perUserPerMinute} per minute (burst ${settings.burst}); retry in ${retryAfterSeconds} s`, { retryAfterSeconds }));
-      });
+        const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+        next(new UserError('RATE_LIMITED', `too many requests: at most ${settings.perUserPerMinute} per minute (${settings.burst} at once); retry in ${retryAfterSeconds} s`, { retryAfterSeconds }));
+      })
+      .catch((error: unknown) => next(error));
   };
 }
