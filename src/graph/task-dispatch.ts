@@ -77,7 +77,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       const message = outbound.mask(options.message ?? (task.description.trim() || state.rewritten_query));
       const requestTaskId = options.requestTaskId ?? task.task_id;
       // A user-specific reply is cached per owner (the user within its tenant), never across tenants.
-      const cacheRequest = { card, registryVersion: snapshot.version, userId: ownerOf(context, state.user_id), inputs: task.inputs, message };
+      const cacheRequest = { card, registryVersion: snapshot.version, userId: ownerOf(context, state.user_id), inputs: task.inputs, message, today: context.now };
       const cached = options.bypassCache ? undefined : await dependencies.responseCache?.lookup(cacheRequest);
       if (cached) {
         emit({
