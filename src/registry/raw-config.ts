@@ -45,7 +45,7 @@ export interface RawConfig {
     escalate_after_failures?: number;
     word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
     synonyms?: Record<string, string[]>;
-    verify?: { enabled?: boolean; max_retries?: number };
+    verify?: { enabled?: boolean; max_retries?: number; judge?: 'on_doubt' | 'always' };
     answer_cache_ttl_s?: number;
     retention_days?: number;
     max_delegation_depth?: number;

@@ -84,8 +84,11 @@ export interface SupervisorSettings {
   readonly wordLists: WordLists;
   /** `supervisor.synonyms`: word → equivalent words, a last resort for offline routing; absent when not set. */
   readonly synonyms?: Readonly<Record<string, readonly string[]>>;
-  /** The verify step after execution (CONTRACT §4 v2). */
-  readonly verify: { readonly enabled: boolean; readonly maxRetries: number };
+  /**
+   * The verify step after execution (CONTRACT §4 v2). `judge` (§1 v3): `on_doubt` = the model judges only when the
+   * rule check flags a task or an output failed its output_schema; `always` = on every multi-intent turn too.
+   */
+  readonly verify: { readonly enabled: boolean; readonly maxRetries: number; readonly judge: VerifyJudge };
   /** Seconds a read-only answer is reused for a near-duplicate question; 0 = off. */
   readonly answerCacheTtlS: number;
   /** Transcripts, turn events and task records older than this many days are deleted. */
@@ -122,6 +125,9 @@ export interface TurnBudgets {
 }
 
 /** `supervisor.rate_limit`. */
+/** When the verify step's model call runs (`supervisor.verify.judge`). */
+export type VerifyJudge = 'on_doubt' | 'always';
+
 export interface RateLimitSettings {
   readonly perUserPerMinute: number;
   readonly burst: number;
