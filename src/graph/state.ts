@@ -13,6 +13,7 @@ import type { LayeredSummary } from './layered-summary.js';
 import type { ProfileFact } from '../store/types.js';
 import type { ProfileFill } from './profile-facts.js';
 import type { AnswerCacheKey } from './answer-cache.js';
+import type { ValueSource } from './value-source.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -25,6 +26,8 @@ export interface PendingTask {
   description: string;
   /** Inputs already known for it. */
   inputs: Record<string, unknown>;
+  /** Where each of those inputs came from (absent in memory saved before sources were kept). */
+  sources?: Record<string, ValueSource>;
   /** Keys the user still has to give (empty when it waits on another pending task). */
   missing_keys: string[];
   /** When it was parked (ISO); it expires `pending_ttl_s` later. */
@@ -55,6 +58,8 @@ export interface SessionMemory {
   pending: PendingTask[];
   /** Slot memory: key → last known value, across agents. */
   known_values: Record<string, string | number>;
+  /** key → where its value in `known_values` came from (absent in memory saved before sources were kept). */
+  known_sources?: Record<string, ValueSource>;
   /** Consecutive turns that ended without any result. */
   unresolved_turns: number;
   /** Every turn older than `history`, folded incrementally (absent until the first fold). */

@@ -134,10 +134,12 @@ export function planFromDraft(
     const draftTask = byAgent.get(card.id)!;
     const offlineTask = offlineByAgent.get(card.id)!;
     const inputs: Record<string, unknown> = { ...offlineTask.inputs };
+    const droppedHere: Primitive[] = [];
     // Values read from the rewrite keep to the agent's clause of the rewrite; the user's text may still place them elsewhere.
     for (const [key, value] of Object.entries(inputs)) {
       if (!isPrimitive(value) || userVerdict(value, key, card, userWords?.get(card.id), request) !== false) continue;
       corrections.outOfClauseValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
+      droppedHere.push(value);
       delete inputs[key];
     }
     // What the user's own words for the agent give fills what is still missing (a rewrite may have lost or moved it).
@@ -156,10 +158,12 @@ export function planFromDraft(
       const spec = card.requiredKeys.find((candidate) => candidate.key === key);
       if (!isPrimitive(value) || !isGrounded(value, spec, evidence, request.now)) {
         corrections.droppedValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
+        if (isPrimitive(value)) droppedHere.push(value);
         continue;
       }
       if (!keepsToClause(value, key, card, offline.attributed.get(card.id)!, userWords?.get(card.id), request)) {
         corrections.outOfClauseValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
+        droppedHere.push(value);
         continue;
       }
       inputs[key] = value;
@@ -174,9 +178,13 @@ export function planFromDraft(
       else corrections.droppedDependencies.push(`${card.id}→${dependency}`);
     }
     for (const upstream of card.dependsOn) if (taskIdOf.has(upstream)) dependsOn.add(upstream);
+    // The draft's description is the model's words too: when it states a value that was dropped, the user's own words describe the task.
+    const modelDescription = draftTask.description.trim();
+    const userDescription = userOwn?.text || request.turnQuery?.trim() || offlineTask.description;
+    const statesDropped = droppedHere.some((value) => squash(modelDescription).includes(squash(String(value))));
     return {
       task_id: taskIdOf.get(card.id)!,
-      description: draftTask.description.trim() || offlineTask.description,
+      description: modelDescription && !statesDropped ? modelDescription : modelDescription ? userDescription : offlineTask.description,
       assigned_agent: card.id,
       inputs,
       dependencies: [...dependsOn].map((agentId) => taskIdOf.get(agentId)!),
@@ -226,9 +234,15 @@ interface Evidence {
   sources: string[];
 }
 
+/**
+ * What the user said this session, and values kept from it: what the user
+ * typed this turn and in earlier turns, parked inputs and slot memory. Never
+ * the model's rewrite of a query (`request.query`, the rewritten query of this
+ * or an earlier turn): a value found only there is the model's, not the user's.
+ */
 function conversationEvidence(envelope: DraftPlanEnvelope, request: PlanRequest): Evidence {
-  const sources = [envelope.query, request.query, request.intent?.rewrittenQuery ?? ''];
-  for (const turn of request.memory.history) sources.push(turn.query, turn.rewrittenQuery);
+  const sources = [envelope.query, request.turnQuery ?? ''];
+  for (const turn of request.memory.history) sources.push(turn.query);
   for (const task of request.memory.pending) for (const value of Object.values(task.inputs)) if (isPrimitive(value)) sources.push(String(value));
   for (const value of Object.values(request.memory.known_values)) sources.push(String(value));
   const cleaned = sources.filter((source) => typeof source === 'string' && source.length > 0);
