@@ -6,6 +6,7 @@
  */
 import { Annotation } from '@langchain/langgraph';
 import type { IntentResult, MemoryTurn } from '../intent/types.js';
+import type { QueryReading } from '../intent/query-reading.js';
 import type { SemanticInfo } from './response-state.js';
 import type { ConfirmationRequest, InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
 import type { Verification } from './verify/types.js';
@@ -74,6 +75,8 @@ const replace = <T>(fallback: () => T) => Annotation<T>({ reducer: (_previous: T
 
 export const SupervisorStateAnnotation = Annotation.Root({
   query: replace<string>(() => ''),
+  /** The turn's one reading of `query` (made by the control node; null before it runs). */
+  reading: replace<QueryReading | null>(() => null),
   user_id: replace<string>(() => ''),
   thread_id: replace<string>(() => ''),
   rewritten_query: replace<string>(() => ''),
