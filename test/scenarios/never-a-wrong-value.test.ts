@@ -269,6 +269,26 @@ describe('LLM mode', () => {
     };
   }
 
+  it('repro 2: in LLM mode "确认，不过原因改成发错货" updates the held refund and holds it again; "确认" then refunds with the new reason', async () => {
+    const id = session('llm-fix');
+    fake.push(
+      intentReply('我要退款，订单 A1001，原因是质量问题', [{ assigned_agent: 'refund_agent', inputs: { order_id: 'A1001', refund_reason: '质量问题' } }]),
+    );
+    const held = await board.chat('我要退款，订单 A1001，原因是质量问题', { sessionId: id });
+    expect(heldOf(held)[0]?.inputs).toEqual({ order_id: 'A1001', refund_reason: '质量问题' });
+    fake.assertComplete();
+    fake.push(
+      intentReply('订单 A1001 退款，原因改为发错货', [{ assigned_agent: 'refund_agent', inputs: { order_id: 'A1001', refund_reason: '发错货' } }]),
+    );
+    const corrected = await board.chat('确认，不过原因改成发错货', { sessionId: id });
+    expect(shop.refund.calls).toHaveLength(0);
+    expect(heldOf(corrected)[0]?.inputs).toEqual({ order_id: 'A1001', refund_reason: '发错货' });
+    fake.assertComplete();
+    fake.push({ content: '退款已受理。', usage: false });
+    await board.chat('确认', { sessionId: id });
+    expect(inputsOf(shop.refund)).toEqual([{ order_id: 'A1001', refund_reason: '发错货' }]);
+  });
+
   it('repro 1: an order id only the model wrote (in its plan and its rewrite) never reaches the order agent; the user is asked for it', async () => {
     fake.push(intentReply('查询订单 Z9999', [{ assigned_agent: 'order_agent', inputs: { order_id: 'Z9999' } }]), { content: '请告诉我您的订单号。', usage: false });
     const events = await board.chat('帮我查一下订单的状态', { sessionId: session('llm-made-up') });
