@@ -58,7 +58,7 @@ export interface DispatchOptions {
 export function createTaskDispatch(dependencies: DispatchDependencies) {
   return ({ state, context, emit, extraInfo }: DispatchScope) => {
     const { snapshot, language } = context;
-    /** A task holding a value without a source is not sent: its keys are asked for as missing (and the values forgotten). */
+    /** A task holding a value without a source is not sent: its keys are asked for as missing. */
     const refuseUnsourced = (task: SubTask, card: AgentCard, keys: string[]): TaskOutcome => {
       dependencies.logger.warn({ traceId: context.traceId, task: task.task_id, agent: card.id, keys }, 'refused input values without a source; asking for them');
       const specs = keys.map((key) => card.requiredKeys.find((spec) => spec.key === key));
@@ -70,7 +70,6 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
         key_options: specs.map(keyOptions),
       });
-      for (const key of keys) delete task.inputs[key];
       return { task_id: task.task_id, agent_id: card.id, status: 'input_required', missing_keys: keys, reason: 'unsourced_value' };
     };
     return async (task: SubTask, upstream: TaskOutcome[], options: DispatchOptions = {}): Promise<TaskOutcome> => {
