@@ -5,7 +5,7 @@
 import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { intentStartText } from '../../i18n/index.js';
-import { normalizeText } from '../../text/index.js';
+import { readTurnQuery } from '../../intent/index.js';
 import { renderSummary } from '../layered-summary.js';
 import { renderProfile } from '../profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
@@ -18,10 +18,12 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
     emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     // Memory blocks of prompts carry personal data masked (CONTRACT §7); stored memory already is, this holds whatever the source.
     const masker = maskForSnapshot(context.snapshot);
+    // The message was read once by the control node; a correction's yes/no word is set aside there.
+    const reading = state.reading ?? readTurnQuery(state.query);
     const intent = await dependencies.recognizer.recognize({
-      query: state.query,
-      // The turn's language was read from this query when the turn started; its normal form is made here, once.
-      normalizedQuery: normalizeText(state.query),
+      query: reading.act === 'correction' ? reading.normalizedQuery : state.query,
+      normalizedQuery: reading.normalizedQuery,
+      clauses: reading.clauses,
       language: context.language,
       history: masker.maskDeep(state.memory.history),
       profile: masker.mask(renderProfile(state.profile, context.now)),
