@@ -59,6 +59,7 @@ describe('dialogue lines of an eval set', () => {
       calls: [{ agentId: 'hotel_agent', inputs: { city: '上海', check_in_date: '2026-11-23' }, message: '', userId: 'u', sessionId: 's' }],
       asks: {},
       held: [],
+      confirmations: [],
       answer: '',
     };
     const checks = checkTurn({ agents: ['hotel_agent'], inputs: { hotel_agent: { city: '北京' } }, held: [], not_called: ['hotel_agent', 'weather_agent'] }, observed, 2);

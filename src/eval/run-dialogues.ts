@@ -31,6 +31,8 @@ export interface TurnObservation {
   asks: Record<string, string[]>;
   /** Agents whose side effect waits for the user's yes after this turn. */
   held: string[];
+  /** The values each held side effect was shown with (what a yes confirms). */
+  confirmations: { agentId: string; inputs: Record<string, unknown> }[];
   /** The answer the user saw. */
   answer: string;
   outcome?: string;
@@ -73,13 +75,24 @@ export function stubRegistry(yamlText: string, stubBaseUrl: string): { text: str
   return { text: stringify(document), outputSchemas };
 }
 
-/** Runs every dialogue in order and returns what each turn did. */
-export async function runDialogues(dialogues: readonly DialogueCase[], options: RunDialoguesOptions): Promise<DialogueRun[]> {
+/** A Switchboard on stubs, ready to run dialogues one after another. */
+export interface DialogueRunner {
+  run(dialogue: DialogueCase): Promise<DialogueRun>;
+  close(): Promise<void>;
+}
+
+/** Starts the stubs and a Switchboard on the rewritten registry. */
+export async function openDialogueRunner(options: Omit<RunDialoguesOptions, 'onDialogue'>): Promise<DialogueRunner> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-dialogues-'));
   let outputSchemas = new Map<string, unknown>();
   let stubs: StubAgents | undefined;
   let switchboard: Awaited<ReturnType<typeof createSwitchboard>> | undefined;
   let clock = 0;
+  const close = async () => {
+    await switchboard?.close().catch(() => {});
+    await stubs?.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     stubs = await startStubAgents((agentId) => outputSchemas.get(agentId));
     const rewritten = stubRegistry(readFileSync(options.configPath, 'utf8'), stubs.baseUrl);
@@ -95,29 +108,46 @@ export async function runDialogues(dialogues: readonly DialogueCase[], options: 
       watch: false,
       now: () => new Date(clock),
     });
-    const runs: DialogueRun[] = [];
-    for (const [index, dialogue] of dialogues.entries()) {
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const board = switchboard;
+  const recorder = stubs;
+  return {
+    async run(dialogue) {
       clock = startOfDialogue(dialogue, options.today);
-      let sessionId = `dlg-${dialogue.line}-${randomUUID().slice(0, 8)}`;
-      const userId = `dlg-user-${dialogue.line}`;
+      const run = randomUUID().slice(0, 8);
+      let sessionId = `dlg-${dialogue.line}-${run}`;
+      const userId = `dlg-user-${dialogue.line}-${run}`;
       const turns: TurnObservation[] = [];
-      for (const turn of dialogue.turns) {
+      for (const [index, turn] of dialogue.turns.entries()) {
         clock += turn.waitS * 1000;
-        if (turn.newSession) sessionId = `dlg-${dialogue.line}-${randomUUID().slice(0, 8)}`;
-        const before = stubs.calls.length;
-        const events = await runTurn(switchboard, turn.user, userId, sessionId);
-        const calls = stubs.calls.slice(before).filter((call) => call.sessionId === sessionId);
+        if (turn.newSession) sessionId = `dlg-${dialogue.line}-${run}-${index}`;
+        const before = recorder.calls.length;
+        const events = await runTurn(board, turn.user, userId, sessionId);
+        const calls = recorder.calls.slice(before).filter((call) => call.sessionId === sessionId);
         turns.push(observe(turn.user, events, calls));
       }
-      const run = { case: dialogue, turns };
+      return { case: dialogue, turns };
+    },
+    close,
+  };
+}
+
+/** Runs every dialogue in order and returns what each turn did. */
+export async function runDialogues(dialogues: readonly DialogueCase[], options: RunDialoguesOptions): Promise<DialogueRun[]> {
+  const runner = await openDialogueRunner(options);
+  try {
+    const runs: DialogueRun[] = [];
+    for (const [index, dialogue] of dialogues.entries()) {
+      const run = await runner.run(dialogue);
       runs.push(run);
       options.onDialogue?.(run, index);
     }
     return runs;
   } finally {
-    await switchboard?.close().catch(() => {});
-    await stubs?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await runner.close();
   }
 }
 
@@ -161,6 +191,7 @@ export function observe(user: string, events: readonly ResponseState[], calls: S
     calls,
     asks,
     held: held.sort(),
+    confirmations: (final?.metadata.confirmation ?? []).map((request) => ({ agentId: request.sub_agent_id, inputs: { ...request.inputs } })),
     answer: final?.content ?? '',
     ...(typeof outcome === 'string' ? { outcome } : {}),
   };
