@@ -102,6 +102,8 @@ export const SupervisorStateAnnotation = Annotation.Root({
   confirmation: replace<ConfirmationRequest[]>(() => []),
   /** User-facing sentences about parked tasks this turn dropped or could not run; they open the answer. */
   notices: replace<string[]>(() => []),
+  /** Agents whose parked tasks expired at the start of this turn (nothing of theirs is live): a follow-up does not bring them back. */
+  expired_agents: replace<string[]>(() => []),
   /** A confirmation turn: parked tasks it did not touch are kept as they were. */
   confirm_turn: replace<boolean>(() => false),
   escalation: replace<EscalationTrigger | null>(() => null),

@@ -222,6 +222,7 @@ describe('offline', () => {
 });
 
 describe('LLM mode', () => {
+  let llmClock = START;
   let shop: Record<'order' | 'logistics' | 'refund' | 'invoice' | 'faq', FakeAgent>;
   let fake: FakeOpenAI;
   let gateway: OpenAiCompatibleGateway;
@@ -242,7 +243,7 @@ describe('LLM mode', () => {
     ).replace(/^\s*cache_ttl_s:.*\n/gm, '');
     fake = await startFakeOpenAI();
     gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', logger: silentLogger, timeoutMs: 3000, maxRetries: 0, breaker: false });
-    board = await startTestSwitchboard({ registryYaml: yaml, llm: gateway, now: () => START });
+    board = await startTestSwitchboard({ registryYaml: yaml, llm: gateway, now: () => llmClock });
   });
 
   afterAll(async () => {
@@ -287,6 +288,22 @@ describe('LLM mode', () => {
     fake.push({ content: '退款已受理。', usage: false });
     await board.chat('确认', { sessionId: id });
     expect(inputsOf(shop.refund)).toEqual([{ order_id: 'A1001', refund_reason: '发错货' }]);
+  });
+
+  it('repro 6: in LLM mode an expired order lookup is not run by a follow-up the model reads as that lookup', async () => {
+    const id = session('llm-expired');
+    fake.push(intentReply('查询订单状态', [{ assigned_agent: 'order_agent', inputs: {} }]), { content: '请告诉我您的订单号。', usage: false });
+    // Another wording than repro 1's: the intent cache would answer that one.
+    const parked = await board.chat('我想查一下我的订单', { sessionId: id });
+    expect(askedOf(parked)).toEqual([['order_agent', 'miss', ['order_id']]]);
+    fake.assertComplete();
+    llmClock = new Date(llmClock.getTime() + 601_000);
+    const before = shop.order.calls.length;
+    fake.push(intentReply('查询订单 A1001 的状态', [{ assigned_agent: 'order_agent', inputs: { order_id: 'A1001' } }]));
+    const late = await board.chat('就查 A1001 吧', { sessionId: id });
+    expect(shop.order.calls.length).toBe(before);
+    expect(lastFinal(late).content).toMatch(/已自动取消/);
+    expect(heldOf(late)).toEqual([]);
   });
 
   it('repro 1: an order id only the model wrote (in its plan and its rewrite) never reaches the order agent; the user is asked for it', async () => {

@@ -105,6 +105,7 @@ export function createControlNode(dependencies: ControlDependencies) {
         memory,
         notices,
         reading,
+        expired_agents: [...goneAgents(expired, live)],
         execution_path: path,
         escalation: emotion.score >= threshold ? { reason: 'emotion', words: emotion.words } : null,
       };
@@ -198,9 +199,14 @@ function answersOnlyExpired(text: string, expired: readonly PendingTask[], snaps
   return answered && rest.replace(FILLER, '').length === 0;
 }
 
+/** Agents of expired tasks with no live task left. */
+function goneAgents(expired: readonly PendingTask[], live: readonly PendingTask[]): Set<string> {
+  return new Set(expired.map((task) => task.agent_id).filter((agentId) => !live.some((task) => task.agent_id === agentId)));
+}
+
 /** History whose turns no longer name the agents of expired tasks (unless a live task of the same agent remains). */
 function withoutExpiredAgents(history: SessionMemory['history'], expired: readonly PendingTask[], live: readonly PendingTask[]): SessionMemory['history'] {
-  const gone = new Set(expired.map((task) => task.agent_id).filter((agentId) => !live.some((task) => task.agent_id === agentId)));
+  const gone = goneAgents(expired, live);
   if (gone.size === 0) return history;
   return history.map((turn) => (turn.agents.some((agentId) => gone.has(agentId)) ? { ...turn, agents: turn.agents.filter((agentId) => !gone.has(agentId)) } : turn));
 }

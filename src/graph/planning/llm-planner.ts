@@ -288,6 +288,7 @@ function userClauseValues(cards: readonly AgentCard[], request: PlanRequest): Ma
   return attributeClauseValues({
     text: typed,
     intents: withClauses(cards, typed, clauses, request),
+    ...(reading && reading.normalizedQuery === typed.normalize('NFKC') ? { clauses: reading.clauses } : {}),
     cards,
     pendingAgents: request.memory.pending.map((task) => task.agent_id),
     now: request.now,

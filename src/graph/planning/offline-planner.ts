@@ -17,7 +17,7 @@ import type { Planner, PlanRequest, PlanResult } from './types.js';
 /** Builds the sub-tasks of `cards` (already filtered to enabled agents of the snapshot). */
 export function buildSubTasks(
   cards: readonly AgentCard[],
-  request: Pick<PlanRequest, 'query' | 'turnQuery' | 'intents' | 'memory' | 'now' | 'planId'>,
+  request: Pick<PlanRequest, 'query' | 'turnQuery' | 'reading' | 'intents' | 'memory' | 'now' | 'planId'>,
 ): { tasks: SubTask[]; invalidKeys: Record<string, InvalidKey[]>; attributed: Map<string, AgentClauseValues> } {
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
   const invalidKeys: Record<string, InvalidKey[]> = {};
@@ -28,6 +28,8 @@ export function buildSubTasks(
     intents: request.intents,
     cards,
     pendingAgents: request.memory.pending.map((task) => task.agent_id),
+    // The turn's reading split the user's text once; reused when the plan is made from that very text.
+    ...(request.reading && request.reading.normalizedQuery === request.query.normalize('NFKC') ? { clauses: request.reading.clauses } : {}),
     now: request.now,
   });
   // "那物流呢" after an order lookup goes on with the values of this session's previous request.
