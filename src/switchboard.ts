@@ -122,7 +122,7 @@ export interface Strategies {
  * user's words, which never go to a shared store unmasked).
  */
 export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics): Strategies {
-  // One example ranker, so the recogniser, the pre-selector and the LLM planner's clause finder share one trained model per snapshot.
+  // One example ranker, so the recogniser and the pre-selector share one trained model per snapshot.
   const ranker = createExampleRanker();
   const preselector = createCardPreselector({ ranker });
   const prepare = (snapshot: RegistrySnapshot) => ranker.prepare(snapshot);
@@ -149,7 +149,7 @@ export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, me
       metrics,
       preselector,
     }),
-    planner: createLlmPlanner({ fallback: offline.planner, logger, ranker }),
+    planner: createLlmPlanner({ fallback: offline.planner, logger }),
     answers: createLlmAnswers({ gateway, fallback: offline.answers, logger }),
     preselector,
     verifier: createLlmVerifier({ gateway, logger }),

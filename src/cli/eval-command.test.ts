@@ -13,6 +13,15 @@ const TRAVEL_MIN = '0.90';
 const ECOMMERCE_MIN = '0.81';
 /** The English assistant set: keyword-free cards, paraphrases that share few words with the examples. */
 const ASSISTANT_MIN = '0.70';
+/**
+ * Dialogue floors (CONTRACT §6 v3): the share of the sample dialogues that pass whole, offline.
+ * Set at what passes; the dialogues that fail are written for the contract's behaviour and named in the report.
+ */
+const DIALOGUE_FLOORS: [set: string, config: string, min: number][] = [
+  ['examples/travel/dialogues.jsonl', 'agents_config.yaml', 1],
+  ['examples/ecommerce/dialogues.jsonl', 'examples/ecommerce/agents_config.yaml', 0.9],
+  ['examples/assistant/dialogues.jsonl', 'examples/assistant/agents_config.yaml', 1],
+];
 
 function capture(env: Record<string, string> = {}) {
   const out = { stdout: '', stderr: '' };
@@ -61,6 +70,39 @@ describe('switchboard eval', () => {
     expect(report.baselineTop1).toBeGreaterThan(0.3);
     expect(report.top1).toBeGreaterThan(report.baselineTop1);
   });
+
+  it('the sample dialogues (zh and en) meet their floors through the real supervisor turn against recording stubs (offline)', async () => {
+    let total = 0;
+    for (const [set, config, min] of DIALOGUE_FLOORS) {
+      const { out, io } = capture();
+      const code = await runCommand([set, '--config', config, '--min', String(min), '--json'], io);
+      const report = JSON.parse(out.stdout);
+      expect(report.dialogues.share, `${set}: ${JSON.stringify(report.dialogues.failures)}`).toBeGreaterThanOrEqual(min);
+      expect(code, out.stderr).toBe(0);
+      expect(report.dialogues.checks).toBeGreaterThan(report.dialogues.dialogues);
+      total += report.dialogues.dialogues;
+    }
+    expect(total).toBeGreaterThanOrEqual(60);
+  }, 120_000);
+
+  it('a failing dialogue is reported at its first failing turn, and --min applies to whole dialogues', async () => {
+    const file = join(dir, 'dialogue.jsonl');
+    const dialogue = {
+      name: 'wrong city',
+      today: '2026-11-22',
+      dialogue: [
+        { user: '帮我订北京的酒店，明天入住', expect: { held: ['hotel_agent'], not_called: ['hotel_agent'] } },
+        { user: '确认', expect: { inputs: { hotel_agent: { city: '上海' } } } },
+        { user: '谢谢', expect: { agents: [] } },
+      ],
+    };
+    await writeFile(file, `${JSON.stringify(dialogue)}\n`);
+    const { out, io } = capture();
+    expect(await runCommand([file, '--min', '0.5'], io)).toBe(1);
+    expect(out.stdout).toMatch(/passed whole: 0\/1 \(0\.0%\)/);
+    expect(out.stdout).toMatch(/line 1 \(wrong city\), turn 2: "确认"\n\s+inputs hotel_agent: expected \{"city":"上海"\}, got \[\{"city":"北京","check_in_date":"2026-11-23"\}\]/);
+    expect(out.stderr).toMatch(/0\.0% of dialogues pass whole, below --min 50\.0%/);
+  }, 60_000);
 
   it('exits 1 below --min and names the shortfall', async () => {
     const file = join(dir, 'hard.jsonl');

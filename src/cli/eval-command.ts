@@ -2,16 +2,21 @@
  * `switchboard eval FILE [--config F] [--min 0.9] [--json]` (CONTRACT §6 v2):
  * routing evaluation of a labelled JSONL set against a registry, through the
  * strategies the server would use (offline, or LLM mode when LLM_* is set).
- * Exit 0 when exact agent-set accuracy reaches `--min` (default 0), 1 below
- * it or when the set or registry is bad, 2 on a usage mistake.
+ * Dialogue lines (CONTRACT §6 v3) run through the real supervisor turn
+ * against stub sub-agents that record what they receive (eval/run-dialogues.ts).
+ * Exit 0 when exact agent-set accuracy (routing lines) and the share of
+ * dialogues that pass whole (dialogue lines) reach `--min` (default 0), 1
+ * below it or when the set or registry is bad, 2 on a usage mistake.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { formatDialogueReport, summariseDialogues, type DialogueSummary } from '../eval/dialogue-report.js';
 import { formatEvalReport, summariseEval } from '../eval/eval-report.js';
 import { parseEvalSet } from '../eval/eval-set.js';
 import { buildNearestBaseline } from '../eval/nearest-baseline.js';
+import { runDialogues } from '../eval/run-dialogues.js';
 import { runEval } from '../eval/run-eval.js';
 import { createLlmGatewayFromEnv } from '../llm/index.js';
 import { silentLogger } from '../logger.js';
@@ -33,6 +38,20 @@ Routing evaluation. FILE is JSONL, one labelled utterance per line:
 "agents": [] marks an out-of-scope query. Session lines first play the earlier
 queries in a fresh in-memory session. Uses LLM mode when LLM_BASE_URL and
 LLM_MODEL are set, else the offline recogniser.
+
+A line may instead be a dialogue, run through the real supervisor turn against
+stub sub-agents that record what they receive (never the real endpoints):
+  { "dialogue": [ { "user": "...", "expect": {
+      "agents": [ids],                       the agents the turn dealt with
+      "inputs": { "agent_id": { "key": "value" } },   values a call received
+      "asks": { "agent_id": ["key"] },       keys asked for
+      "held": [ids],                         side effects awaiting the yes
+      "not_called": [ids] } }, ... ],
+    "today": "YYYY-MM-DD",  "name": "..." }  (optional; a turn may give
+          "wait_s": seconds passing first, "new_session": true for a new
+          session of the same user)
+Each expectation is scored; the first failing turn of each dialogue is printed;
+--min applies to the share of dialogues that pass whole.
 
 Prints exact agent-set accuracy, top-1 (beside the top-1 of a nearest-example
 baseline run on the same examples), out-of-scope kept out, in-scope
@@ -102,19 +121,34 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   }
 
   const llm = createLlmGatewayFromEnv(io.env, silentLogger);
-  const strategies = chooseStrategies(llm.enabled ? llm : undefined, silentLogger, createMetrics());
-  // Trained as the registry would train it at load, so no line pays for it.
-  const trainingStarted = performance.now();
-  strategies.prepare(snapshot);
-  const trainingMs = performance.now() - trainingStarted;
-  const outcomes = await runEval(parsed.cases, { snapshot, ...strategies, baseline: buildNearestBaseline(snapshot) });
-  const report = summariseEval(outcomes);
   const mode = llm.enabled ? 'llm' : 'offline';
-  if (values.json) io.stdout(`${JSON.stringify({ file, config: configFile, mode, enabled_agents: snapshot.enabledAgents.length, training_ms: trainingMs, min, pass: report.accuracy >= min, ...report })}\n`);
-  else io.stdout(formatEvalReport(report, { file, mode, agents: snapshot.enabledAgents.length, trainingMs }));
-  if (report.accuracy < min) {
-    io.stderr(`switchboard eval: accuracy ${(report.accuracy * 100).toFixed(1)}% is below --min ${(min * 100).toFixed(1)}%\n`);
-    return 1;
+  let pass = true;
+  let routing: Record<string, unknown> = {};
+  if (parsed.cases.length > 0) {
+    const strategies = chooseStrategies(llm.enabled ? llm : undefined, silentLogger, createMetrics());
+    // Trained as the registry would train it at load, so no line pays for it.
+    const trainingStarted = performance.now();
+    strategies.prepare(snapshot);
+    const trainingMs = performance.now() - trainingStarted;
+    const outcomes = await runEval(parsed.cases, { snapshot, ...strategies, baseline: buildNearestBaseline(snapshot) });
+    const report = summariseEval(outcomes);
+    routing = { enabled_agents: snapshot.enabledAgents.length, training_ms: trainingMs, ...report };
+    if (!values.json) io.stdout(formatEvalReport(report, { file, mode, agents: snapshot.enabledAgents.length, trainingMs }));
+    if (report.accuracy < min) {
+      io.stderr(`switchboard eval: accuracy ${(report.accuracy * 100).toFixed(1)}% is below --min ${(min * 100).toFixed(1)}%\n`);
+      pass = false;
+    }
   }
-  return 0;
+  let dialogues: DialogueSummary | undefined;
+  if (parsed.dialogues.length > 0) {
+    const runs = await runDialogues(parsed.dialogues, { configPath: resolve(io.cwd, configFile), env: io.env, ...(llm.enabled ? { llm } : {}) });
+    dialogues = summariseDialogues(runs);
+    if (!values.json) io.stdout(formatDialogueReport(dialogues, { file, mode }));
+    if (dialogues.share < min) {
+      io.stderr(`switchboard eval: ${(dialogues.share * 100).toFixed(1)}% of dialogues pass whole, below --min ${(min * 100).toFixed(1)}%\n`);
+      pass = false;
+    }
+  }
+  if (values.json) io.stdout(`${JSON.stringify({ file, config: configFile, mode, min, pass, ...routing, ...(dialogues ? { dialogues } : {}) })}\n`);
+  return pass ? 0 : 1;
 }

@@ -33,6 +33,7 @@ import { createTurnEventLog } from './turn-event-log.js';
 import { createTurnBudget, type BudgetName } from './turn-budget.js';
 import { createStreamGovernor, DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
 import type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
+import { decideTurnOutcome } from './turn-outcome.js';
 
 /** The parts of storage a turn uses. */
 export type TurnStorage = Pick<Storage, 'transcript' | 'events' | 'tasks' | 'leases' | 'signals'>;
@@ -392,7 +393,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
         state: {
           trace_id: request.traceId,
           turn_id: request.turnId,
-          outcome: outcome === 'completed' && unresolved ? 'unresolved' : outcome,
+          outcome: decideTurnOutcome(outcome, events),
           ...(outcome === 'completed' && unresolved ? { unresolved_reason: 'verify_failed' } : {}),
           ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}),
           ...(context.answerCached && outcome === 'completed' ? { cached: true } : {}),
