@@ -66,6 +66,9 @@ export function stubRegistry(yamlText: string, stubBaseUrl: string): { text: str
   document.supervisor = supervisor;
   for (const agent of Array.isArray(document.agents) ? (document.agents as Record<string, unknown>[]) : []) {
     if (!agent || typeof agent !== 'object' || typeof agent.id !== 'string') continue;
+    // An agent registered by its Agent Card alone keeps what the file says of it; its card is not fetched
+    // (it may not be running), so a missing description is its name, and its examples are the file's.
+    if (agent.a2a_card !== undefined && agent.description === undefined) agent.description = agent.name ?? agent.id;
     delete agent.a2a_card;
     delete agent.cache_ttl_s;
     delete agent.stale_if_error_s;

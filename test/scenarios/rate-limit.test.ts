@@ -58,7 +58,7 @@ describe('rate limit', () => {
 
   it('in open mode counts per user_id whatever Authorization header a request makes up', async () => {
     agent = await startFakeAgent(jsonReply());
-    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 2, burst: 0 }\n') });
+    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 2, burst: 2 }\n') });
     const statuses = [];
     for (let index = 0; index < 4; index += 1) {
       const response = await fetch(`${board.url}/v1/chat`, {
@@ -73,7 +73,7 @@ describe('rate limit', () => {
 
   it('with API keys counts per authenticated key', async () => {
     agent = await startFakeAgent(jsonReply());
-    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 1, burst: 0 }\n'), apiKeys: ['key-one', 'key-two'] });
+    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 1, burst: 1 }\n'), apiKeys: ['key-one', 'key-two'] });
     const send = (key: string, userId: string) =>
       fetch(`${board!.url}/v1/chat`, {
         method: 'POST',
