@@ -18,7 +18,7 @@
  * with the target. The load average is printed with every table: the machine
  * is shared, so only same-run ratios compare.
  *
- * Run: `npx tsx bench/load.ts [--quick] [--postgres] [--workers N] [--only offline|llm]`.
+ * Run: `npx tsx bench/load.ts [--quick] [--postgres] [--workers N] [--only offline|llm] [--shapes closed,open 100]`.
  * `bench/run-all.ts` imports `main()`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -142,7 +142,9 @@ async function getText(url: string): Promise<string> {
 
 async function startSwitchboard(name: string, configPath: string, env: Record<string, string | undefined>, workers?: number): Promise<Server> {
   const args = ['serve', '--config', configPath, '--port', '0', '--host', '127.0.0.1', ...(workers ? ['--workers', String(workers)] : [])];
-  const child = await startNodeProcess('src/cli/main.ts', args, /Switchboard listening on (http:\/\/\S+)/, { LOG_LEVEL: 'info', ...env });
+  // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to the Switchboard process only.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = await startNodeProcess('src/cli/main.ts', args, /Switchboard listening on (http:\/\/\S+)/, { LOG_LEVEL: 'info', ...env }, 60_000, nodeArgs);
   const url = /Switchboard listening on (http:\/\/\S+)/.exec(child.readyLine)![1]!;
   return {
     name,
@@ -206,6 +208,8 @@ export interface LoadOptions {
   /** Also run Switchboard with `--workers N` (open loop and the 20-session max). */
   workers?: number;
   modes?: ('offline' | 'llm')[];
+  /** Only the load shapes whose name contains one of these (e.g. `closed`, `open 100`). */
+  shapes?: string[];
 }
 
 export interface LoadResult {
@@ -341,7 +345,7 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
         // Warm-up outside the measurement: module caches, JIT, connection pools.
         for (const server of servers) await runShape(server, { kind: 'closed', sessions: 4, turns: quick ? 5 : 15 }, `${runId}w`);
         const rows: LoadFigures[] = [];
-        for (const shape of shapesFor(quick)) {
+        for (const shape of shapesFor(quick).filter((each) => !options.shapes || options.shapes.some((part) => shapeName(each).includes(part)))) {
           for (const server of servers) rows.push(await runShape(server, shape, runId));
         }
         console.log(`(${mode}: ${eventCount} SSE events per turn, copied by the floor)`);
@@ -364,12 +368,13 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, postgres: { type: 'boolean' }, workers: { type: 'string' }, only: { type: 'string' } } });
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, postgres: { type: 'boolean' }, workers: { type: 'string' }, only: { type: 'string' }, shapes: { type: 'string' } } });
   const result = await main({
     quick: values.quick,
     postgres: values.postgres,
     workers: values.workers ? Number(values.workers) : undefined,
     modes: values.only ? [values.only as 'offline' | 'llm'] : undefined,
+    shapes: values.shapes?.split(','),
   });
   process.exitCode = result.pass ? 0 : 1;
 }

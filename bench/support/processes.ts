@@ -61,8 +61,8 @@ export function treeCpuMs(root: number): number {
 }
 
 /** Starts `node --import tsx <script> ...args` and waits for a line matching `ready`. */
-export async function startNodeProcess(script: string, args: string[], ready: RegExp, env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<BenchProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+export async function startNodeProcess(script: string, args: string[], ready: RegExp, env: Record<string, string | undefined> = {}, timeoutMs = 60_000, nodeArgs: string[] = []): Promise<BenchProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
