@@ -14,6 +14,10 @@ export interface TurnEventLog {
   append(event: StoredEvent): void;
   /** Resolves when everything queued so far is stored (or its write failed and was logged). */
   flush(): Promise<void>;
+  /** Hands over the events queued and not yet being written, for a write of the caller's (the turn's end). */
+  takeQueued(): StoredEvent[];
+  /** Tells followers that events taken with `takeQueued` are stored. */
+  storedElsewhere(events: readonly StoredEvent[]): void;
 }
 
 export function createTurnEventLog(options: {
@@ -55,6 +59,14 @@ export function createTurnEventLog(options: {
     },
     async flush() {
       while (writing || queued.length > 0) await (writing ?? start());
+    },
+    takeQueued() {
+      const taken = queued;
+      queued = [];
+      return taken;
+    },
+    storedElsewhere(events) {
+      if (events.length > 0) options.onStored?.(events[events.length - 1]!.seq);
     },
   };
 }

@@ -34,6 +34,7 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
       'SELECT seq, turn_id, role, content, metadata, created_at FROM sb_messages WHERE user_id = ? AND session_id = ? ORDER BY seq',
     ),
     turn: db.prepare<[string], TurnRow>('SELECT * FROM sb_turns WHERE turn_id = ?'),
+    insertEvent: db.prepare('INSERT INTO sb_events (turn_id, seq, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
     latest: db.prepare<[string, string], TurnRow>(
       'SELECT * FROM sb_turns WHERE user_id = ? AND session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1',
     ),
@@ -59,6 +60,8 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
   });
 
   const finish = db.transaction((turnId: string, done: TurnFinish): boolean => {
+    const storedAt = new Date().toISOString();
+    for (const event of done.events ?? []) statements.insertEvent.run(turnId, event.seq, event.data, storedAt);
     const turn = statements.turn.get(turnId);
     if (!turn || turn.status !== 'running') return false;
     statements.closeTurn.run(done.outcome, done.createdAt, turnId);
