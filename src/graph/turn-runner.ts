@@ -274,6 +274,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       if (event.stage === 'final' && !isDelta && (event.state?.verification as { sufficient?: unknown } | undefined)?.sufficient === false) unresolved = true;
       if ((event.stage === 'final' && !isDelta) || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
       events.push(response);
+      // After the whole answer only `escalate` and `done` can follow: they are stored with the turn's end.
+      if (event.stage === 'final' && !isDelta) eventLog.holdUntilEnd();
       eventLog.append({ seq, data: JSON.stringify(response) });
       if (heldForClient) heldForClient.push(response);
       else if (!clientSignal.aborted) onEvent(response);
@@ -387,13 +389,21 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       'done',
     );
     const lastEvents = eventLog.takeQueued();
-    const recorded = await storage.transcript.finishTurn(request.turnId, {
-      content: finalAnswer,
-      outcome,
-      createdAt: new Date().toISOString(),
-      metadata: { registry_version: snapshot.version, ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}) },
-      events: lastEvents,
-    });
+    let recorded: boolean;
+    try {
+      recorded = await storage.transcript.finishTurn(request.turnId, {
+        content: finalAnswer,
+        outcome,
+        createdAt: new Date().toISOString(),
+        metadata: { registry_version: snapshot.version, ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}) },
+        events: lastEvents,
+      });
+    } catch (error) {
+      // The events still get their own write (resume reads them); the turn's bookkeeping failure goes on up.
+      eventLog.requeue(lastEvents);
+      await eventLog.flush();
+      throw error;
+    }
     eventLog.storedElsewhere(lastEvents);
     if (!recorded) logger.warn({ traceId: request.traceId, turnId: request.turnId }, 'turn was already closed by a later turn; answer not recorded');
     if (outcome !== 'aborted' && outcome !== 'cancelled') {
