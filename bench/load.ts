@@ -3,7 +3,8 @@
  *
  * Three kinds of process: the fakes (bench/load-fakes.ts: three sub-agents
  * and an OpenAI-compatible model, zero latency), Switchboard started through
- * its CLI (`serve`, SQLite; with `--postgres` also on PostgreSQL + Redis), and
+ * its CLI (`serve`, SQLite; with `--postgres` also on PostgreSQL + Redis; with
+ * `--workers N` also `serve --workers N` on PostgreSQL + Redis), and
  * the floor (bench/floor-server.ts: plain `node:http` doing the same agent and
  * model calls and writing the same SSE events at the same sizes). This
  * process only sends turns (the three-intent travel turn) and reads the
@@ -297,7 +298,7 @@ function checkTargets(mode: string, rows: LoadFigures[], workers: number | undef
     const worst = Math.max(...loops.map((row) => row.eventLoopP99Ms!));
     checks.push({ target: `${mode} event-loop delay p99 ≤ ${TARGETS.eventLoopP99Ms} ms (worst row)`, figure: `${worst} ms`, met: worst <= TARGETS.eventLoopP99Ms });
   }
-  const open = rows.find((row) => row.server === (workers ? `switchboard/sqlite ×${workers}` : 'switchboard/sqlite') && row.shape === 'open 100/s');
+  const open = rows.find((row) => row.server === (workers ? `switchboard/pg+redis ×${workers}` : 'switchboard/sqlite') && row.shape === 'open 100/s');
   if (open) {
     checks.push({
       target: `${mode} open 100/s${workers ? ` with ${workers} workers` : ''}: done p50 ≤ ${TARGETS.open100.p50Ms} ms, p99 ≤ ${TARGETS.open100.p99Ms} ms, no errors`,
@@ -305,7 +306,10 @@ function checkTargets(mode: string, rows: LoadFigures[], workers: number | undef
       met: open.done.p50 <= TARGETS.open100.p50Ms && open.done.p99 <= TARGETS.open100.p99Ms && open.errors === 0,
     });
   }
-  const maxRow = workers ? rows.find((row) => row.server === `switchboard/sqlite ×${workers}` && row.shape === 'closed 20 sessions') : undefined;
+  const maxRow = workers ? rows.find((row) => row.server === `switchboard/pg+redis ×${workers}` && row.shape === 'closed 20 sessions') : undefined;
+  const postgres = rows.find((row) => row.server === 'switchboard/pg+redis' && row.shape === 'closed 20 sessions');
+  const postgresTarget = mode === 'offline' ? 6 : 8;
+  if (postgres) checks.push({ target: `${mode} CPU/turn on Postgres + Redis, 20 sessions ≤ ${postgresTarget} ms (server only)`, figure: `${postgres.cpuMsPerTurn} ms`, met: postgres.cpuMsPerTurn <= postgresTarget });
   if (maxRow) checks.push({ target: `${mode} closed-loop max with ${workers} workers ≥ 200 turns/s`, figure: `${maxRow.turnsPerSecond} turns/s`, met: maxRow.turnsPerSecond >= 200 });
   return checks;
 }
@@ -328,13 +332,15 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
       const llmEnv = mode === 'llm' ? { LLM_BASE_URL: urls.model, LLM_MODEL: 'fake-main', LLM_API_KEY: 'bench' } : { LLM_BASE_URL: '', LLM_MODEL: '' };
       const boards: Server[] = [await startSwitchboard('switchboard/sqlite', configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dir, `${mode}.db`)}` })];
       const stops: (() => Promise<void>)[] = [];
-      if (options.workers) {
-        boards.push(await startSwitchboard(`switchboard/sqlite ×${options.workers}`, configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dir, `${mode}-workers.db`)}` }, options.workers));
-      }
-      let database: { url: string; drop(): Promise<void> } | undefined;
+      const databases: { url: string; drop(): Promise<void> }[] = [];
       if (options.postgres) {
-        database = await createDatabase();
-        boards.push(await startSwitchboard('switchboard/pg+redis', configPath, { ...llmEnv, DATABASE_URL: database.url, REDIS_URL }));
+        databases.push(await createDatabase());
+        boards.push(await startSwitchboard('switchboard/pg+redis', configPath, { ...llmEnv, DATABASE_URL: databases.at(-1)!.url, REDIS_URL, SWITCHBOARD_WORKERS: '1' }));
+      }
+      if (options.workers) {
+        // Several workers need PostgreSQL (decision 0030).
+        databases.push(await createDatabase());
+        boards.push(await startSwitchboard(`switchboard/pg+redis ×${options.workers}`, configPath, { ...llmEnv, DATABASE_URL: databases.at(-1)!.url, REDIS_URL }, options.workers));
       }
       const shapePath = join(dir, `${mode}-shape.json`);
       const eventCount = await captureShape(boards[0]!, shapePath);
@@ -354,7 +360,7 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
         checks.push(...checkTargets(mode, rows, options.workers));
       } finally {
         for (const stop of stops) await stop();
-        await database?.drop();
+        for (const database of databases) await database.drop();
       }
     }
   } finally {
