@@ -60,9 +60,19 @@ export interface SupervisorDependencies {
 
 type NodeFunction = (state: SupervisorState, config: NodeConfig) => Promise<SupervisorUpdate>;
 
-/** Records the node's wall time in the turn context (per-node timings of the turn). */
+/** Resolves on the next turn of the event loop (after pending I/O callbacks). */
+const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Records the node's wall time in the turn context (per-node timings of the
+ * turn). Each stage starts on a fresh turn of the event loop: the matcher and
+ * SQLite are synchronous, so without it a turn would run from its start to its
+ * first network call without letting other sessions' requests in or its own
+ * first events leave.
+ */
 function timed(name: string, node: NodeFunction): NodeFunction {
   return async (state, config) => {
+    await nextLoopTurn();
     const started = performance.now();
     try {
       return await node(state, config);
