@@ -168,7 +168,10 @@ async function startFloor(fakesJson: string, shapePath: string, llm: boolean): P
     url,
     process: child,
     async eventLoopP99() {
-      const stats = JSON.parse(await getText(`${url}/stats`)) as { p99: number };
+      const text = await getText(`${url}/stats`).catch((error: unknown) => {
+        throw new Error(`the floor server is gone (${String(error)}); its last output:\n${child.recentOutput()}`);
+      });
+      const stats = JSON.parse(text) as { p99: number };
       return round(stats.p99, 1);
     },
   };

@@ -13,6 +13,8 @@ export interface BenchProcess {
   readyLine: string;
   /** CPU time (user + system) of the process and every descendant, ms. */
   cpuMs(): number;
+  /** Its last lines of output (stdout and stderr). */
+  recentOutput(): string;
   stop(): Promise<void>;
 }
 
@@ -72,7 +74,8 @@ export async function startNodeProcess(script: string, args: string[], ready: Re
     const watch = (stream: NodeJS.ReadableStream) => {
       const lines = createInterface({ input: stream });
       lines.on('line', (line) => {
-        if (seen.length < 50) seen.push(line);
+        seen.push(line);
+        if (seen.length > 50) seen.shift();
         if (ready.test(line)) {
           clearTimeout(timer);
           resolve(line);
@@ -86,13 +89,12 @@ export async function startNodeProcess(script: string, args: string[], ready: Re
       reject(new Error(`${script} exited (${code}) before it was ready:\n${seen.join('\n')}`));
     });
   });
-  // Keep draining its output (log lines) so it never blocks on a full pipe.
-  child.stdout!.resume();
-  child.stderr!.resume();
+  // Its output keeps being read (so it never blocks on a full pipe); the last lines are kept for errors.
   return {
     child,
     readyLine,
     cpuMs: () => treeCpuMs(child.pid!),
+    recentOutput: () => seen.join('\n'),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
