@@ -19,7 +19,9 @@
  * with the target. The load average is printed with every table: the machine
  * is shared, so only same-run ratios compare.
  *
- * Run: `npx tsx bench/load.ts [--quick] [--postgres] [--workers N] [--only offline|llm] [--shapes closed,open 100]`.
+ * Run: `npx tsx bench/load.ts [--quick] [--postgres] [--workers N] [--only offline|llm] [--shapes closed,open 100] [--baseline DIR]`
+ * (`--baseline DIR`: another checkout, e.g. `git archive <commit> | tar -x -C DIR` with its node_modules, run beside
+ * this one on SQLite, so a change's before and after are measured in the same run).
  * `bench/run-all.ts` imports `main()`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -141,11 +143,11 @@ async function getText(url: string): Promise<string> {
   return response.text();
 }
 
-async function startSwitchboard(name: string, configPath: string, env: Record<string, string | undefined>, workers?: number): Promise<Server> {
+async function startSwitchboard(name: string, configPath: string, env: Record<string, string | undefined>, workers?: number, checkout = '.'): Promise<Server> {
   const args = ['serve', '--config', configPath, '--port', '0', '--host', '127.0.0.1', ...(workers ? ['--workers', String(workers)] : [])];
   // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to the Switchboard process only.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = await startNodeProcess('src/cli/main.ts', args, /Switchboard listening on (http:\/\/\S+)/, { LOG_LEVEL: 'info', ...env }, 60_000, nodeArgs);
+  const child = await startNodeProcess(join(checkout, 'src/cli/main.ts'), args, /Switchboard listening on (http:\/\/\S+)/, { LOG_LEVEL: 'info', ...env }, 60_000, nodeArgs);
   const url = /Switchboard listening on (http:\/\/\S+)/.exec(child.readyLine)![1]!;
   return {
     name,
@@ -214,6 +216,8 @@ export interface LoadOptions {
   modes?: ('offline' | 'llm')[];
   /** Only the load shapes whose name contains one of these (e.g. `closed`, `open 100`). */
   shapes?: string[];
+  /** Another checkout of Switchboard (e.g. an earlier commit) run beside this one on SQLite: before/after in one run. */
+  baseline?: string;
 }
 
 export interface LoadResult {
@@ -335,6 +339,9 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
       const llmEnv = mode === 'llm' ? { LLM_BASE_URL: urls.model, LLM_MODEL: 'fake-main', LLM_API_KEY: 'bench' } : { LLM_BASE_URL: '', LLM_MODEL: '' };
       const boards: Server[] = [await startSwitchboard('switchboard/sqlite', configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dir, `${mode}.db`)}` })];
       const stops: (() => Promise<void>)[] = [];
+      if (options.baseline) {
+        boards.push(await startSwitchboard('baseline/sqlite', configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dir, `${mode}-baseline.db`)}` }, undefined, options.baseline));
+      }
       const databases: { url: string; drop(): Promise<void> }[] = [];
       if (options.postgres) {
         databases.push(await createDatabase());
@@ -377,13 +384,14 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, postgres: { type: 'boolean' }, workers: { type: 'string' }, only: { type: 'string' }, shapes: { type: 'string' } } });
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, postgres: { type: 'boolean' }, workers: { type: 'string' }, only: { type: 'string' }, shapes: { type: 'string' }, baseline: { type: 'string' } } });
   const result = await main({
     quick: values.quick,
     postgres: values.postgres,
     workers: values.workers ? Number(values.workers) : undefined,
     modes: values.only ? [values.only as 'offline' | 'llm'] : undefined,
     shapes: values.shapes?.split(','),
+    baseline: values.baseline,
   });
   process.exitCode = result.pass ? 0 : 1;
 }
