@@ -12,6 +12,9 @@
  * (c) prompt tokens of the intent call for registries of 10, 100 and 500
  *     agents (pre-selection keeps the prompt flat) and without pre-selection.
  *
+ * The peer (`@langchain/langgraph-supervisor` with library defaults, bench/vs-peer.ts) is run on the same
+ * kind of fakes in this run (or its figures are passed in by bench/run-all.ts, which has just measured it).
+ *
  * Run: `npx tsx bench/llm-calls.ts`. `bench/run-all.ts` may import `main()`.
  */
 import { performance } from 'node:perf_hooks';
@@ -25,6 +28,7 @@ import { readQuery } from '../src/text/index.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../test/support/fake-agent.js';
 import { startFakeOpenAI, type FakeOpenAI, type ScriptedReplySpec } from '../test/support/fake-openai.js';
 import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../test/support/switchboard-harness.js';
+import { measurePeer } from './vs-peer.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const TOMORROW = '2026-11-23';
@@ -32,8 +36,6 @@ const MIXED = '帮我订北京的酒店，明天入住，安排明天早上7点�
 const MODEL_LATENCY_MS = 300;
 const AGENT_LATENCY_MS = 1000;
 const BOUND_MS = 2 * MODEL_LATENCY_MS + 2 * AGENT_LATENCY_MS;
-/** Measured by STACK-NOTES.md on the same kind of fakes with @langchain/langgraph-supervisor defaults. */
-const BASELINE = { medianMs: 6165, calls: 10 };
 const LATENCY_RUNS = 5;
 
 function intent(fields: Record<string, unknown>, latencyMs = 0): ScriptedReplySpec {
@@ -292,12 +294,13 @@ export interface LlmCallsBenchResult {
   turns: TurnCost[];
   latency: LatencyResult;
   promptSizes: PromptSize[];
-  baseline: typeof BASELINE;
+  /** The peer measured on the same kind of fakes. */
+  peer: { medianMs: number; calls: number; runs: number };
   pass: boolean;
 }
 
 /** Runs the benchmark, prints the tables and returns the figures. */
-export async function main(): Promise<LlmCallsBenchResult> {
+export async function main(options: { peer?: { medianMs: number; calls: number; runs: number } } = {}): Promise<LlmCallsBenchResult> {
   const turns = await measureTurnTypes();
   console.log('(a) model calls and tokens per turn type (fake model, estimated tokens)');
   console.table(turns.map((row) => ({ turn: row.turn, calls: row.calls, prompt_tokens: row.promptTokens, completion_tokens: row.completionTokens })));
@@ -311,9 +314,10 @@ export async function main(): Promise<LlmCallsBenchResult> {
     `    baseline measured in this run, same turn with sub-tasks one at a time (max_parallel 1): ${Math.round(latency.sequentialMedianMs)} ms → ` +
       `ratio ${(latency.medianMs / latency.sequentialMedianMs).toFixed(3)}`,
   );
+  const peer = options.peer ?? (await measurePeer(3));
   console.log(
-    `    baseline (STACK-NOTES.md, langgraph-supervisor defaults on the same kind of fakes): ${BASELINE.medianMs} ms, ${BASELINE.calls} calls → ` +
-      `${(BASELINE.medianMs / latency.medianMs).toFixed(2)}× faster, ${BASELINE.calls - latency.calls} fewer calls`,
+    `    peer measured on the same kind of fakes (langgraph-supervisor defaults, median of ${peer.runs}): ${Math.round(peer.medianMs)} ms, ${peer.calls} calls → ` +
+      `${(peer.medianMs / latency.medianMs).toFixed(2)}× faster, ${peer.calls - latency.calls} fewer calls`,
   );
 
   const promptSizes = await measurePromptSizes();
@@ -324,7 +328,7 @@ export async function main(): Promise<LlmCallsBenchResult> {
   const allowed = (turn: string) => (turn.includes('answer cache') ? 0 : turn.startsWith('simple') ? 1 : 2);
   const budgetKept = turns.every((row) => row.calls <= allowed(row.turn));
   const flat = promptSizes.every((row) => row.promptTokens <= promptSizes[0]!.promptTokens * 1.5);
-  return { name: 'llm-calls', turns, latency, promptSizes, baseline: BASELINE, pass: budgetKept && flat && latency.calls <= 2 };
+  return { name: 'llm-calls', turns, latency, promptSizes, peer, pass: budgetKept && flat && latency.calls <= 2 };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -260,6 +260,8 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
     // The verify step found the results insufficient: a turn that ran to its end still counts as unresolved (CONTRACT §4).
     let unresolved = false;
 
+    // Events of the turn's end wait here for the session to be free before the client sees them.
+    let heldForClient: ResponseState[] | undefined;
     const deliver = (event: NodeEvent, type: ResponseState['type'], content: string): void => {
       const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
       const state = complete ? { ...event.state, ...usageState(), ...budgetState(), ...droppedState() } : event.state;
@@ -283,8 +285,11 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       if (event.stage === 'final' && !isDelta && (event.state?.verification as { sufficient?: unknown } | undefined)?.sufficient === false) unresolved = true;
       if ((event.stage === 'final' && !isDelta) || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
       events.push(response);
+      // After the whole answer only `escalate` and `done` can follow: they are stored with the turn's end.
+      if (event.stage === 'final' && !isDelta) eventLog.holdUntilEnd();
       eventLog.append({ seq, data: JSON.stringify(response) });
-      if (!clientSignal.aborted) onEvent(response);
+      if (heldForClient) heldForClient.push(response);
+      else if (!clientSignal.aborted) onEvent(response);
     };
 
     // Streamed text (agent progress per task, answer deltas per speaker) goes through the guard's streams, so
@@ -371,19 +376,10 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       clearTimeout(graceTimer);
     }
 
-    const recorded = await storage.transcript.finishTurn(request.turnId, {
-      content: finalAnswer,
-      outcome,
-      createdAt: new Date().toISOString(),
-      metadata: { registry_version: snapshot.version, ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}) },
-    });
-    if (!recorded) logger.warn({ traceId: request.traceId, turnId: request.turnId }, 'turn was already closed by a later turn; answer not recorded');
-    if (outcome !== 'aborted' && outcome !== 'cancelled') {
-      await options.pruneCheckpoints?.(threadKey).catch((error: unknown) => logger.warn({ err: error }, 'checkpoint pruning failed'));
-    }
+    // The turn's end is one write: the events not yet stored (the answer's, and `done`) go with the answer row.
+    // The client sees `done` only after the session is free, so its next turn is never refused.
     const durationMs = Date.now() - startedAt;
-    // Free the session before the client sees `done`, so its next turn is never refused.
-    await release();
+    heldForClient = [];
     send(
       {
         stage: 'done',
@@ -403,6 +399,30 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       },
       'done',
     );
+    const lastEvents = eventLog.takeQueued();
+    let recorded: boolean;
+    try {
+      recorded = await storage.transcript.finishTurn(request.turnId, {
+        content: finalAnswer,
+        outcome,
+        createdAt: new Date().toISOString(),
+        metadata: { registry_version: snapshot.version, ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}) },
+        events: lastEvents,
+      });
+    } catch (error) {
+      // The events still get their own write (resume reads them); the turn's bookkeeping failure goes on up.
+      eventLog.requeue(lastEvents);
+      await eventLog.flush();
+      throw error;
+    }
+    eventLog.storedElsewhere(lastEvents);
+    if (!recorded) logger.warn({ traceId: request.traceId, turnId: request.turnId }, 'turn was already closed by a later turn; answer not recorded');
+    if (outcome !== 'aborted' && outcome !== 'cancelled') {
+      await options.pruneCheckpoints?.(threadKey).catch((error: unknown) => logger.warn({ err: error }, 'checkpoint pruning failed'));
+    }
+    await release();
+    for (const response of heldForClient) if (!clientSignal.aborted) onEvent(response);
+    heldForClient = undefined;
     await eventLog.flush();
     logger.info(
       { traceId: request.traceId, session: request.sessionId, turnId: request.turnId, outcome, durationMs, timingsMs: context.timings, ...usageState() },

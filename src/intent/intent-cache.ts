@@ -6,9 +6,10 @@
  *
  * The key holds the day because drafted plans carry dates resolved from
  * "明天"/"tomorrow"; it holds a digest of the memory because a rewrite depends
- * on earlier turns, on parked tasks, on the summary of older turns and on the
- * user's profile facts (a rewrite made with one user's facts is never served
- * to another user). Entries are deep copies both ways, so
+ * on earlier turns, on parked tasks, on the summary of older turns and, when
+ * it took one of their values, on the user's profile facts (a rewrite made
+ * with one user's facts is never served to another user; one that used none
+ * is kept under the profile-free key, `llm-recognizer.ts`). Entries are deep copies both ways, so
  * neither the caller nor a later turn can change what is stored.
  *
  * `IntentCache` is asynchronous so a shared (Redis) implementation can stand

@@ -34,7 +34,8 @@ describe.skipIf(!hasPostgres)('replicas on one Postgres', () => {
     const server = await spawnServer({
       registryYaml,
       startTimeoutMs: 45000,
-      env: { DATABASE_URL: databaseUrl, SWITCHBOARD_LEASE_TTL_MS: String(LEASE_TTL_MS), LOG_LEVEL: 'warn', ...env },
+      // Each replica is one process (kill -9 and SIGTERM act on it); several workers per process are tested in serve-workers.int.test.ts.
+      env: { DATABASE_URL: databaseUrl, SWITCHBOARD_LEASE_TTL_MS: String(LEASE_TTL_MS), SWITCHBOARD_WORKERS: '1', LOG_LEVEL: 'warn', ...env },
     });
     servers.push(server);
     return server;
