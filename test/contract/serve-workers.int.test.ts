@@ -27,7 +27,7 @@ describe('serve --workers', () => {
   });
 
   it.skipIf(!hasPostgres)('runs two workers on one port over PostgreSQL: both serve turns, sessions stay whole, SIGTERM stops all', { timeout: 120_000 }, async () => {
-    const hotel = await startFakeAgent(jsonReply({ message: '已为您预订北京饭店。', output: { booking_id: 'HB-1' } }));
+    const hotel = await startFakeAgent(jsonReply({ message: '已为您预订北京饭店。', output: { hotels: [{ name: '北京饭店', price: 880, address: '东长安街' }], booking_id: 'HB-1' } }));
     const server = await spawnServer({
       registryYaml: sampleRegistry('agents_config.yaml', { 7101: hotel.url }),
       env: { DATABASE_URL: await databases.create(), LOG_LEVEL: 'info' },
