@@ -6,7 +6,7 @@
  * and the two are blended, so one close paraphrase counts and so does a query
  * that shares words with many of the card's examples.
  *
- * Features: Chinese runs give character 1-, 2- and 3-grams; Latin words give
+ * Features (`example-features.ts`): Chinese runs give character n-grams; Latin words give
  * the word, the next-word bigram and character 3- and 4-grams of the padded
  * word (so "booking" meets "book" and "reschedule" meets "rescheduled").
  * Function words (particles, stop words) give nothing. Known slot values
@@ -17,14 +17,11 @@
  * walks the lists of the query's features, so its cost grows with the query,
  * not with the number of cards.
  */
-import { isFunctionTerm } from '../../text/text-terms.js';
+import { featuresOf, isStrongFeature, termWeight, type TextMask } from './example-features.js';
+import { buildPostings, lowerQuartileOfSelfSimilarity } from './example-postings.js';
 import { expandEvidence, type CardMass, type FeatureExpansionOptions } from './feature-expansion.js';
 
-/** A text span to ignore (e.g. a slot value), in UTF-16 offsets. */
-export interface TextMask {
-  start: number;
-  end: number;
-}
+export { featuresOf, type TextMask } from './example-features.js';
 
 /** What one card contributes to the model. */
 export interface ExampleCardInput {
@@ -79,114 +76,6 @@ export interface ExampleIndexOptions {
   expansion?: FeatureExpansionOptions | false;
   /** Spans of a training text to ignore (e.g. slot values), as for queries. */
   masksOf?: (text: string) => readonly TextMask[];
-}
-
-const TOKEN = /\p{Script=Han}+|[a-z][a-z']*|0+/gu;
-const HAN_START = /^\p{Script=Han}/u;
-const UNIGRAM_WEIGHT = 0.5;
-const GRAM_WEIGHT = 0.25;
-
-/** The weighted features of a text (before IDF). Exported for tests. */
-export function featuresOf(text: string, masks: readonly TextMask[] = []): Map<string, number> {
-  let prepared = text.normalize('NFKC');
-  if (masks.length > 0) {
-    let masked = '';
-    let last = 0;
-    for (const mask of [...masks].sort((a, b) => a.start - b.start)) {
-      if (mask.start < last) continue;
-      masked += `${prepared.slice(last, mask.start)} `;
-      last = Math.max(last, mask.end);
-    }
-    prepared = masked + prepared.slice(last);
-  }
-  prepared = prepared.toLowerCase().replace(/\d+/gu, '0');
-  const features = new Map<string, number>();
-  const add = (feature: string, weight: number) => features.set(feature, (features.get(feature) ?? 0) + weight);
-  let previousWord: string | undefined;
-  for (const match of prepared.matchAll(TOKEN)) {
-    const token = match[0];
-    if (HAN_START.test(token)) {
-      previousWord = undefined;
-      // Particles (的 了 我 有 ...) and function bigrams (今天 什么 怎么 ...) end a piece: no n-gram
-      // spans them, so "有什么好玩" shares nothing with "有什么好的酒店".
-      for (const piece of contentPieces(token)) {
-        for (let index = 0; index < piece.length; index += 1) {
-          add(piece[index]!, UNIGRAM_WEIGHT);
-          if (index + 1 < piece.length) add(piece.slice(index, index + 2), 1);
-          if (index + 2 < piece.length) add(piece.slice(index, index + 3), 1);
-        }
-      }
-      continue;
-    }
-    if (token.startsWith('0')) {
-      previousWord = undefined;
-      continue;
-    }
-    const word = token.replace(/'s$|'/gu, '');
-    if (word.length === 0 || isFunctionTerm(word)) continue;
-    add(`w ${word}`, 1);
-    if (previousWord !== undefined) add(`b ${previousWord} ${word}`, 1);
-    previousWord = word;
-    const padded = `<${word}>`;
-    for (let size = 3; size <= 4; size += 1) for (let index = 0; index + size <= padded.length; index += 1) add(padded.slice(index, index + size), GRAM_WEIGHT);
-  }
-  return features;
-}
-
-/** The runs of a Chinese token left after removing particles and function bigrams. */
-function contentPieces(token: string): string[] {
-  const pieces: string[] = [];
-  for (const part of token.split(/[的了吗呢吧啊呀嘛哦和与及我你您他她它们请帮把给是在有个这那]+/u)) {
-    const covered = new Uint8Array(part.length);
-    for (let index = 0; index + 1 < part.length; index += 1) {
-      if (isFunctionTerm(part.slice(index, index + 2))) covered[index] = covered[index + 1] = 1;
-    }
-    let current = '';
-    for (let index = 0; index < part.length; index += 1) {
-      if (covered[index] === 1) {
-        if (current.length > 0) pieces.push(current);
-        current = '';
-      } else current += part[index];
-    }
-    if (current.length > 0) pieces.push(current);
-  }
-  return pieces;
-}
-
-/** Words, word pairs and Chinese terms of two or more characters; not single characters or word pieces. */
-function isStrongFeature(feature: string): boolean {
-  return feature.startsWith('w ') || feature.startsWith('b ') || (feature.length >= 2 && HAN_START.test(feature) && !feature.includes('<'));
-}
-
-/** Sublinear term frequency; fractional weights (unigrams, n-grams) stay as they are. */
-function termWeight(count: number): number {
-  return count > 1 ? 1 + Math.log(count) : count;
-}
-
-/** Compressed inverted lists: for feature f, entries offsets[f]..offsets[f+1] of ids/weights. */
-interface Postings {
-  offsets: Int32Array;
-  ids: Int32Array;
-  weights: Float32Array;
-}
-
-function buildPostings(featureCount: number, vectors: readonly { ids: Int32Array; weights: Float32Array }[]): Postings {
-  const offsets = new Int32Array(featureCount + 1);
-  for (const vector of vectors) for (const feature of vector.ids) offsets[feature + 1]! += 1;
-  for (let feature = 0; feature < featureCount; feature += 1) offsets[feature + 1]! += offsets[feature]!;
-  const fill = offsets.slice(0, featureCount);
-  const ids = new Int32Array(offsets[featureCount]!);
-  const weights = new Float32Array(offsets[featureCount]!);
-  vectors.forEach((vector, owner) => {
-    for (let index = 0; index < vector.ids.length; index += 1) {
-      const feature = vector.ids[index]!;
-      const at = fill[feature]!;
-      fill[feature] = at + 1;
-      ids[at] = owner;
-      weights[at] = vector.weights[index]!;
-    }
-  });
-  return { offsets, ids, weights };
 }
 
 /** Trains a model over `cards` (their order is the order of the scores). */
@@ -386,41 +275,4 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       return { score, nearest, centroid, posterior, strong, familiar, covered };
     },
   };
-}
-
-/** Examples sampled for `selfSimilarity`, spread evenly over the registry. */
-const SELF_SIMILARITY_SAMPLE = 400;
-
-/** The lower quartile of each sampled example's cosine to the nearest other example of its card. */
-function lowerQuartileOfSelfSimilarity(
-  documents: readonly { ids: Int32Array; weights: Float32Array }[],
-  documentCard: readonly number[],
-  documentWeight: readonly number[],
-  featureCount: number,
-): number {
-  const examples = documents.map((_, index) => index).filter((index) => documentWeight[index] === 1);
-  const step = Math.max(1, Math.floor(examples.length / SELF_SIMILARITY_SAMPLE));
-  const dense = new Float64Array(featureCount);
-  const found: number[] = [];
-  for (let at = 0; at < examples.length; at += step) {
-    const own = examples[at]!;
-    const { ids, weights } = documents[own]!;
-    for (let index = 0; index < ids.length; index += 1) dense[ids[index]!] = weights[index]!;
-    let best = -1;
-    // Documents of one card are contiguous: walk outwards from this one while the card stays the same.
-    for (const direction of [-1, 1]) {
-      for (let other = own + direction; other >= 0 && other < documents.length && documentCard[other] === documentCard[own]; other += direction) {
-        if (documentWeight[other] !== 1) continue;
-        let dot = 0;
-        const document = documents[other]!;
-        for (let index = 0; index < document.ids.length; index += 1) dot += dense[document.ids[index]!]! * document.weights[index]!;
-        best = Math.max(best, dot);
-      }
-    }
-    for (const id of ids) dense[id] = 0;
-    if (best >= 0) found.push(best);
-  }
-  if (found.length === 0) return 0;
-  found.sort((a, b) => a - b);
-  return found[Math.floor(0.25 * (found.length - 1))]!;
 }

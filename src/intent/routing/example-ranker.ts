@@ -26,13 +26,13 @@
  * before a snapshot goes live) and kept in a WeakMap keyed by the frozen
  * snapshot, so it is swapped together with the snapshot.
  */
-import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
 import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
-import { buildExampleIndex, type ExampleIndex, type ExampleScores, type TextMask } from './example-index.js';
-import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-matcher.js';
-import { splitClauses, splitRequests } from './clause-splitter.js';
+import type { ExampleScores, TextMask } from './example-index.js';
+import { splitRequests } from './clause-splitter.js';
 import { normalizeText } from '../../text/text-terms.js';
-import type { PatternMatch } from '../../util/safe-pattern.js';
+import { buildModel, type SnapshotModel } from './ranker-model.js';
+import { argmax, confidenceOf, coordinatedCards, enoughEvidence, PLACE_BEFORE, reasonOf, round, unitsOf, type Unit } from './match-rules.js';
 
 /** Thresholds of the example ranker; defaults set on the sample sets (`switchboard eval`). */
 export interface ExampleRankerOptions {
@@ -72,85 +72,6 @@ export interface ExampleRanker extends AgentRanker {
   candidates(query: string, snapshot: RegistrySnapshot, limit: number): string[];
 }
 
-interface SnapshotModel {
-  cards: readonly AgentCard[];
-  index: ExampleIndex;
-  keywords: PhraseMatcher<number>;
-  /** The text plus the card words its `supervisor.synonyms` equivalents stand for. */
-  withSynonyms: (text: string) => string;
-  /** Nearest-example cosine for a single-clause query to route without a keyword (see `minSimilarity`). */
-  minSimilarity: number;
-  /** Spans of known slot values in a normalised text: enum values, and matches of the given cards' patterns. */
-  masksOf: (text: string, keywordCards: Iterable<number>) => ValueSpan[];
-}
-
-/**
- * A known slot value in the text; `owner` is the only enabled card that asks for it, if there is one.
- * `value` is where the value itself is when the match also holds a label the pattern reads around it
- * ("订单 2024051812345678": the label 订单, the value the digits).
- */
-interface ValueSpan extends TextMask {
-  owner?: number;
-  value?: TextMask;
-}
-
-interface Unit {
-  text: string;
-  start: number;
-  end: number;
-}
-
-function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
-  const cards = snapshot.enabledAgents;
-  const values = createPhraseMatcher(
-    snapshot.agents.flatMap((card) =>
-      card.requiredKeys.flatMap((spec) => (spec.extract.type === 'enum' ? spec.extract.values.map((value) => ({ phrase: value, payload: card.id })) : [])),
-    ),
-  );
-  // Pattern-typed keys (order numbers, codes): their matches are values too. Only the patterns of the
-  // cards whose keywords are in the text are run (a keyword inside such a match is part of the value,
-  // "订单号 123…"), so the cost stays flat however many cards the registry has.
-  const patternsByCard = cards.map((card) => card.requiredKeys.flatMap((spec) => (spec.extract.type === 'pattern' ? [spec.extract.matcher] : [])));
-  // Values are left out of similarity (a city says nothing about which card is meant, and a value's words
-  // must not become a card's vocabulary); a value only one enabled card asks for (a refund reason,
-  // "七天无理由") names that card, as a keyword would (see `rank`).
-  const cardIndexOf = new Map(cards.map((card, cardIndex) => [card.id, cardIndex]));
-  const enumMasks = (text: string): ValueSpan[] =>
-    values.findAll(text).map((hit) => ({ start: hit.start, end: hit.end, owner: hit.payloads.length === 1 ? cardIndexOf.get(hit.payloads[0]!) : undefined }));
-  const masksOf = (text: string, keywordCards: Iterable<number>): ValueSpan[] => {
-    const masks = enumMasks(text);
-    for (const pattern of new Set([...keywordCards].flatMap((cardIndex) => patternsByCard[cardIndex] ?? []))) {
-      for (const match of pattern.findAll(text)) masks.push({ start: match.start, end: match.end, value: capturedSpan(match) });
-    }
-    return masks;
-  };
-  const index = buildExampleIndex(
-    cards.map((card) => ({
-      examples: card.examples,
-      descriptions: [card.name, card.description, card.keywords.join(' '), card.requiredKeys.map((spec) => spec.description).join(' ')].filter((text) => text.trim().length > 0),
-    })),
-    { masksOf: (text) => enumMasks(normalizeText(text)) },
-  );
-  // `supervisor.synonyms` (last resort): a word users say instead of a card's keyword counts as that keyword,
-  // and in similarity the word the cards use is added to the text.
-  const synonymsOf = new Map<string, string[]>();
-  for (const [word, equivalents] of Object.entries(snapshot.supervisor.synonyms ?? {})) synonymsOf.set(word.toLowerCase(), [...equivalents]);
-  const equivalents = createPhraseMatcher([...synonymsOf].flatMap(([word, list]) => list.map((phrase) => ({ phrase, payload: word }))));
-  // English keywords also match their plural ("hotels", "flights").
-  const keywords = createPhraseMatcher(
-    cards.flatMap((card, cardIndex) =>
-      card.keywords
-        .flatMap((phrase) => [phrase, ...(synonymsOf.get(phrase.toLowerCase()) ?? [])])
-        .flatMap((phrase) => [phrase, ...(/[a-z]$/iu.test(phrase) ? [`${phrase}${/(?:s|x|ch|sh)$/iu.test(phrase) ? 'es' : 's'}`] : [])])
-        .map((phrase) => ({ phrase, payload: cardIndex })),
-    ),
-  );
-  const withSynonyms = (text: string): string => {
-    const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))];
-    return words.length > 0 ? `${text} ${words.join(' ')}` : text;
-  };
-  return { cards, index, keywords, masksOf, withSynonyms, minSimilarity: 0 };
-}
 
 /** Floor of the calibrated similarity threshold. */
 const MIN_SIMILARITY = 0.12;
@@ -379,93 +300,4 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     },
   };
 }
-
-/** Text right before a keyword that makes it a destination or origin: 去/到/回/从/往 …, "to (my|the)", "from the". */
-const PLACE_BEFORE = /(?:去|到|回|从|往|至|送到|送我到|送我去)\s*$|\b(?:to|from|back to)\s+(?:my|the|our)?\s*$/iu;
-
-/** Words that join two requests named by their nouns: "北京的酒店和天气", "hotel and weather in Beijing". */
-const COORDINATOR = /^\s*(?:和|与|及|跟|以及|还有|、|,|，|\/|&|and|plus)\s*$/i;
-
-/** Two requests, each with its own words, joined in one clause: "北京明天的天气和明天从北京到上海的航班". */
-const JOINED_REQUEST = /和|跟|与|及|(?<![A-Za-z])(?:and|plus)(?![A-Za-z])|&/i;
-
-/**
- * Cards whose keyword stands right beside another card's keyword with only a
- * coordinating word between them: the user named both requests, so neither is
- * dropped for being less likely than the other.
- */
-function coordinatedCards(text: string, keywordCards: ReadonlyMap<number, { spans: readonly { start: number; end: number }[] }>): Set<number> {
-  const spans = [...keywordCards].flatMap(([cardIndex, entry]) => entry.spans.map((span) => ({ cardIndex, ...span }))).sort((a, b) => a.start - b.start);
-  const joined = new Set<number>();
-  for (let index = 1; index < spans.length; index += 1) {
-    const left = spans[index - 1]!;
-    const right = spans[index]!;
-    if (left.cardIndex === right.cardIndex || right.start < left.end) continue;
-    const between = text.slice(left.end, right.start);
-    if (COORDINATOR.test(between) || JOINED_REQUEST.test(between)) {
-      joined.add(left.cardIndex);
-      joined.add(right.cardIndex);
-    }
-  }
-  return joined;
-}
-
-/**
- * Similarity alone routes only on real words in common: two or more shared
- * words / Chinese terms, or one when the text is close overall, or none when
- * it is very close character by character (short Chinese paraphrases). A lone
- * shared "推荐" in a long unrelated sentence is not enough.
- */
-function enoughEvidence(scores: ExampleScores, cardIndex: number, singleTermSimilarity: number): boolean {
-  const shared = scores.strong[cardIndex]!;
-  const similarity = scores.nearest[cardIndex]!;
-  return shared >= 2 || (shared === 1 && similarity >= singleTermSimilarity) || similarity >= 2 * singleTermSimilarity;
-}
-
-/** Where the first capture group that took part is inside the match, when it is shorter than the match. */
-function capturedSpan(match: PatternMatch): TextMask | undefined {
-  const group = match.groups.find((value): value is string => value !== null && value.length > 0);
-  if (group === undefined || group.length >= match.text.length) return undefined;
-  const offset = match.text.lastIndexOf(group);
-  return offset < 0 ? undefined : { start: match.start + offset, end: match.start + offset + group.length };
-}
-
-/** The whole text first, then its clauses when there are several. */
-function unitsOf(text: string): Unit[] {
-  const units: Unit[] = [{ text, start: 0, end: text.length }];
-  const clauses = splitClauses(text);
-  if (clauses.length > 1) for (const clause of clauses) units.push({ text: clause.text, start: clause.start, end: clause.start + clause.text.length });
-  return units;
-}
-
-function argmax(values: Float64Array): number {
-  let best = 0;
-  for (let index = 1; index < values.length; index += 1) if (values[index]! > values[best]!) best = index;
-  return best;
-}
-
-function confidenceOf(intents: readonly AgentMatch[]): 'high' | 'medium' | 'low' {
-  if (intents.length === 0) return 'low';
-  if (intents.every((intent) => intent.keywords.length > 0)) return 'high';
-  if (intents.every((intent) => intent.keywords.length > 0 || intent.value !== undefined)) return 'medium';
-  return Math.min(...intents.map((intent) => intent.coverage)) >= 0.45 ? 'medium' : 'low';
-}
-
-function reasonOf(intents: readonly AgentMatch[]): string {
-  if (intents.length === 0) return 'no keyword and nothing close to any card\'s examples';
-  return intents
-    .map((intent) =>
-      intent.keywords.length > 0
-        ? `${intent.agentId}: keyword ${intent.keywords.join('/')}`
-        : intent.value !== undefined
-          ? `${intent.agentId}: value ${intent.value} only it asks for`
-          : `${intent.agentId}: close to its examples (similarity ${intent.coverage})`,
-    )
-    .join('; ');
-}
-
-function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
-
 
