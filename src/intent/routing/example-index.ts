@@ -58,8 +58,14 @@ export interface ExampleIndex {
    * Templated registries score high, varied ones low; the ranker scales its threshold by it.
    */
   readonly selfSimilarity: number;
-  /** Scores `text` (masked spans ignored) against every card. */
-  score(text: string, masks?: readonly TextMask[]): ExampleScores;
+  /**
+   * Scores `text` (masked spans ignored) against every card. With `leaveOut` (a document from
+   * `exampleDocument`), that example is taken out of its card first: its nearest example, centroid,
+   * coverage and shared words are those of the card without it (leave-one-out, for calibration).
+   */
+  score(text: string, masks?: readonly TextMask[], leaveOut?: number): ExampleScores;
+  /** The document of a card's example (by its position in `examples`), or undefined when it gave no feature. */
+  exampleDocument(cardIndex: number, exampleIndex: number): number | undefined;
 }
 
 /** Tuning of the model. */
@@ -90,10 +96,11 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
   const documentCard: number[] = [];
   const documentWeight: number[] = [];
   const raw: { ids: Int32Array; counts: Float32Array }[] = [];
+  const exampleDocuments: (number | undefined)[][] = [];
   cards.forEach((card, cardIndex) => {
-    const addDocument = (text: string, weight: number) => {
+    const addDocument = (text: string, weight: number): number | undefined => {
       const features = featuresOf(text, masksOf(text));
-      if (features.size === 0) return;
+      if (features.size === 0) return undefined;
       const ids = new Int32Array(features.size);
       const counts = new Float32Array(features.size);
       let index = 0;
@@ -107,8 +114,9 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       raw.push({ ids, counts });
       documentCard.push(cardIndex);
       documentWeight.push(weight);
+      return raw.length - 1;
     };
-    for (const text of card.examples) addDocument(text, 1);
+    exampleDocuments.push(card.examples.map((text) => addDocument(text, 1)));
     for (const text of card.descriptions) addDocument(text, descriptionWeight);
   });
 
@@ -153,6 +161,8 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
   const likelihoods: { ids: Int32Array; weights: Float32Array }[] = [];
   const cardMasses: CardMass[] = [];
   const logMass = new Float64Array(cards.length);
+  /** Length of each card's centroid before normalising (for leave-one-out). */
+  const centroidNorm = new Float64Array(cards.length);
   let documentIndex = 0;
   for (let cardIndex = 0; cardIndex < cards.length; cardIndex += 1) {
     const touched: number[] = [];
@@ -171,6 +181,7 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       mass += scratch[id]!;
     }
     norm = Math.sqrt(norm) || 1;
+    centroidNorm[cardIndex] = norm;
     const ids = Int32Array.from(touched);
     const weights = new Float32Array(touched.length);
     const evidence = new Float32Array(touched.length);
@@ -210,7 +221,9 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
     cardCount: cards.length,
     documentCount: total,
     selfSimilarity,
-    score(text, masks = []) {
+    exampleDocument: (cardIndex, exampleIndex) => exampleDocuments[cardIndex]?.[exampleIndex],
+    score(text, masks = [], leaveOut) {
+      const out = leaveOut === undefined ? undefined : leftOut(leaveOut);
       const query = featuresOf(text, masks);
       const nearest = new Float64Array(cards.length);
       const centroid = new Float64Array(cards.length);
@@ -252,11 +265,21 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
         const isStrong = strongFeature[id] === 1;
         for (let at = centroidPostings.offsets[id]!, end = centroidPostings.offsets[id + 1]!; at < end; at += 1) {
           const card = centroidPostings.ids[at]!;
+          if (out !== undefined && card === out.card) {
+            // The card without the left-out example: its mass of this feature less the example's share.
+            const rest = centroidPostings.weights[at]! * centroidNorm[card]! - out.weight * (out.features.get(id) ?? 0);
+            if (rest <= 1e-7) continue;
+            centroid[card]! += (weight * rest) / out.norm;
+            covered[card]! += weights[index]!;
+            if (isStrong) strong[card]! += 1;
+            continue;
+          }
           centroid[card]! += weight * centroidPostings.weights[at]!;
           covered[card]! += weights[index]!;
           if (isStrong) strong[card]! += 1;
         }
       }
+      if (leaveOut !== undefined) dots[leaveOut] = 0;
       for (let index = 0; index < total; index += 1) {
         const card = cardOfDocument[index]!;
         if (dots[index]! > nearest[card]!) nearest[card] = dots[index]!;
@@ -275,4 +298,19 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       return { score, nearest, centroid, posterior, strong, familiar, covered };
     },
   };
+
+  /** A document's features and weight in its card's centroid, and the centroid's length without it. */
+  function leftOut(documentIndex: number): { card: number; weight: number; features: Map<number, number>; norm: number } {
+    const card = cardOfDocument[documentIndex]!;
+    const document = documents[documentIndex]!;
+    const weight = documentWeight[documentIndex]!;
+    const features = new Map<number, number>();
+    for (let index = 0; index < document.ids.length; index += 1) features.set(document.ids[index]!, document.weights[index]!);
+    // |S − w·d|² = |S|² − 2w·S·d + w²|d|², with |d| = 1 and S = centroid × its length.
+    let along = 0;
+    const own = centroids[card]!;
+    for (let index = 0; index < own.ids.length; index += 1) along += own.weights[index]! * centroidNorm[card]! * (features.get(own.ids[index]!) ?? 0);
+    const squared = centroidNorm[card]! ** 2 - 2 * weight * along + weight * weight;
+    return { card, weight, features, norm: Math.sqrt(Math.max(squared, 1e-12)) };
+  }
 }

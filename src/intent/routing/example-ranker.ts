@@ -32,6 +32,8 @@ import type { ExampleScores, TextMask } from './example-index.js';
 import { splitRequests } from './clause-splitter.js';
 import { normalizeText } from '../../text/text-terms.js';
 import { buildModel, type SnapshotModel } from './ranker-model.js';
+import { familyCard } from './registry-evidence.js';
+import { calibrateGate, type CalibrationExample, type GateCalibrationOptions } from './gate-calibration.js';
 import { argmax, confidenceOf, coordinatedCards, enoughEvidence, PLACE_BEFORE, reasonOf, round, unitsOf, type Unit } from './match-rules.js';
 
 /** Thresholds of the example ranker; defaults set on the sample sets (`switchboard eval`). */
@@ -54,10 +56,14 @@ export interface ExampleRankerOptions {
   singleTermSimilarity?: number;
   /** Share of the text's feature mass the model has seen in training, needed to route without a keyword. Default 0.2. */
   minFamiliar?: number;
-  /** Share of the text's feature mass a card's texts must hold for a route without a keyword. Default 0.2. */
+  /** Share of the text's feature mass a card's texts must hold for a route without a keyword. Default: calibrated (`gate-calibration.ts`). */
   minCovered?: number;
-  /** Cosine to the card's centroid needed for that route. Default 0.02. */
+  /** Cosine to the card's centroid needed for that route. Default: calibrated (`gate-calibration.ts`). */
   minCentroid?: number;
+  /** How the gate is calibrated on the registry's examples when `minCovered` / `minCentroid` are not given. */
+  gateCalibration?: GateCalibrationOptions;
+  /** Keyword-character evidence (`registry-evidence.ts`) that routes a request nothing else routes. Default 0.6. */
+  minCharacterEvidence?: number;
   /** Nearest-example cosine that routes without `minCovered` / `minCentroid`. Default 0.5. */
   closeExample?: number;
   /** Longer queries are cut to this many characters before ranking. Default 2000. */
@@ -87,9 +93,8 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
   const singleTermSimilarity = options.singleTermSimilarity ?? 0.15;
   const maxQueryLength = options.maxQueryLength ?? 2000;
   const minFamiliar = options.minFamiliar ?? 0.2;
-  const minCovered = options.minCovered ?? 0.2;
-  const minCentroid = options.minCentroid ?? 0.02;
   const closeExample = options.closeExample ?? 0.5;
+  const minCharacterEvidence = options.minCharacterEvidence ?? 0.6;
   const models = new WeakMap<RegistrySnapshot, SnapshotModel>();
 
   function modelFor(snapshot: RegistrySnapshot): SnapshotModel {
@@ -99,6 +104,10 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       // Calibrated on the registry's own examples: where a card's examples are close to each other (templated
       // registries), an unrelated query must come closer too; varied examples keep the floor.
       model.minSimilarity = options.minSimilarity ?? Math.min(MAX_CALIBRATED_SIMILARITY, Math.max(MIN_SIMILARITY, calibrate * model.index.selfSimilarity));
+      // The out-of-scope gate, on the examples a keyword of their own card does not route (leave-one-out).
+      const gate = calibrateGate(model.index, keywordFreeExamples(model), (text) => model!.masksOf(text), options.gateCalibration);
+      model.minCovered = options.minCovered ?? gate.minCovered;
+      model.minCentroid = options.minCentroid ?? gate.minCentroid;
       models.set(snapshot, model);
     }
     return model;
@@ -108,10 +117,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     const model = modelFor(snapshot);
     const text = normalizeText(typeof query === 'string' ? query : '').slice(0, maxQueryLength);
     const allKeywordHits = model.keywords.findAll(text, { overlapping: true });
-    const valueHits = model.masksOf(
-      text,
-      new Set(allKeywordHits.flatMap((hit) => hit.payloads)),
-    );
+    const valueHits = model.masksOf(text);
     const insideValue = (hit: { start: number; end: number }) =>
       valueHits.filter((value) => value.start <= hit.start && hit.end <= value.end && value.end - value.start > hit.end - hit.start);
     const keywordHits = allKeywordHits.filter((hit) => insideValue(hit).length === 0);
@@ -157,7 +163,30 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     rank(query, snapshot): RankResult {
       const { model, text, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return { intents: [], confidence: 'low', reason: 'empty query or no enabled agents' };
-      const minSimilarity = model.minSimilarity;
+      const { minSimilarity, minCovered, minCentroid } = model;
+      const inside = (unit: Unit) => (hit: TextMask) => hit.start >= unit.start && hit.end <= unit.end;
+      const byValueKind = (unit: Unit): { cardIndex: number; similarity: number; value?: string } | undefined => {
+        const kinds = valueHits.filter((hit) => hit.family !== undefined && inside(unit)(hit));
+        if (kinds.length === 0) return undefined;
+        const labels = labelHits.filter(inside(unit));
+        const rest = scoreUnit(unit, labels);
+        // An unlabelled value (a date, a place after 去) needs a content word in common; a labelled one any word.
+        const cardIndex = familyCard(new Set(kinds.flatMap((hit) => hit.family!)), rest, labels.length > 0);
+        if (cardIndex === undefined || rest.familiar < minFamiliar) return undefined;
+        const hit = kinds.find((kind) => kind.family!.includes(cardIndex))!;
+        return { cardIndex, similarity: rest.nearest[cardIndex]!, value: text.slice(hit.value?.start ?? hit.start, hit.value?.end ?? hit.end) };
+      };
+      const byKeywordCharacters = (unit: Unit): { cardIndex: number; similarity: number; value?: string } | undefined => {
+        const evidence = model.keywordCharacters.evidence(unit.text, valueHits.filter(inside(unit)).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })));
+        const cardIndex = argmax(evidence);
+        const second = Math.max(...evidence.filter((_, index) => index !== cardIndex), 0);
+        if (evidence[cardIndex]! < minCharacterEvidence || evidence[cardIndex]! - second < minCharacterEvidence / 2) return undefined;
+        // The words around must not point elsewhere: the card is one of the model's two most likely, at a fair share.
+        const scores = scoreUnit(unit);
+        const above = scores.posterior.filter((posterior) => posterior > scores.posterior[cardIndex]!).length;
+        const agrees = above <= 1 && scores.posterior[cardIndex]! >= 0.2 && scores.familiar >= minFamiliar / 2;
+        return agrees ? { cardIndex, similarity: scores.nearest[cardIndex]! } : undefined;
+      };
       const units = unitsOf(text);
       const multiClause = units.length > 1;
       // Out of scope questions share a word or two with some card ("set an alarm" → "set my PIN"); a request
@@ -215,6 +244,13 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
             choose(cardIndex, { score: round(0.75 + 0.25 * similarity), keywords: [...new Set(labelled.map((hit) => hit.phrase))], coverage: round(similarity), clause: unit.text, position: labelled[0]!.start });
             continue;
           }
+        }
+        // No keyword, but a kind of value a family of cards asks for ("帮我看下订单 2024051812345678 买了什么"): one of
+        // that family, the one the clause's own words point at (`registry-evidence.ts`).
+        const byKind = inUnit.length > 0 ? undefined : byValueKind(unit);
+        if (byKind) {
+          choose(byKind.cardIndex, { score: round(0.7 + 0.25 * byKind.similarity), keywords: [], value: byKind.value, coverage: round(byKind.similarity), clause: unit.text, position: unit.start });
+          continue;
         }
         // No keyword at all: a value only one card asks for ("七天无理由", "首都机场") names that card.
         const ownedValues = inUnit.length > 0 ? [] : valueHits.filter((hit) => hit.owner !== undefined && hit.start >= unit.start && hit.end <= unit.end);
@@ -287,6 +323,14 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const best = clauseOnly.sort((a, b) => b.similarity - a.similarity)[0];
         if (best) choose(best.cardIndex, { score: round(0.7 * best.similarity), keywords: [], coverage: round(best.similarity), clause: best.unit.text, position: best.unit.start });
       }
+      // No keyword and nothing chosen: the registry's other evidence, request by request — a kind of value
+      // ("衣服不合身，想退掉，订单号 1234567890"), then the characters of a card's keywords ("这件外套有没有L码").
+      if (chosen.size === 0 && !anyKeyword) {
+        for (const unit of requests.length > 0 ? requests : units.slice(0, 1)) {
+          const found = byValueKind(unit) ?? byKeywordCharacters(unit);
+          if (found) choose(found.cardIndex, { score: round(0.7 * Math.max(found.similarity, minSimilarity)), keywords: [], coverage: round(found.similarity), clause: unit.text, position: unit.start, ...(found.value ? { value: found.value } : {}) });
+        }
+      }
       // Several requests, none close enough alone: the whole text may still be (a single request was scored whole above).
       if (chosen.size === 0 && multiClause && requests.length > 1) {
         const whole = units[0]!;
@@ -299,5 +343,16 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       return { intents, confidence: confidenceOf(intents), reason: reasonOf(intents) };
     },
   };
+}
+
+/** The examples of the enabled cards that no keyword of their own card routes, in normal form. */
+function keywordFreeExamples(model: SnapshotModel): CalibrationExample[] {
+  return model.cards.flatMap((card, cardIndex) =>
+    card.examples.flatMap((example, exampleIndex) => {
+      const text = normalizeText(example);
+      const ownKeyword = model.keywords.findAll(text, { overlapping: true }).some((hit) => hit.payloads.includes(cardIndex));
+      return ownKeyword ? [] : [{ cardIndex, exampleIndex, text }];
+    }),
+  );
 }
 

@@ -84,7 +84,7 @@ export function reasonOf(intents: readonly AgentMatch[]): string {
       intent.keywords.length > 0
         ? `${intent.agentId}: keyword ${intent.keywords.join('/')}`
         : intent.value !== undefined
-          ? `${intent.agentId}: value ${intent.value} only it asks for`
+          ? `${intent.agentId}: value ${intent.value} names it`
           : `${intent.agentId}: close to its examples (similarity ${intent.coverage})`,
     )
     .join('; ');

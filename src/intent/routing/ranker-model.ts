@@ -9,7 +9,8 @@ import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
 import { buildExampleIndex, type ExampleIndex, type TextMask } from './example-index.js';
 import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-matcher.js';
 import { normalizeText } from '../../text/text-terms.js';
-import type { PatternMatch } from '../../util/safe-pattern.js';
+import type { PatternMatch, SafePattern } from '../../util/safe-pattern.js';
+import { buildKeywordCharacters, type KeywordCharacters } from './registry-evidence.js';
 
 export interface SnapshotModel {
   cards: readonly AgentCard[];
@@ -19,8 +20,13 @@ export interface SnapshotModel {
   withSynonyms: (text: string) => string;
   /** Nearest-example cosine for a single-clause query to route without a keyword (see `minSimilarity`). */
   minSimilarity: number;
-  /** Spans of known slot values in a normalised text: enum values, and matches of the given cards' patterns. */
-  masksOf: (text: string, keywordCards: Iterable<number>) => ValueSpan[];
+  /** The out-of-scope gate (see `gate-calibration.ts`): share of the text a card's texts hold, centroid cosine. */
+  minCovered: number;
+  minCentroid: number;
+  /** Spans of known slot values in a normalised text: enum values, and matches of every pattern-typed key. */
+  masksOf: (text: string) => ValueSpan[];
+  /** Weights of the characters of the cards' Chinese keywords (see `registry-evidence.ts`). */
+  keywordCharacters: KeywordCharacters;
 }
 
 /**
@@ -31,6 +37,8 @@ export interface SnapshotModel {
 export interface ValueSpan extends TextMask {
   owner?: number;
   value?: TextMask;
+  /** For a match of a pattern-typed key: the enabled cards that ask for a value of that kind. */
+  family?: readonly number[];
 }
 
 export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
@@ -40,20 +48,29 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
       card.requiredKeys.flatMap((spec) => (spec.extract.type === 'enum' ? spec.extract.values.map((value) => ({ phrase: value, payload: card.id })) : [])),
     ),
   );
-  // Pattern-typed keys (order numbers, codes): their matches are values too. Only the patterns of the
-  // cards whose keywords are in the text are run (a keyword inside such a match is part of the value,
-  // "订单号 123…"), so the cost stays flat however many cards the registry has.
-  const patternsByCard = cards.map((card) => card.requiredKeys.flatMap((spec) => (spec.extract.type === 'pattern' ? [spec.extract.matcher] : [])));
+  // Pattern-typed keys (order numbers, codes): their matches are values too, and a kind of value (one
+  // pattern, however many cards declare it) names the family of cards asking for it. Each distinct
+  // pattern runs once per query, so the cost grows with the kinds of value, not with the cards.
+  const kinds = new Map<string, { matcher: SafePattern; family: number[] }>();
+  cards.forEach((card, cardIndex) => {
+    for (const spec of card.requiredKeys) {
+      if (spec.extract.type !== 'pattern') continue;
+      const key = `${spec.extract.flags}/${spec.extract.pattern}`;
+      const kind = kinds.get(key) ?? { matcher: spec.extract.matcher, family: [] };
+      if (!kind.family.includes(cardIndex)) kind.family.push(cardIndex);
+      kinds.set(key, kind);
+    }
+  });
   // Values are left out of similarity (a city says nothing about which card is meant, and a value's words
   // must not become a card's vocabulary); a value only one enabled card asks for (a refund reason,
   // "七天无理由") names that card, as a keyword would (see `rank`).
   const cardIndexOf = new Map(cards.map((card, cardIndex) => [card.id, cardIndex]));
   const enumMasks = (text: string): ValueSpan[] =>
     values.findAll(text).map((hit) => ({ start: hit.start, end: hit.end, owner: hit.payloads.length === 1 ? cardIndexOf.get(hit.payloads[0]!) : undefined }));
-  const masksOf = (text: string, keywordCards: Iterable<number>): ValueSpan[] => {
+  const masksOf = (text: string): ValueSpan[] => {
     const masks = enumMasks(text);
-    for (const pattern of new Set([...keywordCards].flatMap((cardIndex) => patternsByCard[cardIndex] ?? []))) {
-      for (const match of pattern.findAll(text)) masks.push({ start: match.start, end: match.end, value: capturedSpan(match) });
+    for (const { matcher, family } of kinds.values()) {
+      for (const match of matcher.findAll(text)) masks.push({ start: match.start, end: match.end, value: capturedSpan(match), family });
     }
     return masks;
   };
@@ -82,7 +99,7 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
     const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))];
     return words.length > 0 ? `${text} ${words.join(' ')}` : text;
   };
-  return { cards, index, keywords, masksOf, withSynonyms, minSimilarity: 0 };
+  return { cards, index, keywords, masksOf, withSynonyms, keywordCharacters: buildKeywordCharacters(cards), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
 }
 
 /** Where the first capture group that took part is inside the match, when it is shorter than the match. */
