@@ -29,6 +29,8 @@
 import type { RegistrySnapshot } from '../../registry/types.js';
 import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
 import type { ExampleScores, TextMask } from './example-index.js';
+import type { SemanticScores } from '../../embeddings/semantic-index.js';
+import { fuseMeaning } from './meaning-fusion.js';
 import { splitRequests } from './clause-splitter.js';
 import { normalizeText } from '../../text/text-terms.js';
 import { buildModel, type SnapshotModel } from './ranker-model.js';
@@ -75,7 +77,7 @@ export interface ExampleRanker extends AgentRanker {
   /** Trains the model of `snapshot` now (idempotent), so no request pays for it. */
   prepare(snapshot: RegistrySnapshot): void;
   /** Cards most likely meant by `query`, best first, for pre-selection: keyword cards, then by probability. */
-  candidates(query: string, snapshot: RegistrySnapshot, limit: number): string[];
+  candidates(query: string, snapshot: RegistrySnapshot, limit: number, semantic?: SemanticScores): string[];
 }
 
 
@@ -141,7 +143,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       modelFor(snapshot);
     },
 
-    candidates(query, snapshot, limit) {
+    candidates(query, snapshot, limit, semantic) {
       const { model, text, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return [];
       const chosen = new Set<string>();
@@ -154,13 +156,15 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const scores = scoreUnit(unit);
         return [...scores.posterior.keys()].sort((a, b) => scores.posterior[b]! - scores.posterior[a]! || scores.nearest[b]! - scores.nearest[a]!);
       });
+      // With embeddings, the cards closest in meaning take turns with the lexical rankings.
+      if (semantic) rankings.splice(1, 0, [...semantic.similarity.keys()].sort((a, b) => semantic.similarity[b]! - semantic.similarity[a]!));
       for (let rank = 0; chosen.size < limit && rank < model.cards.length; rank += 1) {
         for (const ranking of rankings) if (chosen.size < limit) chosen.add(model.cards[ranking[rank]!]!.id);
       }
       return [...chosen];
     },
 
-    rank(query, snapshot): RankResult {
+    rank(query, snapshot, semantic): RankResult {
       const { model, text, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return { intents: [], confidence: 'low', reason: 'empty query or no enabled agents' };
       const { minSimilarity, minCovered, minCentroid } = model;
@@ -339,6 +343,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const similarity = scores.nearest[cardIndex]!;
         if (similarity >= minSimilarity && routable(scores, cardIndex, minClauseSimilarity)) choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: whole.text, position: 0 });
       }
+      if (semantic) fuseMeaning(semantic, chosen, anyKeyword, choose, text);
       const intents = [...chosen.values()].sort((a, b) => b.score - a.score || a.position - b.position);
       return { intents, confidence: confidenceOf(intents), reason: reasonOf(intents) };
     },

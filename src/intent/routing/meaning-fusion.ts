@@ -1,0 +1,55 @@
+/**
+ * How the optional embeddings endpoint's scores (`embeddings/semantic-index.ts`)
+ * join the lexical ranking, with the thresholds calibrated on the registry's
+ * own examples:
+ * - a keyword-free request nothing lexical routes goes to the card it means,
+ *   when the query is as close to that card as its own examples are to one
+ *   another (`threshold`) and leads the next card by `margin`;
+ * - a route made on word similarity alone that meaning clearly contradicts
+ *   (another card passes both tests and leads the routed one by `margin`)
+ *   goes to that card instead.
+ * Keywords and values always win: meaning only fills in where words are weak.
+ */
+import type { AgentMatch } from './card-ranker.js';
+import type { SemanticScores } from '../../embeddings/semantic-index.js';
+import { round } from './match-rules.js';
+
+/** The card meant, when meaning alone is clear enough; undefined otherwise. */
+export function meantCard(semantic: SemanticScores): number | undefined {
+  let best = -1;
+  let second = -Infinity;
+  semantic.similarity.forEach((value, cardIndex) => {
+    if (best < 0 || value > semantic.similarity[best]!) {
+      if (best >= 0) second = semantic.similarity[best]!;
+      best = cardIndex;
+    } else second = Math.max(second, value);
+  });
+  if (best < 0) return undefined;
+  const top = semantic.similarity[best]!;
+  return top >= semantic.threshold && top - (Number.isFinite(second) ? second : 0) >= semantic.margin ? best : undefined;
+}
+
+/** Applies the two rules to `chosen` (card index → match) in place, through `choose`. */
+export function fuseMeaning(
+  semantic: SemanticScores,
+  chosen: Map<number, AgentMatch>,
+  anyKeyword: boolean,
+  choose: (cardIndex: number, match: Omit<AgentMatch, 'agentId'>) => void,
+  text: string,
+): void {
+  const meant = meantCard(semantic);
+  if (meant === undefined) return;
+  const similarity = semantic.similarity[meant]!;
+  const match = { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: text, position: 0 };
+  if (chosen.size === 0 && !anyKeyword) {
+    choose(meant, match);
+    return;
+  }
+  const lexicalOnly = [...chosen].filter(([, found]) => found.keywords.length === 0 && found.value === undefined);
+  if (lexicalOnly.length !== 1 || chosen.size !== 1) return;
+  const [routed] = lexicalOnly[0]!;
+  if (routed !== meant && similarity - semantic.similarity[routed]! >= Math.max(semantic.margin, 0.01)) {
+    chosen.delete(routed);
+    choose(meant, match);
+  }
+}
