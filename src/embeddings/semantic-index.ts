@@ -8,8 +8,10 @@
  *
  * Calibrated per registry, like the lexical gate, on the registry's own
  * examples left out one at a time: `threshold` is what the lower quarter of
- * examples reach to the rest of their own card, `margin` what they keep over
- * the best other card. The ranker routes on meaning only above both.
+ * examples reach to the rest of their own card, and at least what nine in ten
+ * reach to the closest card they are not meant for; `margin` is what the lower
+ * quarter keep over that card (at least 0.02). The ranker routes on meaning
+ * only above both.
  *
  * Nothing here can fail a turn: while a snapshot's cards are not embedded yet,
  * or when the endpoint fails or is slower than `queryTimeoutMs`, `scores`
@@ -115,6 +117,7 @@ export function createSemanticIndex(options: SemanticIndexOptions): SemanticInde
  */
 function calibrate(vectors: readonly Float32Array[], owners: Int32Array, isExample: readonly boolean[], cardCount: number, quantile: number): { threshold: number; margin: number } {
   const own: number[] = [];
+  const rivals: number[] = [];
   const lead: number[] = [];
   const step = Math.max(1, Math.floor(vectors.length / 400));
   for (let index = 0; index < vectors.length; index += step) {
@@ -129,11 +132,14 @@ function calibrate(vectors: readonly Float32Array[], owners: Int32Array, isExamp
     let rival = -1;
     for (let card = 0; card < cardCount; card += 1) if (card !== owners[index]) rival = Math.max(rival, best[card]!);
     own.push(mine);
+    rivals.push(rival);
     lead.push(mine - rival);
   }
   if (own.length === 0) return { threshold: 1, margin: 1 };
-  const at = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(quantile * (values.length - 1))]!;
-  return { threshold: at(own), margin: Math.max(0, at(lead)) };
+  const at = (values: number[], share: number) => values.sort((a, b) => a - b)[Math.floor(share * (values.length - 1))]!;
+  // As close as most examples are to their own card, and closer than nearly all are to another card (a text
+  // meant for no card is about as close to the registry as an example is to a card it is not meant for).
+  return { threshold: Math.max(at(own, quantile), at(rivals, 0.9)), margin: Math.max(0.02, at(lead, quantile)) };
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {

@@ -29,7 +29,7 @@ export const CONCEPTS: Record<string, readonly string[]> = {
   money: ['balance', 'funds', 'account', 'transfer', 'bank', '余额', '转账'],
 };
 
-const NOISE_AXES = 6;
+const NOISE_AXES = 32;
 const AXES = Object.keys(CONCEPTS);
 
 /** The fake's vector of a text (exported so tests can reason about it). */

@@ -6,8 +6,8 @@
  *   when the query is as close to that card as its own examples are to one
  *   another (`threshold`) and leads the next card by `margin`;
  * - a route made on word similarity alone that meaning clearly contradicts
- *   (another card passes both tests and leads the routed one by `margin`)
- *   goes to that card instead.
+ *   (the routed card is below `threshold` in meaning, another card passes
+ *   both tests and leads it by twice `margin`) goes to that card instead.
  * Keywords and values always win: meaning only fills in where words are weak.
  */
 import type { AgentMatch } from './card-ranker.js';
@@ -45,10 +45,12 @@ export function fuseMeaning(
     choose(meant, match);
     return;
   }
+  // A route made on word similarity alone: meaning replaces it only when the lexical card is not close in
+  // meaning at all (below the threshold) and the meant card leads it by twice the margin.
   const lexicalOnly = [...chosen].filter(([, found]) => found.keywords.length === 0 && found.value === undefined);
   if (lexicalOnly.length !== 1 || chosen.size !== 1) return;
   const [routed] = lexicalOnly[0]!;
-  if (routed !== meant && similarity - semantic.similarity[routed]! >= Math.max(semantic.margin, 0.01)) {
+  if (routed !== meant && semantic.similarity[routed]! < semantic.threshold && similarity - semantic.similarity[routed]! >= 2 * semantic.margin) {
     chosen.delete(routed);
     choose(meant, match);
   }
