@@ -54,7 +54,11 @@ export function conceptVector(text: string): number[] {
     for (const char of word) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
     vector[AXES.length + (hash % NOISE_AXES)]! += 0.25;
   }
-  if (known === 0 && words.length === 0) vector[AXES.length]! += 0.25;
+  // Chinese characters no concept word covers: a little weight on a hashed axis each.
+  let rest = lower;
+  for (const axis of AXES) for (const term of CONCEPTS[axis]!) if (!/[a-z]/.test(term)) rest = rest.split(term).join(' ');
+  for (const char of rest.match(/\p{Script=Han}/gu) ?? []) vector[AXES.length + (char.charCodeAt(0) % NOISE_AXES)]! += 0.1;
+  if (vector.every((value) => value === 0)) vector[AXES.length]! += 0.25;
   return vector;
 }
 

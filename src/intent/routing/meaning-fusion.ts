@@ -1,13 +1,9 @@
 /**
  * How the optional embeddings endpoint's scores (`embeddings/semantic-index.ts`)
  * join the lexical ranking, with the thresholds calibrated on the registry's
- * own examples:
- * - a keyword-free request nothing lexical routes goes to the card it means,
- *   when the query is as close to that card as its own examples are to one
- *   another (`threshold`) and leads the next card by `margin`;
- * - a route made on word similarity alone that meaning clearly contradicts
- *   (the routed card is below `threshold` in meaning, another card passes
- *   both tests and leads it by twice `margin`) goes to that card instead.
+ * own examples: a keyword-free request nothing lexical routes goes to the
+ * card it means, when the query is as close to that card as its own examples
+ * are to one another (`threshold`) and leads the next card by `margin`.
  * Keywords and values always win: meaning only fills in where words are weak.
  */
 import type { AgentMatch } from './card-ranker.js';
@@ -29,7 +25,7 @@ export function meantCard(semantic: SemanticScores): number | undefined {
   return top >= semantic.threshold && top - (Number.isFinite(second) ? second : 0) >= semantic.margin ? best : undefined;
 }
 
-/** Applies the two rules to `chosen` (card index → match) in place, through `choose`. */
+/** Applies the rule to `chosen` (card index → match), through `choose`. */
 export function fuseMeaning(
   semantic: SemanticScores,
   chosen: Map<number, AgentMatch>,
@@ -41,17 +37,7 @@ export function fuseMeaning(
   if (meant === undefined) return;
   const similarity = semantic.similarity[meant]!;
   const match = { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: text, position: 0 };
-  if (chosen.size === 0 && !anyKeyword) {
-    choose(meant, match);
-    return;
-  }
-  // A route made on word similarity alone: meaning replaces it only when the lexical card is not close in
-  // meaning at all (below the threshold) and the meant card leads it by twice the margin.
-  const lexicalOnly = [...chosen].filter(([, found]) => found.keywords.length === 0 && found.value === undefined);
-  if (lexicalOnly.length !== 1 || chosen.size !== 1) return;
-  const [routed] = lexicalOnly[0]!;
-  if (routed !== meant && semantic.similarity[routed]! < semantic.threshold && similarity - semantic.similarity[routed]! >= 2 * semantic.margin) {
-    chosen.delete(routed);
-    choose(meant, match);
-  }
+  // Only where words left the request with no agent: a route words made is kept (on the sample sets, replacing
+  // a word-similarity route by a closer card in meaning lost more lines than it won; decision 0032).
+  if (chosen.size === 0 && !anyKeyword) choose(meant, match);
 }
