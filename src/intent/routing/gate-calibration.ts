@@ -36,7 +36,7 @@ export interface GateCalibrationOptions {
   covered?: readonly [number, number];
   /** Bounds of `minCentroid`. Default 0.005..0.02. */
   centroid?: readonly [number, number];
-  /** Most examples scored (spread evenly over the registry). Default 300. */
+  /** Most examples scored (spread evenly over the registry). Default 150. */
   sample?: number;
   /** Fewer keyword-free examples than this: the upper bounds are kept. Default 8. */
   minExamples?: number;
@@ -58,7 +58,7 @@ export function calibrateGate(index: ExampleIndex, examples: readonly Calibratio
   const quantile = options.quantile ?? 0.25;
   const [coveredLow, coveredHigh] = options.covered ?? [0.08, 0.2];
   const [centroidLow, centroidHigh] = options.centroid ?? [0.005, 0.02];
-  const sample = options.sample ?? 300;
+  const sample = options.sample ?? 150;
   const minExamples = options.minExamples ?? 8;
   const fallback: GateThresholds = { minCovered: coveredHigh, minCentroid: centroidHigh, sampled: 0 };
   if (examples.length < minExamples) return fallback;
