@@ -99,7 +99,7 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
     const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))];
     return words.length > 0 ? `${text} ${words.join(' ')}` : text;
   };
-  return { cards, index, keywords, masksOf, withSynonyms, keywordCharacters: buildKeywordCharacters(cards), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
+  return { cards, index, keywords, masksOf, withSynonyms, keywordCharacters: buildKeywordCharacters(cards, (text) => keywords.findAll(text, { overlapping: true })), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
 }
 
 /** Where the first capture group that took part is inside the match, when it is shorter than the match. */

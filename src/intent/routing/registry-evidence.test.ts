@@ -51,7 +51,9 @@ describe('keyword characters', () => {
     card({ id: 'invoice', name: 'invoice', description: 'invoice', keywords: ['发票'], examples: ['开个发票', '发票抬头怎么改'] }),
     card({ id: 'shop', name: 'shop', description: 'shop', keywords: ['商品'], examples: ['有没有送赠品'] }),
   ];
-  const characters = buildKeywordCharacters(cards);
+  const keywordSpans = (text: string) =>
+    ['配送', '发票', '商品'].flatMap((keyword) => (text.includes(keyword) ? [{ start: text.indexOf(keyword), end: text.indexOf(keyword) + keyword.length }] : []));
+  const characters = buildKeywordCharacters(cards, keywordSpans);
 
   it('weighs a keyword character by the share of examples holding it outside a keyword, one more counted as no card\'s', () => {
     const evidence = characters.evidence('派送员来了吗');

@@ -31,18 +31,18 @@ export interface KeywordCharacters {
   evidence(text: string, masks?: readonly TextMask[]): Float64Array;
 }
 
-/** Builds the keyword-character weights of `cards` from their keywords and examples. */
-export function buildKeywordCharacters(cards: readonly AgentCard[]): KeywordCharacters {
+/** Builds the keyword-character weights of `cards` from their keywords and examples (`keywordSpans`: where any card's keyword is in a text). */
+export function buildKeywordCharacters(cards: readonly AgentCard[], keywordSpans: (text: string) => readonly TextMask[]): KeywordCharacters {
   // Which cards' examples hold each character outside any keyword (each example counted once): 票 inside
   // 发票 is the keyword itself and says nothing about 票 alone; 送 in "什么时候能送到" does.
-  const allKeywords = [...new Set(cards.flatMap((card) => card.keywords.map((keyword) => normalizeText(keyword))))]
-    .filter((keyword) => keyword.length > 0)
-    .sort((a, b) => b.length - a.length);
   const holders = new Map<string, Map<number, number>>();
   cards.forEach((card, cardIndex) => {
     for (const example of card.examples) {
-      let rest = normalizeText(example);
-      for (const keyword of allKeywords) if (rest.includes(keyword)) rest = rest.split(keyword).join(' ');
+      const text = normalizeText(example);
+      const inKeyword = new Uint8Array(text.length);
+      for (const span of keywordSpans(text)) inKeyword.fill(1, span.start, span.end);
+      let rest = '';
+      for (let index = 0; index < text.length; index += 1) if (inKeyword[index] === 0) rest += text[index];
       for (const char of new Set(rest)) {
         if (!HAN.test(char)) continue;
         const byCard = holders.get(char) ?? new Map<number, number>();
