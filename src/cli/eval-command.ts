@@ -15,8 +15,12 @@ import { parseArgs } from 'node:util';
 import { formatDialogueReport, summariseDialogues, type DialogueSummary } from '../eval/dialogue-report.js';
 import { formatEvalReport, summariseEval } from '../eval/eval-report.js';
 import { parseEvalSet } from '../eval/eval-set.js';
-import { buildNearestBaseline } from '../eval/nearest-baseline.js';
+import { createEmbeddingsFromEnv } from '../embeddings/from-env.js';
+import { buildLinearBaseline } from '../eval/linear-baseline.js';
+import { buildNearestBaseline, type NearestBaseline } from '../eval/nearest-baseline.js';
 import { runDialogues } from '../eval/run-dialogues.js';
+import type { LlmGateway } from '../llm/types.js';
+import type { RegistrySnapshot } from '../registry/types.js';
 import { runEval } from '../eval/run-eval.js';
 import { createLlmGatewayFromEnv } from '../llm/index.js';
 import { silentLogger } from '../logger.js';
@@ -53,13 +57,16 @@ stub sub-agents that record what they receive (never the real endpoints):
 Each expectation is scored; the first failing turn of each dialogue is printed;
 --min applies to the share of dialogues that pass whole.
 
-Prints exact agent-set accuracy, top-1 (beside the top-1 of a nearest-example
-baseline run on the same examples), out-of-scope kept out, in-scope
+Prints exact agent-set accuracy, top-1 (beside the top-1 of two baselines on
+the same examples: nearest example, and a linear character n-gram classifier
+trained when the eval starts), out-of-scope kept out, in-scope
 "no agent" rate, multi-agent rate, follow-ups, extracted-value accuracy,
 pre-selection recall, latency, per-agent precision/recall, confusions and the
 misses; in LLM mode also how many lines the model, the word rules, the intent
 cache and the offline fallback decided. --json prints the same as one JSON
-object.
+object. When EMBEDDINGS_BASE_URL and EMBEDDINGS_MODEL are set, the lines are
+run a second time with word meaning fused in, and both reports are printed
+(JSON: under "embeddings"), with what the embeddings path cost per turn.
 
   --config F   registry file (default $SWITCHBOARD_CONFIG or agents_config.yaml)
   --min X      exit 1 when accuracy is below X (0..1, default 0)
@@ -130,10 +137,19 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     const trainingStarted = performance.now();
     strategies.prepare(snapshot);
     const trainingMs = performance.now() - trainingStarted;
-    const outcomes = await runEval(parsed.cases, { snapshot, ...strategies, baseline: buildNearestBaseline(snapshot) });
+    const peers = { baseline: buildNearestBaseline(snapshot), linear: buildLinearBaseline(snapshot) };
+    const outcomes = await runEval(parsed.cases, { snapshot, ...strategies, ...peers });
     const report = summariseEval(outcomes);
-    routing = { enabled_agents: snapshot.enabledAgents.length, training_ms: trainingMs, ...report };
-    if (!values.json) io.stdout(formatEvalReport(report, { file, mode, agents: snapshot.enabledAgents.length, trainingMs }));
+    // With an embeddings endpoint: the same lines again, word meaning fused in, printed beside the lexical run.
+    const withMeaning = await evalWithEmbeddings(io, parsed.cases, snapshot, llm.enabled ? llm : undefined, peers);
+    routing = { enabled_agents: snapshot.enabledAgents.length, training_ms: trainingMs, ...report, ...(withMeaning ? { embeddings: withMeaning } : {}) };
+    if (!values.json) {
+      io.stdout(formatEvalReport(report, { file, mode, agents: snapshot.enabledAgents.length, trainingMs }));
+      if (withMeaning) {
+        io.stdout(`\n--- with embeddings (${withMeaning.model}; cards embedded in ${withMeaning.cardEmbeddingMs.toFixed(0)} ms; per turn ${withMeaning.callsPerTurn.toFixed(2)} calls, ${withMeaning.endpointMsPerTurn.toFixed(2)} ms at the endpoint, fallbacks ${withMeaning.fallbacks}) ---\n`);
+        io.stdout(formatEvalReport(withMeaning.report, { file, mode, agents: snapshot.enabledAgents.length, trainingMs }));
+      }
+    }
     if (report.accuracy < min) {
       io.stderr(`switchboard eval: accuracy ${(report.accuracy * 100).toFixed(1)}% is below --min ${(min * 100).toFixed(1)}%\n`);
       pass = false;
@@ -151,4 +167,34 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   }
   if (values.json) io.stdout(`${JSON.stringify({ file, config: configFile, mode, min, pass, ...routing, ...(dialogues ? { dialogues } : {}) })}\n`);
   return pass ? 0 : 1;
+}
+
+/** The eval again with the embeddings endpoint of the environment, when there is one; undefined otherwise. */
+async function evalWithEmbeddings(
+  io: CliIo,
+  cases: Parameters<typeof runEval>[0],
+  snapshot: RegistrySnapshot,
+  llm: LlmGateway | undefined,
+  peers: { baseline: NearestBaseline; linear: NearestBaseline },
+) {
+  const embeddings = createEmbeddingsFromEnv(io.env, silentLogger);
+  if (!embeddings) return undefined;
+  const strategies = chooseStrategies(llm, silentLogger, createMetrics(), embeddings.index);
+  strategies.prepare(snapshot);
+  const started = performance.now();
+  const ready = await embeddings.index.prepare(snapshot);
+  const cardEmbeddingMs = performance.now() - started;
+  const before = { ...embeddings.client.stats.calls, latency: embeddings.client.stats.latenciesMs.reduce((sum, value) => sum + value, 0) };
+  const outcomes = await runEval(cases, { snapshot, ...strategies, ...peers, semantic: embeddings.index });
+  const { stats } = embeddings.client;
+  const turns = Math.max(1, outcomes.reduce((sum, outcome) => sum + outcome.case.session.length + 1, 0));
+  return {
+    model: embeddings.client.model,
+    cardsEmbedded: ready,
+    cardEmbeddingMs,
+    callsPerTurn: (stats.calls.ok + stats.calls.error - before.ok - before.error) / turns,
+    endpointMsPerTurn: (stats.latenciesMs.reduce((sum, value) => sum + value, 0) - before.latency) / turns,
+    fallbacks: stats.fallbacks,
+    report: summariseEval(outcomes),
+  };
 }

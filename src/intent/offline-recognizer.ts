@@ -51,6 +51,7 @@ import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } fr
 import { splitClauses } from './routing/clause-splitter.js';
 import { readAsAnswer } from './routing/clause-values.js';
 import type { Language } from '../i18n/index.js';
+import type { SemanticIndex } from '../embeddings/semantic-index.js';
 
 /** Options of the offline recognizer; every field has a default. */
 export interface OfflineRecognizerOptions {
@@ -62,6 +63,11 @@ export interface OfflineRecognizerOptions {
   now?: () => Date;
   /** Chinese characters / Latin words allowed in a fragment besides the key values. Default 4. */
   maxFragmentResidue?: number;
+  /**
+   * Word meaning from the optional embeddings endpoint: the query is embedded once and its scores are fused
+   * with the lexical ranking (`routing/meaning-fusion.ts`). Absent, slow or failing: routing is lexical only.
+   */
+  semantic?: SemanticIndex;
 }
 
 /** Creates the offline recognizer. Throws a `TypeError` naming the bad option. */
@@ -105,7 +111,8 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
 
       const carried = carriedAgents(input, snapshot);
       const previous = input.history[input.history.length - 1];
-      const ranked = withoutAttributeClauses(ranker.rank(query, snapshot), snapshot, now());
+      const semantic = options.semantic ? await options.semantic.scores(query, snapshot, input.signal).catch(() => undefined) : undefined;
+      const ranked = withoutAttributeClauses(ranker.rank(query, snapshot, semantic), snapshot, now());
       // The answer to a parked request's question ("订单号是 2024051812345678" when the refund waits for its 订单号):
       // a keyword that is only the name of the awaited key does not start another request.
       if (carried.source === 'pending' && ranked.intents.length > 0 && isFragment(query, carried.agents, snapshot) && ranked.intents.every((match) => namesAwaitedKey(match, carried.agents, snapshot))) {
