@@ -22,7 +22,8 @@ import type { IntentResult, MemoryTurn } from './types.js';
 
 /** Where recognised intents are kept between turns. */
 export interface IntentCache {
-  get(key: string): Promise<IntentResult | undefined>;
+  /** The entry of the first key that has one; one lookup however many keys are tried. */
+  get(key: string | readonly string[]): Promise<IntentResult | undefined>;
   set(key: string, value: IntentResult): Promise<void>;
 }
 
@@ -83,7 +84,11 @@ export function createIntentCache(options: { store: KeyValueStore; ttlMs?: numbe
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError('intent cache: ttlMs must be a positive number');
   return {
     async get(key) {
-      const value = (await options.store.get(key)) as IntentResult | undefined;
+      let value: IntentResult | undefined;
+      for (const each of typeof key === 'string' ? [key] : key) {
+        value = (await options.store.get(each)) as IntentResult | undefined;
+        if (value !== undefined) break;
+      }
       options.onLookup?.(value !== undefined);
       return value;
     },

@@ -141,12 +141,10 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
       const key = intentCacheKey({ ...keyInput, profile: input.profile });
       const sharedKey = input.profile ? intentCacheKey(keyInput) : key;
       if (cache) {
-        const read = (which: string) =>
-          cache.get(which).catch((error: unknown) => {
-            logger.warn({ err: error }, 'intent cache read failed');
-            return undefined;
-          });
-        const cached = (await read(sharedKey)) ?? (key === sharedKey ? undefined : await read(key));
+        const cached = await cache.get(key === sharedKey ? sharedKey : [sharedKey, key]).catch((error: unknown) => {
+          logger.warn({ err: error }, 'intent cache read failed');
+          return undefined;
+        });
         // A summary written for another session's memory is never reused.
         if (cached) return { ...cached, memorySummary: undefined, source: 'cache' };
       }
