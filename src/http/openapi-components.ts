@@ -62,6 +62,7 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, unknown>> = {
             description: { type: 'string' },
             descriptions: TEXT_BY_LANGUAGE,
             widget: { type: 'string' },
+            remember: { type: 'boolean', description: 'The value becomes a long-term profile fact, offered in later sessions.' },
             extract: { ...OPEN_OBJECT, description: 'How the value is extracted: `{ type, values?, pattern? }`.' },
           },
         },

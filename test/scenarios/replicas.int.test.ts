@@ -45,7 +45,7 @@ describe.skipIf(!hasPostgres)('replicas on one Postgres', () => {
     databaseUrl = await databases.create();
     hotel = await startFakeAgent((body) => {
       const behaviour = hotelBehaviour.get((body as { thread_id: string }).thread_id) ?? 0;
-      return behaviour === 'hang' ? hangReply() : jsonReply({ message: '已为您预订北京饭店。', output: { booking_id: 'HB-1' }, delayMs: behaviour });
+      return behaviour === 'hang' ? hangReply() : jsonReply({ message: '已为您预订北京饭店。', output: { hotels: [{ name: '北京饭店', price: 880, address: '东长安街' }], booking_id: 'HB-1' }, delayMs: behaviour });
     });
     registryYaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url });
   }, 60000);
