@@ -13,7 +13,7 @@
  *     called, the model writes the answer) and from the answer cache (no
  *     agent and no model call);
  * (c) model calls per business turn: single intent (verify skipped), two
- *     intents (one verify call), a "nothing found" retry (verify + re-send).
+ *     intents (clean: no judging call), a "nothing found" retry (verify + re-send).
  *
  * Run: `npx tsx bench/memory-and-caches.ts` (`npm run bench` runs it too).
  */
@@ -166,10 +166,9 @@ async function measureCalls(): Promise<{ turn: string; calls: number }[]> {
         },
         usage: false,
       },
-      { content: { sufficient: true, retry: [], reason: 'ok' }, usage: false },
       { content: '北京饭店已订好，北京明天晴。', usage: false },
     );
-    rows.push({ turn: 'two intents (one verify call)', calls: finalState(await single.board.chat(both, { sessionId: 'c2' })).llm.calls });
+    rows.push({ turn: 'two intents (clean: no judging call)', calls: finalState(await single.board.chat(both, { sessionId: 'c2' })).llm.calls });
     single.fake.assertComplete();
   } finally {
     await single.close();

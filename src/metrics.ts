@@ -66,6 +66,12 @@ export interface Metrics {
   readonly agentBreakerState: Gauge<'agent'>;
   /** Circuit breaker changes of state, by agent and the state entered (`open`, `half_open`, `closed`). */
   readonly agentBreakerTransitions: Counter<'agent' | 'to'>;
+  /** Requests to the embeddings endpoint by outcome (`ok`, `error`). */
+  readonly embeddingsCalls: Counter<'outcome'>;
+  /** Latency of the embeddings endpoint's requests. */
+  readonly embeddingsDuration: Histogram<string>;
+  /** Times routing stayed lexical because the embeddings endpoint failed, by reason (`error`, `circuit_open`). */
+  readonly embeddingsFallbacks: Counter<'reason'>;
   /** Names where `registryVersion`, `agentHealth` and `agentBreakerState` read their values at each scrape. */
   observeLive(source: () => LiveState): void;
 }
@@ -222,6 +228,24 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       name: 'switchboard_agent_stream_dropped_total',
       help: 'Sub-agent progress events not relayed to the client because a per-turn cap was reached, by cap.',
       labelNames: ['cap'],
+      registers,
+    }),
+    embeddingsCalls: new Counter({
+      name: 'switchboard_embeddings_calls_total',
+      help: 'Requests to the embeddings endpoint by outcome (cache hits are counted in switchboard_cache_hits_total{cache="embeddings"}).',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    embeddingsDuration: new Histogram({
+      name: 'switchboard_embeddings_duration_seconds',
+      help: 'Latency of the embeddings endpoint requests.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    embeddingsFallbacks: new Counter({
+      name: 'switchboard_embeddings_fallbacks_total',
+      help: 'Times routing stayed lexical because the embeddings endpoint failed, by reason.',
+      labelNames: ['reason'],
       registers,
     }),
     observeLive(source) {

@@ -3,6 +3,8 @@
  * together (registry, storage, model gateway, agent client, graph, turn
  * runner, HTTP app). Nothing else creates long-lived objects.
  */
+import { createEmbeddingsFromEnv } from './embeddings/from-env.js';
+import type { SemanticIndex } from './embeddings/semantic-index.js';
 import type { Express } from 'express';
 import { createAgentBreakers, createAgentClient, createAgentHealthTracker } from './agents/index.js';
 import { createEndpointFetch } from './agents/endpoint-fetch.js';
@@ -113,13 +115,17 @@ export interface Strategies {
  * Model intent results are cached in process (their keys and values hold the
  * user's words, which never go to a shared store unmasked).
  */
-export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics): Strategies {
+export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, metrics: Metrics, semantic?: SemanticIndex): Strategies {
   // One example ranker, so the recogniser, the pre-selector and the LLM planner's clause finder share one trained model per snapshot.
   const ranker = createExampleRanker();
   const preselector = createCardPreselector({ ranker });
-  const prepare = (snapshot: RegistrySnapshot) => ranker.prepare(snapshot);
+  const prepare = (snapshot: RegistrySnapshot) => {
+    ranker.prepare(snapshot);
+    // Cards are embedded in the background; until they are, routing is lexical (a failure is logged by the client).
+    if (semantic) void semantic.prepare(snapshot);
+  };
   const offline = {
-    recognizer: createOfflineRecognizer({ ranker }),
+    recognizer: createOfflineRecognizer({ ranker, ...(semantic ? { semantic } : {}) }),
     planner: createOfflinePlanner(),
     answers: createOfflineAnswers(),
     preselector,
@@ -141,7 +147,7 @@ export function chooseStrategies(llm: LlmGateway | undefined, logger: Logger, me
       metrics,
       preselector,
     }),
-    planner: createLlmPlanner({ fallback: offline.planner, logger, ranker }),
+    planner: createLlmPlanner({ fallback: offline.planner, logger }),
     answers: createLlmAnswers({ gateway, fallback: offline.answers, logger }),
     preselector,
     verifier: createLlmVerifier({ gateway, logger }),
@@ -160,7 +166,9 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const { logger } = options;
   const masking = options.masking ?? createPiiMasking();
   const metrics = createMetrics();
-  const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics);
+  // Optional word meaning (docs/api.md#environment): card vectors are cached in the storage backend once it is open.
+  const embeddings = createEmbeddingsFromEnv(options.env ?? process.env, logger, metrics);
+  const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics, embeddings?.index);
   const a2aCardFetcher = createA2aCardFetcher({ checkedFetch: (fetch, lookup) => createEndpointFetch({ fetch, lookup }), ...options.a2aCards });
   const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare, a2aCardFetcher });
   registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
@@ -183,6 +191,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       );
     }
     storage = maskStorage(raw, masking, createDataSealer(secret));
+    embeddings?.client.useStore(storage.kv);
   } catch (error) {
     // The registry watcher would keep the process alive after a failed start.
     await registry.close();

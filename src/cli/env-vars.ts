@@ -13,6 +13,7 @@ export const ENV_VARS = {
   LOG_LEVEL: 'JSON log level on stdout: trace, debug, info (default), warn, error, silent',
   SWITCHBOARD_API_KEYS: 'comma list of key or key=tenant; /v1 calls and /metrics then need authorization: Bearer <key> (default open)',
   SWITCHBOARD_DRAIN_GRACE_MS: 'how long shutdown lets running turns finish (--drain-grace-ms wins)',
+  SWITCHBOARD_WORKERS: 'processes sharing the port (default: the number of cores on PostgreSQL, 1 on SQLite; --workers wins)',
   SWITCHBOARD_LEASE_TTL_MS: 'how long a replica holds a session turn lease without renewing it',
   SWITCHBOARD_DATA_KEY: 'secret sealing the personal values of parked tasks at rest; the same on every replica (unset: a key drawn once and kept in the database)',
   LLM_BASE_URL: 'OpenAI-compatible endpoint; unset = offline matcher',

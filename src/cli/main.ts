@@ -34,6 +34,7 @@ const SERVER_ENV: readonly EnvVarName[] = [
   'LOG_LEVEL',
   'SWITCHBOARD_API_KEYS',
   'SWITCHBOARD_DRAIN_GRACE_MS',
+  'SWITCHBOARD_WORKERS',
   'SWITCHBOARD_LEASE_TTL_MS',
   'SWITCHBOARD_DATA_KEY',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
@@ -52,7 +53,7 @@ const COMMANDS: Record<string, CliCommand> = {
     load: () => import('./validate-command.js'),
   },
   serve: {
-    usage: 'serve [--config F] [--port N] [--host H]',
+    usage: 'serve [--config F] [--port N] [--host H] [--workers N]',
     summary: 'start the supervisor HTTP/SSE server',
     env: ['SWITCHBOARD_CONFIG', 'PORT', 'HOST', ...SERVER_ENV],
     readsRegistry: true,

@@ -1,15 +1,22 @@
 /**
- * `switchboard serve [--config F] [--port N] [--host H] [--drain-grace-ms N]`:
+ * `switchboard serve [--config F] [--port N] [--host H] [--drain-grace-ms N] [--workers N]`:
  * starts the supervisor HTTP server on a registry file. Settings come from
  * flags, then the environment (docs/api.md#environment), then defaults.
+ *
+ * `--workers N` runs N processes sharing the port (node:cluster); the default
+ * is the number of cores on PostgreSQL and 1 on SQLite. Several workers need
+ * PostgreSQL: on SQLite, cancel and resume signals, rate limits and caches
+ * live in one process (decision 0030), so `--workers` above 1 is refused there
+ * with a message that says so.
  *
  * SIGTERM / SIGINT drain: `/readyz` turns 503 (with `retry-after`) and new
  * turns are refused at once, running turns get the grace period to finish,
  * the rest are cancelled with a `done` that says why, then the server closes.
  */
 import { readFileSync } from 'node:fs';
+import cluster from 'node:cluster';
 import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startServer, type RunningServer } from '../http/index.js';
@@ -29,6 +36,13 @@ export interface ServeSettings {
   host: string;
   /** How long a shutdown lets running turns finish before cancelling them. */
   drainGraceMs: number;
+  /** Processes sharing the port (`serve` only). */
+  workers?: number;
+}
+
+/** Whether a `DATABASE_URL` names PostgreSQL (the storage several processes can share). */
+function isPostgresUrl(url: string | undefined): boolean {
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url.trim());
 }
 
 function readNonNegativeInteger(name: string, text: string): number {
@@ -46,9 +60,19 @@ export function readServeSettings(args: string[], io: CliIo): ServeSettings {
       port: { type: 'string', short: 'p' },
       host: { type: 'string' },
       'drain-grace-ms': { type: 'string' },
+      workers: { type: 'string' },
     },
     strict: true,
   });
+  const workersText = values.workers ?? io.env.SWITCHBOARD_WORKERS;
+  const postgres = isPostgresUrl(io.env.DATABASE_URL);
+  const workers = workersText === undefined ? (postgres ? availableParallelism() : 1) : readNonNegativeInteger('worker count', workersText);
+  if (workers < 1) throw new Error(`invalid worker count "${workersText}": expected 1 or more`);
+  if (workers > 1 && !postgres) {
+    throw new Error(
+      `--workers ${workers} needs DATABASE_URL=postgres://…: with SQLite, cancel and resume signals, rate limits and caches stay inside one process, so several workers would not see each other's turns; run one worker on SQLite or use PostgreSQL (and REDIS_URL for shared rate limits and caches)`,
+    );
+  }
   const portText = values.port ?? io.env.PORT ?? '8080';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}": expected an integer 0-65535`);
@@ -57,6 +81,7 @@ export function readServeSettings(args: string[], io: CliIo): ServeSettings {
     port,
     host: values.host ?? io.env.HOST ?? '0.0.0.0',
     drainGraceMs: readNonNegativeInteger('drain grace', values['drain-grace-ms'] ?? io.env.SWITCHBOARD_DRAIN_GRACE_MS ?? '20000'),
+    workers,
   };
 }
 
@@ -127,12 +152,57 @@ export function waitForShutdown(): Promise<string> {
 }
 
 /** The help text of this command (main adds the environment section). */
-export const HELP = `Usage: switchboard serve [--config FILE] [--port N] [--host H] [--drain-grace-ms N]
+export const HELP = `Usage: switchboard serve [--config FILE] [--port N] [--host H] [--drain-grace-ms N] [--workers N]
 
 Starts the supervisor HTTP/SSE server: /v1/chat, /v1/sessions/:id/messages,
 /v1/agents, /healthz, /readyz, /metrics. Logs are JSON lines on stdout; the
 "listening" line and start-up errors go to stderr.
+
+--workers N runs N processes sharing the port (default: the number of cores
+on PostgreSQL, 1 on SQLite; more than 1 needs DATABASE_URL=postgres://…).
 `;
+
+/** Message a worker sends the primary once it listens. */
+interface ListeningMessage {
+  type: 'switchboard-listening';
+  url: string;
+}
+
+/**
+ * The primary of `--workers N`: forks the workers (each runs this command and
+ * listens on the shared port), prints the listening line once all of them
+ * listen, passes SIGTERM / SIGINT on so each drains its own turns, and stops
+ * them all when one of them dies (a failed start or a crash is not hidden).
+ */
+async function runPrimary(settings: ServeSettings, workers: number, io: CliIo): Promise<number> {
+  return new Promise((resolve) => {
+    let listening = 0;
+    let stopping = false;
+    let failed = false;
+    let alive = workers;
+    const stopAll = () => {
+      stopping = true;
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    };
+    for (let index = 0; index < workers; index++) {
+      const worker = cluster.fork();
+      worker.on('message', (message: ListeningMessage) => {
+        if (message?.type !== 'switchboard-listening' || ++listening !== workers) return;
+        io.stderr(`Switchboard listening on ${message.url} (registry ${settings.config}, ${workers} workers)\n`);
+      });
+      worker.on('exit', (code, signal) => {
+        alive--;
+        if (!stopping) {
+          failed = true;
+          io.stderr(`switchboard serve: worker ${worker.process.pid} exited (${signal ?? code}); stopping the others\n`);
+          stopAll();
+        } else if (code !== 0 && signal === null) failed = true;
+        if (alive === 0) resolve(failed ? 1 : 0);
+      });
+    }
+    void waitForShutdown().then(stopAll);
+  });
+}
 
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
@@ -146,6 +216,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     io.stderr(`switchboard serve: ${(error as Error).message}\n`);
     return 2;
   }
+  if ((settings.workers ?? 1) > 1 && cluster.isPrimary) return runPrimary(settings, settings.workers!, io);
   let started: StartedSwitchboard;
   try {
     started = await startSwitchboard(settings, io);
@@ -153,10 +224,13 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     io.stderr(`switchboard serve: ${(error as Error).message}\n`);
     return 1;
   }
-  // stdout carries only JSON log lines; this human line goes to stderr.
-  io.stderr(`Switchboard listening on ${started.server.url} (registry ${settings.config})\n`);
+  // stdout carries only JSON log lines; this human line goes to stderr (with workers, the primary writes it).
+  if (cluster.isWorker) process.send?.({ type: 'switchboard-listening', url: started.server.url } satisfies ListeningMessage);
+  else io.stderr(`Switchboard listening on ${started.server.url} (registry ${settings.config})\n`);
   await waitForShutdown();
   await started.close();
+  // A worker's channel to the primary would keep it alive once everything else is closed.
+  cluster.worker?.disconnect();
   return 0;
 }
 

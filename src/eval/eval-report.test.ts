@@ -69,5 +69,16 @@ describe('summariseEval', () => {
     expect(formatEvalReport(report, { file: 'f', mode: 'offline', agents: 2 })).toContain('nearest-example baseline 33.3%  (same examples, run now, ratio 2.00)');
     expect(summariseEval([outcome(1, ['hotel'], ['hotel'])]).baselineTop1).toBeNull();
   });
+
+  it('scores the linear n-gram classifier the same way, printed on its own line', () => {
+    const report = summariseEval([
+      outcome(1, ['hotel'], ['hotel'], { baseline: 'hotel', linear: 'hotel' }),
+      outcome(2, ['hotel'], ['hotel'], { baseline: 'weather', linear: 'weather' }),
+      outcome(3, ['weather'], [], { baseline: undefined, linear: 'weather' }),
+    ]);
+    expect(report.linearTop1).toBeCloseTo(2 / 3);
+    expect(formatEvalReport(report, { file: 'f', mode: 'offline', agents: 2 })).toContain('linear n-gram classifier 66.7%  (same examples, trained now, ratio 1.00)');
+    expect(summariseEval([outcome(1, ['hotel'], ['hotel'])]).linearTop1).toBeNull();
+  });
 });
 

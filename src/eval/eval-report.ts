@@ -33,6 +33,8 @@ export interface EvalReport {
   top1: number | null;
   /** Top-1 of the nearest-example baseline on the same lines (null without a baseline or single-agent lines). */
   baselineTop1: number | null;
+  /** Top-1 of the linear character n-gram classifier on the same lines (null without it or single-agent lines). */
+  linearTop1: number | null;
   /** Out-of-scope lines (agents: []) where nothing was routed. */
   outOfScopeKeptOut: number | null;
   /** In-scope lines where nothing was routed. */
@@ -71,6 +73,8 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
   let top1Hits = 0;
   let baselineHits = 0;
   let baselineLines = 0;
+  let linearHits = 0;
+  let linearLines = 0;
   let singles = 0;
   let outOfScope = 0;
   let keptOut = 0;
@@ -125,6 +129,10 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
         baselineLines += 1;
         if (outcome.baseline !== undefined && expected.has(outcome.baseline)) baselineHits += 1;
       }
+      if ('linear' in outcome) {
+        linearLines += 1;
+        if (outcome.linear !== undefined && expected.has(outcome.linear)) linearHits += 1;
+      }
     }
     if (expected.size > 1) multi += 1;
     if (got.size > 0) {
@@ -161,6 +169,7 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
     accuracy: ratio(exact, outcomes.length) ?? 0,
     top1: ratio(top1Hits, singles),
     baselineTop1: ratio(baselineHits, baselineLines),
+    linearTop1: ratio(linearHits, linearLines),
     outOfScopeKeptOut: ratio(keptOut, outOfScope),
     inScopeNoAgent: ratio(noAgent, inScope),
     multiAgentRate: ratio(routedMulti, routed),
@@ -194,6 +203,10 @@ export function formatEvalReport(report: EvalReport, options: { file: string; mo
   if (report.baselineTop1 !== null && report.top1 !== null) {
     const ratioText = report.baselineTop1 > 0 ? `, ratio ${(report.top1 / report.baselineTop1).toFixed(2)}` : '';
     lines.push(`  nearest-example baseline ${pct(report.baselineTop1)}  (same examples, run now${ratioText})`);
+  }
+  if (report.linearTop1 !== null && report.top1 !== null) {
+    const ratioText = report.linearTop1 > 0 ? `, ratio ${(report.top1 / report.linearTop1).toFixed(2)}` : '';
+    lines.push(`  linear n-gram classifier ${pct(report.linearTop1)}  (same examples, trained now${ratioText})`);
   }
   lines.push(`out of scope kept out      ${pct(report.outOfScopeKeptOut)}`);
   lines.push(`in scope, no agent         ${pct(report.inScopeNoAgent)}`);

@@ -22,6 +22,7 @@ describe('parseEvalSet', () => {
         { line: 4, query: '上海呢', agents: ['weather_agent'], session: ['北京明天天气怎么样'], inputs: {} },
         { line: 5, query: 'tell me a joke', agents: [], session: [], inputs: {} },
       ],
+      dialogues: [],
     });
   });
 

@@ -2,9 +2,12 @@
  * The labelled routing set read by `switchboard eval` (docs/api.md#commands): one
  * JSON object per line,
  * `{ "query", "agents": [ids], "session"?: [earlier queries], "inputs"?: { agent_id: { key: value } } }`.
+ * A line may instead be a dialogue (docs/api.md#commands, dialogue-set.ts).
  * Blank lines and lines starting with `//` are skipped. Every bad line is
  * reported with its number and what is wrong; a set with any bad line is not run.
  */
+
+import { isDialogueLine, readDialogue, type DialogueCase } from './dialogue-set.js';
 
 /** One labelled utterance. */
 export interface EvalCase {
@@ -25,8 +28,8 @@ export interface EvalSetIssue {
   message: string;
 }
 
-/** Parse result: either the cases or every problem found. */
-export type EvalSetParse = { ok: true; cases: EvalCase[] } | { ok: false; issues: EvalSetIssue[] };
+/** Parse result: either the routing cases and the dialogues, or every problem found. */
+export type EvalSetParse = { ok: true; cases: EvalCase[]; dialogues: DialogueCase[] } | { ok: false; issues: EvalSetIssue[] };
 
 /**
  * Parses a JSONL set. `knownAgents`, when given, makes an unknown agent id in
@@ -34,6 +37,7 @@ export type EvalSetParse = { ok: true; cases: EvalCase[] } | { ok: false; issues
  */
 export function parseEvalSet(text: string, knownAgents?: ReadonlySet<string>): EvalSetParse {
   const cases: EvalCase[] = [];
+  const dialogues: DialogueCase[] = [];
   const issues: EvalSetIssue[] = [];
   text.split(/\r?\n/u).forEach((raw, index) => {
     const line = index + 1;
@@ -47,12 +51,18 @@ export function parseEvalSet(text: string, knownAgents?: ReadonlySet<string>): E
       return;
     }
     const problems: string[] = [];
+    if (isDialogueLine(value)) {
+      const dialogue = readDialogue(value as Record<string, unknown>, line, problems, knownAgents);
+      if (dialogue && problems.length === 0) dialogues.push(dialogue);
+      else issues.push(...problems.map((message) => ({ line, message })));
+      return;
+    }
     const parsed = readCase(value, line, problems, knownAgents);
     if (parsed && problems.length === 0) cases.push(parsed);
     else issues.push(...problems.map((message) => ({ line, message })));
   });
-  if (issues.length === 0 && cases.length === 0) issues.push({ line: 0, message: 'the set has no lines' });
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, cases };
+  if (issues.length === 0 && cases.length === 0 && dialogues.length === 0) issues.push({ line: 0, message: 'the set has no lines' });
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, cases, dialogues };
 }
 
 function readCase(value: unknown, line: number, problems: string[], knownAgents?: ReadonlySet<string>): EvalCase | undefined {

@@ -19,6 +19,7 @@ import type { RegistrySnapshot } from '../registry/types.js';
 import { readQuery } from '../text/index.js';
 import type { EvalCase } from './eval-set.js';
 import type { NearestBaseline } from './nearest-baseline.js';
+import type { SemanticIndex } from '../embeddings/semantic-index.js';
 
 /** What the supervisor decided for one labelled line. */
 export interface EvalOutcome {
@@ -36,6 +37,8 @@ export interface EvalOutcome {
   source?: IntentResult['source'];
   /** The nearest-example baseline's agent for the labelled query alone (when a baseline was given). */
   baseline?: string;
+  /** The linear n-gram classifier's agent for the labelled query alone (when one was given). */
+  linear?: string;
 }
 
 /** What `runEval` needs: the strategies chosen as the server chooses them. */
@@ -48,6 +51,10 @@ export interface RunEvalOptions {
   now?: Date;
   /** The peer to compare with (`nearest-baseline.ts`); it sees the labelled query only. */
   baseline?: NearestBaseline;
+  /** The second peer (`linear-baseline.ts`), answering the same way. */
+  linear?: NearestBaseline;
+  /** Word meaning for pre-selection (the recogniser carries its own); absent: lexical pre-selection. */
+  semantic?: SemanticIndex;
   /** Called after each line (progress for long sets). */
   onOutcome?: (outcome: EvalOutcome, index: number) => void;
 }
@@ -71,7 +78,8 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
     memory = (await playTurn(query, memory, options, now, `eval_${item.line}_${turn}`)).memory;
   }
   const pendingAgents = pendingOf(memory, snapshot);
-  const preselected = options.preselector.select({ query: item.query, history: memory.history, pendingAgents, snapshot }).cards.map((card) => card.id);
+  const semantic = options.semantic ? await options.semantic.scores(readQuery(item.query).normalizedQuery, snapshot) : undefined;
+  const preselected = options.preselector.select({ query: item.query, history: memory.history, pendingAgents, snapshot, ...(semantic ? { semantic } : {}) }).cards.map((card) => card.id);
   const started = performance.now();
   const intent = await options.recognizer.recognize({ ...readQuery(item.query), history: memory.history, snapshot, pendingAgents, usage: createLlmUsage(), now });
   const latencyMs = performance.now() - started;
@@ -82,7 +90,18 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
     for (const task of planned) inputs[task.assigned_agent] = task.inputs;
   }
   const baseline = options.baseline?.(item.query);
-  return { case: item, predicted, kind: intent.kind, inputs, preselected, latencyMs, ...(intent.source ? { source: intent.source } : {}), ...(options.baseline ? { baseline } : {}) };
+  const linear = options.linear?.(item.query);
+  return {
+    case: item,
+    predicted,
+    kind: intent.kind,
+    inputs,
+    preselected,
+    latencyMs,
+    ...(intent.source ? { source: intent.source } : {}),
+    ...(options.baseline ? { baseline } : {}),
+    ...(options.linear ? { linear } : {}),
+  };
 }
 
 async function playTurn(query: string, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string): Promise<{ memory: SessionMemory }> {

@@ -60,9 +60,19 @@ export interface SupervisorDependencies {
 
 type NodeFunction = (state: SupervisorState, config: NodeConfig) => Promise<SupervisorUpdate>;
 
-/** Records the node's wall time in the turn context (per-node timings of the turn). */
+/** Resolves on the next turn of the event loop (after pending I/O callbacks). */
+const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Records the node's wall time in the turn context (per-node timings of the
+ * turn). Each stage starts on a fresh turn of the event loop: the matcher and
+ * SQLite are synchronous, so without it a turn would run from its start to its
+ * first network call without letting other sessions' requests in or its own
+ * first events leave.
+ */
 function timed(name: string, node: NodeFunction): NodeFunction {
   return async (state, config) => {
+    await nextLoopTurn();
     const started = performance.now();
     try {
       return await node(state, config);
@@ -73,32 +83,68 @@ function timed(name: string, node: NodeFunction): NodeFunction {
   };
 }
 
+/**
+ * Runs a straight run of nodes (no branch between them) as one graph step:
+ * each sees the state as the ones before it left it (every channel of the
+ * state replaces its value), and the graph gets their updates merged. One
+ * step instead of several saves the graph's per-step bookkeeping.
+ */
+function inSequence(...nodes: NodeFunction[]): NodeFunction {
+  return async (state, config) => {
+    let current = state;
+    let merged: SupervisorUpdate = {};
+    for (const node of nodes) {
+      const update = await node(current, config);
+      current = { ...current, ...update } as SupervisorState;
+      merged = { ...merged, ...update };
+    }
+    return merged;
+  };
+}
+
+/**
+ * The flowchart above, in four steps for a business turn: straight runs are
+ * one graph node each (`control` = init → load_profile → control, `plan` =
+ * plan → fill_from_profile → semantic_check → recall_answer, `execute` =
+ * execute → verify → summarize); every part keeps its own file and timing.
+ */
 export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
+  const summarize = timed('summarize', createSummarizeNode(dependencies));
   return new StateGraph(SupervisorStateAnnotation)
-    .addNode('init', timed('init', createInitNode()))
-    .addNode('control', timed('control', createControlNode({ emotion: dependencies.emotion ?? createEmotionScorer() })))
-    .addNode('load_profile', timed('load_profile', createLoadProfileNode(dependencies)))
-    .addNode('fill_from_profile', timed('fill_from_profile', createFillFromProfileNode()))
+    .addNode(
+      'control',
+      inSequence(
+        timed('init', createInitNode()),
+        timed('load_profile', createLoadProfileNode(dependencies)),
+        timed('control', createControlNode({ emotion: dependencies.emotion ?? createEmotionScorer() })),
+      ),
+    )
     .addNode('recognize_intent', timed('recognize_intent', createIntentNode(dependencies)))
     .addNode('direct_answer', timed('direct_answer', createDirectAnswerNode(dependencies)))
     .addNode('escalate', timed('escalate', createEscalateNode(dependencies)))
-    .addNode('plan', timed('plan', createPlanNode(dependencies)))
-    .addNode('semantic_check', timed('semantic_check', createSemanticCheckNode()))
-    .addNode('recall_answer', timed('recall_answer', createRecallAnswerNode(dependencies)))
-    .addNode('execute', timed('execute', createExecuteNode(dependencies)))
-    .addNode('verify', timed('verify', createVerifyNode({ ...dependencies, verifier: dependencies.verifier ?? createOfflineVerifier() })))
-    .addNode('summarize', timed('summarize', createSummarizeNode(dependencies)))
-    .addEdge(START, 'init')
-    .addEdge('init', 'load_profile')
-    .addEdge('load_profile', 'control')
+    .addNode(
+      'plan',
+      inSequence(
+        timed('plan', createPlanNode(dependencies)),
+        timed('fill_from_profile', createFillFromProfileNode()),
+        timed('semantic_check', createSemanticCheckNode()),
+        timed('recall_answer', createRecallAnswerNode(dependencies)),
+      ),
+    )
+    .addNode(
+      'execute',
+      inSequence(
+        timed('execute', createExecuteNode(dependencies)),
+        timed('verify', createVerifyNode({ ...dependencies, verifier: dependencies.verifier ?? createOfflineVerifier() })),
+        summarize,
+      ),
+    )
+    .addNode('summarize', summarize)
+    .addEdge(START, 'control')
     .addConditionalEdges('control', routeAfterControl, ['execute', 'recognize_intent', END])
     .addConditionalEdges('recognize_intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])
-    .addEdge('plan', 'fill_from_profile')
-    .addEdge('fill_from_profile', 'semantic_check')
-    .addEdge('semantic_check', 'recall_answer')
-    .addConditionalEdges('recall_answer', routeAfterRecall, ['execute', 'summarize'])
-    .addEdge('execute', 'verify')
-    .addEdge('verify', 'summarize')
+    .addConditionalEdges('plan', routeAfterRecall, ['execute', 'summarize'])
+    .addConditionalEdges('execute', routeAfterSummarize, ['escalate', END])
     .addConditionalEdges('summarize', routeAfterSummarize, ['escalate', END])
     .addEdge('direct_answer', END)
     .addEdge('escalate', END)

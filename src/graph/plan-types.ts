@@ -3,6 +3,8 @@
  * this is also the JSON shape the LLM planner returns and the event metadata shows.
  */
 
+import type { ValueSource } from './value-source.js';
+
 export type TaskType = 'sequential' | 'parallel' | 'mixed';
 
 /**
@@ -18,6 +20,8 @@ export interface SubTask {
   description: string;
   assigned_agent: string;
   inputs: Record<string, unknown>;
+  /** Where each input value came from (set by the semantic check; the dispatcher sends no input without one). */
+  sources?: Record<string, ValueSource>;
   dependencies: string[];
   status: TaskStatus;
 }

@@ -6,6 +6,7 @@
  */
 import { Annotation } from '@langchain/langgraph';
 import type { IntentResult, MemoryTurn } from '../intent/types.js';
+import type { QueryReading } from '../intent/query-reading.js';
 import type { SemanticInfo } from './response-state.js';
 import type { ConfirmationRequest, InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
 import type { Verification } from './verify/types.js';
@@ -14,6 +15,7 @@ import type { ProfileFact } from '../store/types.js';
 import type { PendingTask } from '../store/parked-task.js';
 import type { ProfileFill } from './memory/profile-facts.js';
 import type { AnswerCacheKey } from './caches/answer-cache.js';
+import type { ValueSource } from './value-source.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -43,6 +45,8 @@ export interface SessionMemory {
   pending: PendingTask[];
   /** Slot memory: key → last known value, across agents. */
   known_values: Record<string, string | number>;
+  /** key → where its value in `known_values` came from (absent in memory saved before sources were kept). */
+  known_sources?: Record<string, ValueSource>;
   /** Consecutive turns that ended without any result. */
   unresolved_turns: number;
   /** Every turn older than `history`, folded incrementally (absent until the first fold). */
@@ -57,6 +61,8 @@ const replace = <T>(fallback: () => T) => Annotation<T>({ reducer: (_previous: T
 
 export const SupervisorStateAnnotation = Annotation.Root({
   query: replace<string>(() => ''),
+  /** The turn's one reading of `query` (made by the control node; null before it runs). */
+  reading: replace<QueryReading | null>(() => null),
   user_id: replace<string>(() => ''),
   thread_id: replace<string>(() => ''),
   rewritten_query: replace<string>(() => ''),
@@ -82,6 +88,8 @@ export const SupervisorStateAnnotation = Annotation.Root({
   confirmation: replace<ConfirmationRequest[]>(() => []),
   /** User-facing sentences about parked tasks this turn dropped or could not run; they open the answer. */
   notices: replace<string[]>(() => []),
+  /** Agents whose parked tasks expired at the start of this turn (nothing of theirs is live): a follow-up does not bring them back. */
+  expired_agents: replace<string[]>(() => []),
   /** A confirmation turn: parked tasks it did not touch are kept as they were. */
   confirm_turn: replace<boolean>(() => false),
   escalation: replace<EscalationTrigger | null>(() => null),

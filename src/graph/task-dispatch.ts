@@ -21,6 +21,7 @@ import { insufficiencyOf } from './verify/rule-check.js';
 import { agentSecrets, createContentGuard, createSecretGuard, createSubAgentText, maskForSnapshot, maskUndeclared, redactSecretsDeep, scrubDeep } from '../privacy/index.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
 import type { TextScrubber } from '../text/id-scrubber.js';
+import { sendableInputs, type SourcedInputs } from './value-source.js';
 
 export interface DispatchDependencies {
   agentClient: AgentClient;
@@ -68,6 +69,20 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
   return ({ state, context, emit, extraInfo }: DispatchScope) => {
     const { snapshot, language } = context;
     const guard = guardsOf(snapshot);
+    /** A task holding a value without a source is not sent: its keys are asked for as missing. */
+    const refuseUnsourced = (task: SubTask, card: AgentCard, keys: string[]): TaskOutcome => {
+      dependencies.logger.warn({ traceId: context.traceId, task: task.task_id, agent: card.id, keys }, 'refused input values without a source; asking for them');
+      const specs = keys.map((key) => card.requiredKeys.find((spec) => spec.key === key));
+      extraInfo.push({
+        type: 'miss',
+        sub_agent_id: card.id,
+        keys,
+        key_descriptions: keys.map((key, index) => (specs[index] ? keyDescription(specs[index]!, language) : key)),
+        fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
+        key_options: specs.map((spec) => keyOptions(spec, language)),
+      });
+      return { task_id: task.task_id, agent_id: card.id, status: 'input_required', missing_keys: keys, reason: 'unsourced_value' };
+    };
     return async (task: SubTask, upstream: TaskOutcome[], options: DispatchOptions = {}): Promise<TaskOutcome> => {
       const card = snapshot.byId.get(task.assigned_agent);
       if (!card) {
@@ -81,14 +96,18 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         return { task_id: task.task_id, agent_id: task.assigned_agent, status: 'failed', reason: 'agent_unavailable', detail: 'the agent is no longer in the registry' };
       }
       const name = cardName(card, language);
+      // The one place a value without a source is refused, whoever produced it: the key is asked for instead.
+      const sendable = sendableInputs(task);
+      if ('unsourced' in sendable) return refuseUnsourced(task, card, sendable.unsourced);
+      const inputs: SourcedInputs = sendable.inputs;
       emit({ stage: 'agent_start', content: agentStartText(language, name), agent_id: card.id, is_thinking: true, state: { task_id: task.task_id } });
       // Personal values reach an agent only as the values of keys it declares (docs/api.md#personal-data): the rest of its message and upstream is masked.
-      const outbound = maskUndeclared(maskForSnapshot(snapshot), declaredValues(card, task.inputs));
+      const outbound = maskUndeclared(maskForSnapshot(snapshot), declaredValues(card, inputs));
       // The sub-task's own text (its clause of a multi-intent query), else the whole rewritten query.
       const message = outbound.mask(options.message ?? (task.description.trim() || state.rewritten_query));
       const requestTaskId = options.requestTaskId ?? task.task_id;
       // A user-specific reply is cached per owner (the user within its tenant), never across tenants.
-      const cacheRequest = { card, registryVersion: snapshot.version, userId: ownerOf(context, state.user_id), inputs: task.inputs, message };
+      const cacheRequest = { card, registryVersion: snapshot.version, userId: ownerOf(context, state.user_id), inputs, message, today: context.now };
       const cached = options.bypassCache ? undefined : await dependencies.responseCache?.lookup(cacheRequest);
       if (cached) {
         emit({
@@ -102,7 +121,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       }
       try {
         // Recorded before it is sent, so a crash leaves an auditable trace of what may have happened.
-        await context.tasks?.dispatched({ task_id: requestTaskId, agent_id: card.id, inputs: task.inputs });
+        await context.tasks?.dispatched({ task_id: requestTaskId, agent_id: card.id, inputs });
       } catch (error) {
         dependencies.logger.error({ traceId: context.traceId, task: task.task_id, err: error }, 'recording a sub-task failed; not sending it');
         emit(agentFailedEvent(card, language, { task_id: task.task_id, code: 'not_recorded' }));
@@ -119,7 +138,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
         {
           task_id: requestTaskId,
           message,
-          inputs: task.inputs,
+          inputs,
           user_id: state.user_id,
           thread_id: state.thread_id,
           trace_id: context.traceId,

@@ -323,6 +323,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       summary: 'The A2A v1.0 Agent Card of Switchboard: the JSON-RPC interface at /a2a, streaming, one skill per enabled agent (follows hot reloads)',
       description: 'Without an `A2A-Version: 1.0` header (a v0.3 client) the card is served in its v0.3 shape.',
       tags: ['interop'],
+      security: [],
       parameters: [{ name: 'a2a-version', in: 'header', required: false, description: '`1.0` for the v1.0 card; absent or `0.3` for the v0.3 shape.', schema: { type: 'string' } }],
       responses: { '200': { description: 'The Agent Card', content: json({ type: 'object', additionalProperties: true }) } },
     },
@@ -371,7 +372,12 @@ export const API_ROUTES: readonly ApiRoute[] = [
         { name: 'accept', in: 'header', required: false, description: 'The encoding the AG-UI encoder answers with (text/event-stream).', schema: { type: 'string' } },
         { name: DEPTH_HEADER, in: 'header', required: false, description: 'Delegation depth, as on /v1/chat.', schema: { type: 'string', pattern: '^[0-9]{1,6}$' } },
       ],
-      requestBody: { required: true, content: json({ type: 'object', description: 'An AG-UI RunAgentInput', required: ['threadId', 'runId', 'messages'], additionalProperties: true }) },
+      requestBody: { required: true, content: json({ type: 'object', description: 'An AG-UI RunAgentInput', required: ['threadId', 'runId', 'messages'], additionalProperties: true, properties: {
+        threadId: { type: 'string', description: 'The session id.' },
+        runId: { type: 'string' },
+        messages: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'The conversation; the last user message is the query.' },
+        forwardedProps: { type: 'object', additionalProperties: true, description: '`user_id`: the user (required unless API keys are scoped to one user).' },
+      } }) },
       responses: {
         '200': { description: 'AG-UI events', content: { 'text/event-stream': { schema: { type: 'string' } } } },
         ...errorResponses({

@@ -1,8 +1,10 @@
 /**
  * Server-sent events over an express response. Each event leaves the process
- * as soon as it is produced: headers are flushed up front, Nagle is off, and
- * proxies are told not to buffer (`x-accel-buffering: no`). A comment line
- * every `heartbeatMs` keeps idle connections from being cut by proxies.
+ * in the turn of the event loop that produced it: headers are flushed up
+ * front, Nagle is off, and proxies are told not to buffer
+ * (`x-accel-buffering: no`). The events of one loop turn go out in one socket
+ * write (a turn's start produces several at once). A comment line every
+ * `heartbeatMs` keeps idle connections from being cut by proxies.
  */
 import type { Response } from 'express';
 
@@ -35,8 +37,23 @@ export function openSseStream(response: Response, options: { heartbeatMs: number
 
   let ended = false;
   const isClosed = () => ended || response.writableEnded || response.destroyed;
+  // Frames written in one loop turn, sent together when the turn's I/O is done.
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending === '') return;
+    const chunk = pending;
+    pending = '';
+    if (!response.writableEnded && !response.destroyed) response.write(chunk);
+  };
   const write = (chunk: string) => {
-    if (!isClosed()) response.write(chunk);
+    if (isClosed()) return;
+    pending += chunk;
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
   };
   const heartbeat = options.heartbeatMs > 0 ? setInterval(() => write(': ping\n\n'), options.heartbeatMs) : undefined;
   heartbeat?.unref();
@@ -55,6 +72,7 @@ export function openSseStream(response: Response, options: { heartbeatMs: number
     end() {
       stopHeartbeat();
       if (ended) return;
+      flush();
       ended = true;
       if (!response.writableEnded && !response.destroyed) response.end();
     },

@@ -21,3 +21,12 @@ export const CANCEL_WORDS: readonly string[] = Object.freeze([
 
 /** Polite words and particles around a reply word that do not change it ("请确认", "好的吧", "ok thanks"). */
 export const POLITE_AFFIXES = /^(?:请|麻烦|please|ok|okay|那就|那)?\s*|(?:吧|啦|了|呀|啊|哦|please|thanks|thank you)?$/giu;
+
+/**
+ * Words that, after a yes or no word, turn the message into a correction of
+ * what waits ("好的，不过改成上海", "yes, but make it Shanghai").
+ */
+export const CORRECTION_CONNECTORS: readonly string[] = Object.freeze([
+  '不过呢', '不过', '但是', '但', '可是', '只是', '就是',
+  'but', 'however', 'though', 'actually', 'only', 'just',
+]);

@@ -37,4 +37,6 @@ export {
 } from './simple/simple-intents.js';
 export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './simple/direct-answers.js';
 export { splitClauses, type Clause } from './routing/clause-splitter.js';
-export { attributeClauseValues, requestWordIn, type AgentClauseValues, type ClauseValuesRequest } from './routing/clause-values.js';
+export type { DraftPlanEnvelope, DraftSubTask } from './llm/intent-schema.js';
+export { hasNoLanguage, readTurnQuery, type DialogueAct, type QueryReading, type ReadingContext } from './query-reading.js';
+export { attributeClauseValues, readAsAnswer, requestWordIn, type AgentClauseValues, type ClauseValuesRequest } from './routing/clause-values.js';

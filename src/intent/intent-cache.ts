@@ -6,9 +6,10 @@
  *
  * The key holds the day because drafted plans carry dates resolved from
  * "明天"/"tomorrow"; it holds a digest of the memory because a rewrite depends
- * on earlier turns, on parked tasks, on the summary of older turns and on the
- * user's profile facts (a rewrite made with one user's facts is never served
- * to another user). Entries are deep copies both ways, so
+ * on earlier turns, on parked tasks, on the summary of older turns and, when
+ * it took one of their values, on the user's profile facts (a rewrite made
+ * with one user's facts is never served to another user; one that used none
+ * is kept under the profile-free key, `llm-recognizer.ts`). Entries are deep copies both ways, so
  * neither the caller nor a later turn can change what is stored.
  *
  * `IntentCache` is asynchronous so a shared (Redis) implementation can stand
@@ -21,7 +22,8 @@ import type { IntentResult, MemoryTurn } from './types.js';
 
 /** Where recognised intents are kept between turns. */
 export interface IntentCache {
-  get(key: string): Promise<IntentResult | undefined>;
+  /** The entry of the first key that has one; one lookup however many keys are tried. */
+  get(key: string | readonly string[]): Promise<IntentResult | undefined>;
   set(key: string, value: IntentResult): Promise<void>;
 }
 
@@ -82,7 +84,11 @@ export function createIntentCache(options: { store: KeyValueStore; ttlMs?: numbe
   if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new TypeError('intent cache: ttlMs must be a positive number');
   return {
     async get(key) {
-      const value = (await options.store.get(key)) as IntentResult | undefined;
+      let value: IntentResult | undefined;
+      for (const each of typeof key === 'string' ? [key] : key) {
+        value = (await options.store.get(each)) as IntentResult | undefined;
+        if (value !== undefined) break;
+      }
       options.onLookup?.(value !== undefined);
       return value;
     },

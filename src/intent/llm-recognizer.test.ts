@@ -92,6 +92,33 @@ describe('LLM recognizer', () => {
     expect((await recognizer.recognize(input('上海天气'))).source).toBe('model');
   });
 
+  it('a profile saved after a turn does not make the same question a miss; a result that took a profile value stays with that profile', async () => {
+    const recognizer = createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), cache: createInMemoryIntentCache(), logger: silentLogger });
+    const before = model.fake.requests.length;
+    model.fake.push(reply({ intent: ['weather_agent'], rewritten_query: '北京明天天气怎么样' }));
+    await recognizer.recognize(input('北京明天天气怎么样'));
+    // The first turn saved the city; the same question again (new session, same user, or another user's profile).
+    expect((await recognizer.recognize(input('北京明天天气怎么样', { profile: 'city=北京' }))).source).toBe('cache');
+    expect((await recognizer.recognize(input('北京明天天气怎么样', { profile: 'city=上海, name=王' }))).source).toBe('cache');
+    expect(model.fake.requests.length).toBe(before + 1);
+
+    // "Book a hotel" filled with the profile's city: served again to that profile only.
+    model.fake.push(
+      reply({
+        intent: ['hotel_agent'],
+        rewritten_query: '帮我订上海的酒店',
+        task_plan: { sub_tasks: [{ task_id: 't1', description: 'd', assigned_agent: 'hotel_agent', inputs: { city: '上海' }, dependencies: [] }] },
+      }),
+    );
+    expect((await recognizer.recognize(input('帮我订酒店', { profile: 'city=上海' }))).source).toBe('model');
+    expect((await recognizer.recognize(input('帮我订酒店', { profile: 'city=上海' }))).source).toBe('cache');
+    model.fake.push(reply({ intent: ['hotel_agent'], rewritten_query: '帮我订酒店' }));
+    expect((await recognizer.recognize(input('帮我订酒店', { profile: 'city=广州' }))).source).toBe('model');
+    // That answer took nothing from the profile: it holds without one.
+    expect((await recognizer.recognize(input('帮我订酒店'))).source).toBe('cache');
+    expect(model.fake.requests.length).toBe(before + 3);
+  });
+
   it('retries an unusable reply once, then falls back and counts why', async () => {
     const { seen, metrics } = counter();
     const recognizer = createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger, metrics });

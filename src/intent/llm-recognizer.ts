@@ -71,6 +71,20 @@ export interface LlmRecognizerOptions {
 
 const SCORE_BY_CONFIDENCE = { high: 0.9, medium: 0.7, low: 0.5 } as const;
 
+/**
+ * Whether a recognition carries a value of the profile the user did not say in
+ * this turn's words (`profile` is the prompt text `key=value, key=value`).
+ */
+export function usesProfileValue(profile: string, query: string, result: IntentResult): boolean {
+  const values = profile
+    .split(/,\s*(?=[^,=\s]+=)/)
+    .map((fact) => fact.slice(fact.indexOf('=') + 1).trim())
+    .filter((value) => value.length > 0);
+  if (values.length === 0) return false;
+  const carried = JSON.stringify({ rewritten: result.rewrittenQuery, plan: result.draftPlan ?? null, answer: result.answer ?? '' });
+  return values.some((value) => carried.includes(value) && !query.includes(value));
+}
+
 /** Creates the LLM recognizer. Throws a `TypeError` naming a missing dependency. */
 export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecognizer {
   if (!options?.gateway || typeof options.gateway.complete !== 'function') throw new TypeError('LLM recognizer: gateway is required');
@@ -113,17 +127,21 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
 
       // Level 2: cache.
       const today = input.now ?? new Date();
-      const key = intentCacheKey({
+      const keyInput = {
         query: text,
         registryVersion: input.snapshot.version,
         history: input.history,
         pendingAgents: input.pendingAgents,
         day: formatLocalDate(today),
         summary: input.summary,
-        profile: input.profile,
-      });
+      };
+      // A recognition that took no value from the user's profile holds for any profile (the profile's values are
+      // filled in after planning anyway): it is kept under the profile-free key, so the profile a turn saves does not
+      // make the same question a miss on the next turn. One that used a profile value stays the user's own.
+      const key = intentCacheKey({ ...keyInput, profile: input.profile });
+      const sharedKey = input.profile ? intentCacheKey(keyInput) : key;
       if (cache) {
-        const cached = await cache.get(key).catch((error: unknown) => {
+        const cached = await cache.get(key === sharedKey ? sharedKey : [sharedKey, key]).catch((error: unknown) => {
           logger.warn({ err: error }, 'intent cache read failed');
           return undefined;
         });
@@ -173,7 +191,8 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
       // A message that tries to instruct the model does not get to choose services the words themselves do not ask for.
       if (result.kind === 'business' && hasInjectionSignals(text)) result = confineToOffline(result, await fallback.recognize(input), logger);
       if (cache && result.confidence === 'high' && result.kind !== 'escalate') {
-        await cache.set(key, result).catch((error: unknown) => logger.warn({ err: error }, 'intent cache write failed'));
+        const ownKey = key !== sharedKey && usesProfileValue(input.profile ?? '', text, result) ? key : sharedKey;
+        await cache.set(ownKey, result).catch((error: unknown) => logger.warn({ err: error }, 'intent cache write failed'));
       }
       return result;
     },

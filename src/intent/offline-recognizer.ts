@@ -18,7 +18,7 @@
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';
-import type { AgentMatch, AgentRanker } from './routing/card-ranker.js';
+import type { AgentMatch, AgentRanker, RankResult } from './routing/card-ranker.js';
 import { createExampleRanker } from './routing/example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import { orderByMention } from '../text/mention-order.js';
@@ -26,7 +26,9 @@ import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutCompariso
 import { extractOne } from '../text/key-extractor.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple/simple-intents.js';
 import { splitClauses } from './routing/clause-splitter.js';
+import { readAsAnswer } from './routing/clause-values.js';
 import type { Language } from '../i18n/index.js';
+import type { SemanticIndex } from '../embeddings/semantic-index.js';
 
 /** Options of the offline recognizer; every field has a default. */
 export interface OfflineRecognizerOptions {
@@ -38,6 +40,11 @@ export interface OfflineRecognizerOptions {
   now?: () => Date;
   /** Chinese characters / Latin words allowed in a fragment besides the key values. Default 4. */
   maxFragmentResidue?: number;
+  /**
+   * Word meaning from the optional embeddings endpoint: the query is embedded once and its scores are fused
+   * with the lexical ranking (`routing/meaning-fusion.ts`). Absent, slow or failing: routing is lexical only.
+   */
+  semantic?: SemanticIndex;
 }
 
 /** Creates the offline recognizer. Throws a `TypeError` naming the bad option. */
@@ -81,7 +88,8 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
 
       const carried = carriedAgents(input, snapshot);
       const previous = input.history[input.history.length - 1];
-      const ranked = ranker.rank(query, snapshot);
+      const semantic = options.semantic ? await options.semantic.scores(query, snapshot, input.signal).catch(() => undefined) : undefined;
+      const ranked = withoutAttributeClauses(ranker.rank(query, snapshot, semantic), snapshot, now());
       // The answer to a parked request's question ("订单号是 2024051812345678" when the refund waits for its 订单号):
       // a keyword that is only the name of the awaited key does not start another request.
       if (carried.source === 'pending' && ranked.intents.length > 0 && isFragment(query, carried.agents, snapshot) && ranked.intents.every((match) => namesAwaitedKey(match, carried.agents, snapshot))) {
@@ -102,7 +110,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         // ("北京，明天，顺便查下天气"): keep the parked request alongside the new one.
         const matchedClauses = new Set(intents.map((intent) => intent.clause).filter((clause): clause is string => clause !== undefined));
         const pendingLeft = carried.source === 'pending' ? carried.agents.filter((agentId) => !intents.some((intent) => intent.agentId === agentId)) : [];
-        const fragments = splitClauses(query).filter((clause) => !matchedClauses.has(clause.text) && ![...matchedClauses].some((matched) => matched.includes(clause.text)));
+        const fragments = (input.clauses ?? splitClauses(query)).filter((clause) => !matchedClauses.has(clause.text) && ![...matchedClauses].some((matched) => matched.includes(clause.text)));
         if (pendingLeft.length > 0 && fragments.some((clause) => isFragment(clause.text, pendingLeft, snapshot))) {
           const withPending = [...intents, ...pendingLeft.map((agentId) => ({ agentId, score: 0.5 }))];
           return business(snapshot, language, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text, language));
@@ -155,7 +163,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
     const today = now();
     const raws = specs
       .filter((spec) => spec.extract.type !== 'text')
-      .map((spec) => extractOne(query, spec.extract, today)?.raw ?? '')
+      .map((spec) => extractOne(query, spec.extract, today)?.raw ?? String(readAsAnswer(query, spec, today) ?? ''))
       .filter((raw) => raw.length > 0);
     if (raws.length === 0) return false;
     let rest = query;
@@ -167,6 +175,28 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
     const residual = residualUnits(rest);
     return residual.han + residual.words <= maxFragmentResidue;
   }
+}
+
+const COPULA_AND_PUNCTUATION = /[\s\p{P}\p{S}]|是|为|\bis\b/giu;
+
+/**
+ * The ranking without matches whose clause only gives a value for another
+ * matched request ("我要退款，订单号是 A1001": the clause names the refund's key
+ * and its value, so it is the refund's attribute, not an order lookup): once
+ * the value and the key's name are taken out, nothing but a copula is left.
+ */
+function withoutAttributeClauses(ranked: RankResult, snapshot: RegistrySnapshot, today: Date): RankResult {
+  if (ranked.intents.length < 2) return ranked;
+  const onlyValueFor = (clause: string, agentId: string) =>
+    (snapshot.byId.get(agentId)?.requiredKeys ?? []).some((spec) => {
+      const value = readAsAnswer(clause, spec, today);
+      if (value === undefined) return false;
+      let rest = clause.split(String(value)).join(' ');
+      for (const label of [spec.description, ...Object.values(spec.descriptions ?? {})]) if (label?.trim()) rest = rest.split(label.trim()).join(' ');
+      return rest.replace(COPULA_AND_PUNCTUATION, '').length === 0;
+    });
+  const intents = ranked.intents.filter((match) => !match.clause || !ranked.intents.some((other) => other.agentId !== match.agentId && onlyValueFor(match.clause!, other.agentId)));
+  return intents.length === ranked.intents.length ? ranked : { ...ranked, intents };
 }
 
 /**

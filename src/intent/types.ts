@@ -6,6 +6,7 @@ import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { Language } from '../i18n/language.js';
 import type { DraftPlanEnvelope } from './llm/intent-schema.js';
+import type { Clause } from './routing/clause-splitter.js';
 
 export type SimpleIntentKind =
   | 'greeting'
@@ -60,6 +61,8 @@ export interface IntentInput {
   query: string;
   /** `query` in normal form (NFKC, trimmed): what matching reads. */
   normalizedQuery: string;
+  /** The clauses of `normalizedQuery` with where each starts, split once for the turn (`QueryReading.clauses`); absent: split where needed. */
+  clauses?: readonly Clause[];
   /** The language of the turn: replies and messages are written in it. */
   language: Language;
   history: readonly MemoryTurn[];

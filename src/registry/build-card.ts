@@ -205,6 +205,7 @@ function buildKeys(
       ...(Object.keys(description.byLanguage).length > 0 ? { descriptions: description.byLanguage } : {}),
       widget,
       extract: normalised.spec,
+      ...(rawKey.remember === true ? { remember: true } : {}),
     });
   });
   return { value: issues.length > 0 ? undefined : requiredKeys, issues, warnings };

@@ -104,6 +104,7 @@ function supervisorSettings(
     verify: {
       enabled: raw?.verify?.enabled ?? SUPERVISOR_DEFAULTS.verify.enabled,
       maxRetries: raw?.verify?.max_retries ?? SUPERVISOR_DEFAULTS.verify.maxRetries,
+      judge: raw?.verify?.judge ?? SUPERVISOR_DEFAULTS.verify.judge,
     },
     answerCacheTtlS: raw?.answer_cache_ttl_s ?? SUPERVISOR_DEFAULTS.answerCacheTtlS,
     retentionDays: raw?.retention_days ?? SUPERVISOR_DEFAULTS.retentionDays,

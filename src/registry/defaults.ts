@@ -10,7 +10,7 @@ export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
   defaultTimeoutMs: 15000,
   escalateAfterFailures: 2,
   wordLists: Object.freeze({ sensitive: [], abusive: [], escalation: [] }),
-  verify: Object.freeze({ enabled: true, maxRetries: 1 }),
+  verify: Object.freeze({ enabled: true, maxRetries: 1, judge: 'on_doubt' as const }),
   answerCacheTtlS: 300,
   retentionDays: 90,
   maxDelegationDepth: 3,

@@ -22,7 +22,7 @@ export function guardSettings(raw: RawConfig['supervisor']): GuardFields {
       maxLlmTokens: raw?.budgets?.max_llm_tokens ?? defaults.budgets.maxLlmTokens,
       maxTurnMs: raw?.budgets?.max_turn_ms ?? defaults.budgets.maxTurnMs,
     },
-    rateLimit: raw?.rate_limit ? { perUserPerMinute: raw.rate_limit.per_user_per_minute, burst: raw.rate_limit.burst ?? 0 } : null,
+    rateLimit: raw?.rate_limit ? { perUserPerMinute: raw.rate_limit.per_user_per_minute, burst: Math.max(1, raw.rate_limit.burst ?? raw.rate_limit.per_user_per_minute) } : null,
     allowPrivateEndpoints: raw?.allow_private_endpoints ?? defaults.allowPrivateEndpoints,
   };
 }

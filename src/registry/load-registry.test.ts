@@ -400,7 +400,7 @@ describe('loadRegistryText: valid registries', () => {
       defaultTimeoutMs: 15000,
       escalateAfterFailures: 2,
       wordLists: { sensitive: [], abusive: [], escalation: [] },
-      verify: { enabled: true, maxRetries: 1 },
+      verify: { enabled: true, maxRetries: 1, judge: 'on_doubt' },
       answerCacheTtlS: 300,
       retentionDays: 90,
       maxDelegationDepth: 3,

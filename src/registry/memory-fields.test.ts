@@ -16,7 +16,7 @@ describe('registry: cache_ttl_s, side_effects, supervisor.verify, answer_cache_t
     if (!result.ok) return;
     expect(result.snapshot.byId.get('weather_agent')?.cacheTtlS).toBe(300);
     expect(result.snapshot.byId.get('weather_agent')?.sideEffects).toBeUndefined();
-    expect(result.snapshot.supervisor.verify).toEqual({ enabled: true, maxRetries: 1 });
+    expect(result.snapshot.supervisor.verify).toEqual({ enabled: true, maxRetries: 1, judge: 'on_doubt' });
     expect(result.snapshot.supervisor.answerCacheTtlS).toBe(300);
   });
 
@@ -44,7 +44,7 @@ agents: []
     const result = loadRegistryText(yaml, 'f.yaml', { env: {} });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(result.snapshot.supervisor.verify).toEqual({ enabled: false, maxRetries: 2 });
+    expect(result.snapshot.supervisor.verify).toEqual({ enabled: false, maxRetries: 2, judge: 'on_doubt' });
     expect(result.snapshot.supervisor.answerCacheTtlS).toBe(0);
   });
 });

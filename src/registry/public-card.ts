@@ -26,6 +26,7 @@ export function toPublicCard(card: AgentCard): PublicAgentCard {
       ...(spec.descriptions ? { descriptions: { ...spec.descriptions } } : {}),
       widget: spec.widget,
       extract: extractToJson(spec.extract),
+      ...(spec.remember ? { remember: true as const } : {}),
     })),
     ...(card.inputSchema ? { input_schema: structuredClone(card.inputSchema) as Record<string, unknown> } : {}),
     ...(card.outputSchema ? { output_schema: structuredClone(card.outputSchema) as Record<string, unknown> } : {}),

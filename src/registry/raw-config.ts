@@ -14,6 +14,7 @@ export interface RawKey {
   widget?: string;
   fe_wigdets_suggestion?: string;
   extract?: RawExtract;
+  remember?: boolean;
 }
 
 /** One raw `agents` entry. */
@@ -63,7 +64,7 @@ export interface RawConfig {
     escalate_after_failures?: number;
     word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
     synonyms?: Record<string, string[]>;
-    verify?: { enabled?: boolean; max_retries?: number };
+    verify?: { enabled?: boolean; max_retries?: number; judge?: 'on_doubt' | 'always' };
     answer_cache_ttl_s?: number;
     retention_days?: number;
     max_delegation_depth?: number;

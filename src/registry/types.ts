@@ -86,8 +86,11 @@ export interface SupervisorSettings {
   readonly wordLists: WordLists;
   /** `supervisor.synonyms`: word → equivalent words, a last resort for offline routing; absent when not set. */
   readonly synonyms?: Readonly<Record<string, readonly string[]>>;
-  /** The verify step after execution (docs/api.md#model-replies). */
-  readonly verify: { readonly enabled: boolean; readonly maxRetries: number };
+  /**
+   * The verify step after execution (docs/api.md#model-replies). `judge`: `on_doubt` = the model judges only when the
+   * rule check flags a task or an output failed its output_schema; `always` = on every multi-intent turn too.
+   */
+  readonly verify: { readonly enabled: boolean; readonly maxRetries: number; readonly judge: VerifyJudge };
   /** Seconds a read-only answer is reused for a near-duplicate question; 0 = off. */
   readonly answerCacheTtlS: number;
   /** Transcripts, turn events and task records older than this many days are deleted. */
@@ -126,6 +129,9 @@ export interface TurnBudgets {
 }
 
 /** `supervisor.rate_limit`. */
+/** When the verify step's model call runs (`supervisor.verify.judge`). */
+export type VerifyJudge = 'on_doubt' | 'always';
+
 export interface RateLimitSettings {
   readonly perUserPerMinute: number;
   readonly burst: number;
@@ -194,7 +200,7 @@ export interface PublicAgentCard {
   keywords: string[];
   depends_on: string[];
   protocol: AgentProtocol;
-  required_semantic_keys: { key: string; description: string; descriptions?: Record<string, string>; widget: string; extract: Record<string, unknown> }[];
+  required_semantic_keys: { key: string; description: string; descriptions?: Record<string, string>; widget: string; extract: Record<string, unknown>; remember?: true }[];
   input_schema?: Record<string, unknown>;
   output_schema?: Record<string, unknown>;
   /** Registered by `a2a_card`: the card's url, when it was fetched, and the reason it could not be (then the agent is not routable). */

@@ -25,6 +25,6 @@ export type {
 export { openStorage, redactUrl, type OpenStorageOptions } from './open-storage.js';
 export { openSqliteStorage } from './sqlite/open-sqlite-storage.js';
 export { createMemoryKeyValueStore, type MemoryKeyValueStoreOptions } from './kv-store.js';
-export { createMemoryRateLimiter, type RateLimiterFactory, type RateLimiterOptions } from './rate-limiter.js';
+export { createMemoryRateLimiter, type RateDecision, type RateLimiter, type RateLimiterFactory, type RateLimiterOptions } from './rate-limiter.js';
 export { startRetentionJob, type RetentionJob } from './retention-job.js';
 export { DEFAULT_TENANT, checkpointThread, ownerKey, tenantOfOwner } from './owner-key.js';

@@ -61,6 +61,8 @@ export interface TurnFinish {
   outcome: Exclude<TurnOutcome, 'interrupted'>;
   createdAt: string;
   metadata?: Record<string, unknown>;
+  /** The turn's last events (as `TurnEventStore.appendEvents` takes them), stored in the same write. */
+  events?: readonly StoredEvent[];
 }
 
 /** Who may read a session: its owner, only other users of the same tenant, or nobody (in this tenant) has it. */

@@ -26,4 +26,6 @@ export interface SemanticKeySpec {
   /** Resolved: key spec → `widgets` dictionary → "". */
   readonly widget: string;
   readonly extract: ExtractSpec;
+  /** `remember: true`: a value given for this key may become a long-term profile fact (docs/api.md#registry-file); default false. */
+  readonly remember?: boolean;
 }

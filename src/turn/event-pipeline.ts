@@ -41,6 +41,10 @@ export interface EventPipeline {
   finalAnswer(): string;
   /** Whether the verify step found the results insufficient (the turn counts as unresolved). */
   unresolved(): boolean;
+  /** From now on events wait for `releaseToClient` (the turn's end: the session is freed before the client sees `done`). */
+  holdForClient(): void;
+  /** Sends the events held since `holdForClient` (unless the client left) and stops holding. */
+  releaseToClient(): void;
 }
 
 /** The held stream of one sub-task's progress. */
@@ -90,6 +94,8 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
   let finalAnswer = '';
   // The verify step found the results insufficient: a turn that ran to its end still counts as unresolved (docs/api.md#model-replies).
   let unresolved = false;
+  // Events of the turn's end wait here for the session to be free before the client sees them.
+  let heldForClient: ResponseState[] | undefined;
 
   const deliver = (event: NodeEvent, type: ResponseState['type'], content: string): void => {
     const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
@@ -114,8 +120,11 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     if (event.stage === 'final' && !isDelta && (event.state?.verification as { sufficient?: unknown } | undefined)?.sufficient === false) unresolved = true;
     if ((event.stage === 'final' && !isDelta) || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
     events.push(response);
+    // After the whole answer only `escalate` and `done` can follow: they are stored with the turn's end.
+    if (event.stage === 'final' && !isDelta) eventLog.holdUntilEnd();
     eventLog.append({ seq, data: JSON.stringify(response) });
-    if (!clientSignal.aborted) onEvent(response);
+    if (heldForClient) heldForClient.push(response);
+    else if (!clientSignal.aborted) onEvent(response);
   };
 
   const held = new Map<string, HeldText>();
@@ -154,5 +163,13 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     deliver(event, type, guard.clean(event.content));
   };
 
-  return { send, events, finalAnswer: () => finalAnswer, unresolved: () => unresolved };
+  const holdForClient = (): void => {
+    heldForClient ??= [];
+  };
+  const releaseToClient = (): void => {
+    const held = heldForClient ?? [];
+    heldForClient = undefined;
+    for (const response of held) if (!clientSignal.aborted) onEvent(response);
+  };
+  return { send, events, finalAnswer: () => finalAnswer, unresolved: () => unresolved, holdForClient, releaseToClient };
 }

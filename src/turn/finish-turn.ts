@@ -1,8 +1,10 @@
 /**
- * The finish of a turn: the answer row is written, the checkpoints pruned,
- * the session's lease released — before the client sees `done`, so its next
- * turn is never refused — then `done` goes out with the outcome, the
- * duration and the timings, the event log is flushed and the turn is counted.
+ * The finish of a turn: `done` is made with the outcome (turn-outcome.ts), the
+ * duration and the timings, and held back from the client; the answer row is
+ * written in one storage write with the events not stored yet (the answer's
+ * and `done`), the checkpoints pruned, the session's lease released — so the
+ * client's next turn is never refused — then the held events go out, the
+ * event log is flushed and the turn is counted.
  */
 import type { Logger } from '../logger.js';
 import type { RegistrySnapshot } from '../registry/types.js';
@@ -12,6 +14,7 @@ import type { EventPipeline } from './event-pipeline.js';
 import type { TurnRunnerOptions, TurnStopReason } from './runner-options.js';
 import type { TurnEventLog } from './turn-event-log.js';
 import type { TurnRequest, TurnResult } from './turn-types.js';
+import { decideTurnOutcome } from './turn-outcome.js';
 
 /** How a turn ended, as its run saw it. */
 export interface TurnEnding {
@@ -37,21 +40,11 @@ export type FinishOptions = Pick<TurnRunnerOptions, 'storage' | 'logger' | 'prun
 export async function finishTurn(options: FinishOptions, ending: TurnEnding): Promise<TurnResult> {
   const { storage, logger } = options;
   const { request, context, outcome, stopReason, pipeline } = ending;
-  const finalAnswer = pipeline.finalAnswer();
-  const recorded = await storage.transcript.finishTurn(request.turnId, {
-    content: finalAnswer,
-    outcome,
-    createdAt: new Date().toISOString(),
-    metadata: { registry_version: ending.snapshot.version, ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}) },
-  });
-  if (!recorded) logger.warn({ traceId: request.traceId, turnId: request.turnId }, 'turn was already closed by a later turn; answer not recorded');
-  if (outcome !== 'aborted' && outcome !== 'cancelled') {
-    await options.pruneCheckpoints?.(ending.threadKey).catch((error: unknown) => logger.warn({ err: error }, 'checkpoint pruning failed'));
-  }
+  // The turn's end is one write: the events not yet stored (the answer's, and `done`) go with the answer row.
+  // The client sees `done` only after the session is free, so its next turn is never refused.
   const durationMs = Date.now() - ending.startedAt;
-  // Free the session before the client sees `done`, so its next turn is never refused.
-  await ending.release();
   const unresolved = pipeline.unresolved();
+  pipeline.holdForClient();
   pipeline.send(
     {
       stage: 'done',
@@ -61,7 +54,7 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
       state: {
         trace_id: request.traceId,
         turn_id: request.turnId,
-        outcome: outcome === 'completed' && unresolved ? 'unresolved' : outcome,
+        outcome: decideTurnOutcome(outcome, pipeline.events),
         ...(outcome === 'completed' && unresolved ? { unresolved_reason: 'verify_failed' } : {}),
         ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}),
         ...(context.answerCached && outcome === 'completed' ? { cached: true } : {}),
@@ -71,6 +64,30 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
     },
     'done',
   );
+  const finalAnswer = pipeline.finalAnswer();
+  const lastEvents = ending.eventLog.takeQueued();
+  let recorded: boolean;
+  try {
+    recorded = await storage.transcript.finishTurn(request.turnId, {
+      content: finalAnswer,
+      outcome,
+      createdAt: new Date().toISOString(),
+      metadata: { registry_version: ending.snapshot.version, ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}) },
+      events: lastEvents,
+    });
+  } catch (error) {
+    // The events still get their own write (resume reads them); the turn's bookkeeping failure goes on up.
+    ending.eventLog.requeue(lastEvents);
+    await ending.eventLog.flush();
+    throw error;
+  }
+  ending.eventLog.storedElsewhere(lastEvents);
+  if (!recorded) logger.warn({ traceId: request.traceId, turnId: request.turnId }, 'turn was already closed by a later turn; answer not recorded');
+  if (outcome !== 'aborted' && outcome !== 'cancelled') {
+    await options.pruneCheckpoints?.(ending.threadKey).catch((error: unknown) => logger.warn({ err: error }, 'checkpoint pruning failed'));
+  }
+  await ending.release();
+  pipeline.releaseToClient();
   await ending.eventLog.flush();
   logger.info(
     { traceId: request.traceId, session: request.sessionId, turnId: request.turnId, outcome, durationMs, timingsMs: context.timings, ...ending.usageState() },

@@ -78,12 +78,14 @@ export async function spawnServer(options: {
   viaNpm?: boolean;
   /** How long to wait for "listening" (default 15 s; a busy machine needs more). */
   startTimeoutMs?: number;
+  /** More `serve` flags (e.g. `--workers 2`). */
+  args?: readonly string[];
 }): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-contract-'));
   const configPath = join(dir, 'agents_config.yaml');
   writeFileSync(configPath, options.registryYaml);
   const env = childEnv({ DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`, LOG_LEVEL: 'debug', ...options.env });
-  const args = ['serve', '--config', configPath, '--port', '0'];
+  const args = ['serve', '--config', configPath, '--port', '0', ...(options.args ?? [])];
   const child = options.viaNpm
     ? spawn('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
     : spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

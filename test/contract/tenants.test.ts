@@ -24,7 +24,7 @@ agents:
     keywords: [天气, weather]
     endpoint: { url: "${weatherUrl}", retries: 0 }
     required_semantic_keys:
-      - { key: city, description: 城市, extract: { enum: [北京, 上海] } }
+      - { key: city, description: 城市, remember: true, extract: { enum: [北京, 上海] } }
   - id: refund_agent
     name: 退款服务
     description: 订单退款 refund an order

@@ -122,6 +122,20 @@ describe('answer cache (semantic cache of hot questions)', () => {
     expect(completeFinal(again).metadata.state?.cached).toBe(true);
   });
 
+  it('never answers a question with another qualifier from the entry of one without it ("下个月", "这周末会下雨", "next month")', async () => {
+    await board.chat('广州天气如何', { sessionId: 'ac-q1', userId: 'ac-q-u1' });
+    const calls = weather.calls.length;
+    for (const [index, query] of ['广州下个月天气怎么样', '广州这周末会下雨吗', "What's the weather in Guangzhou next month"].entries()) {
+      const events = await board.chat(query, { sessionId: `ac-q${index + 2}`, userId: `ac-q-u${index + 2}` });
+      expect(doneState(events).cached, query).toBeUndefined();
+      expect(stageEvents(events, 'agent_done').every((event) => event.metadata.state?.cached !== true), query).toBe(true);
+      expect(weather.calls.length, query).toBe(calls + index + 1);
+    }
+    // The near-duplicate wording of the same question still shares its entry.
+    const again = await board.chat('广州的天气怎么样？', { sessionId: 'ac-q9', userId: 'ac-q-u9' });
+    expect(doneState(again).cached).toBe(true);
+  });
+
   it('never keeps a failed turn', async () => {
     failing.add('成都');
     const calls = weather.calls.length;

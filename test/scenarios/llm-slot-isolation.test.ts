@@ -68,12 +68,12 @@ function intentReply(rewrittenQuery: string, subTasks: ReturnType<typeof task>[]
   };
 }
 
-const VERIFY_OK: ScriptedReplySpec = { content: { sufficient: true, retry: [], reason: 'ok' }, usage: false };
 const SUMMARY: ScriptedReplySpec = { content: '已为您查好。', usage: false };
 
 /** One LLM-mode turn; returns the inputs each agent received this turn (absent: not called) and the keys the user is asked for. */
 async function turn(query: string, reply: ScriptedReplySpec) {
-  fake.push(reply, VERIFY_OK, SUMMARY);
+  // Clean results are not judged (verify.judge: on_doubt): intent and answer only.
+  fake.push(reply, SUMMARY);
   const before = new Map(Object.entries(agents).map(([name, agent]) => [name, agent.calls.length]));
   const events = await board.chat(query, { sessionId: `llm-slots-${++sessions}` });
   const received: Record<string, Record<string, unknown>[]> = {};

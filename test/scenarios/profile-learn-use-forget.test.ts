@@ -82,3 +82,38 @@ describe('long-term profile', () => {
     expect(completeFinal(asked).metadata.semantic_info?.[0]).toMatchObject({ type: 'miss', keys: ['city'] });
   });
 });
+
+describe('only keys marked remember become profile facts', () => {
+  let board: TestSwitchboard;
+  let agents: FakeAgent[];
+
+  beforeAll(async () => {
+    agents = await Promise.all([0, 1, 2, 3, 4].map((index) =>
+      startFakeAgent((body) => {
+        const inputs = (body as { inputs: Record<string, unknown> }).inputs;
+        return jsonReply({ output: index === 2 ? { refund_id: 'R1', status: 'accepted' } : { order_id: inputs.order_id ?? 'x', status: 'paid' } });
+      }),
+    ));
+    const yaml = sampleRegistry('examples/ecommerce/agents_config.yaml', Object.fromEntries(agents.map((agent, index) => [7201 + index, agent.url])));
+    board = await startTestSwitchboard({ registryYaml: yaml, now: () => NOW });
+  });
+  afterAll(async () => {
+    await board.close();
+    await Promise.all(agents.map((agent) => agent.close()));
+  });
+
+  it('a refund reason given once is not offered as "your usual refund reason" in a new session', async () => {
+    const refund = agents[2]!;
+    await board.chat('订单号 2024051812345678 质量问题，我要退款', { sessionId: 'rr-a', userId: 'ru1' });
+    expect((refund.calls.at(-1)!.body as { inputs: Record<string, unknown> }).inputs).toMatchObject({ refund_reason: '质量问题' });
+    const facts = ((await (await fetch(`${board.url}/v1/users/ru1/profile?user_id=ru1`)).json()) as { facts: { key: string }[] }).facts;
+    expect(facts.map((fact) => fact.key)).not.toContain('refund_reason');
+
+    const callsBefore = refund.calls.length;
+    const later = completeFinal(await board.chat('订单号 2024051899999999 我要退款', { sessionId: 'rr-b', userId: 'ru1' }));
+    expect(later.content).not.toContain('常用');
+    expect(later.metadata.state?.profile_filled).toBeUndefined();
+    expect(later.metadata.semantic_info).toEqual([expect.objectContaining({ sub_agent_id: 'refund_agent', keys: ['refund_reason'] })]);
+    expect(refund.calls.length).toBe(callsBefore);
+  });
+});

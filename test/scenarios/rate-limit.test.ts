@@ -1,5 +1,5 @@
 /**
- * supervisor.rate_limit: per user (user_id when keys are off), 429
+ * supervisor.rate_limit: a token bucket per user (user_id when keys are off), 429
  * RATE_LIMITED with retry-after, other users unaffected, limits hot-reloadable.
  */
 import { writeFileSync } from 'node:fs';
@@ -35,15 +35,17 @@ describe('rate limit', () => {
     await agent?.close();
   });
 
-  it('answers 429 RATE_LIMITED with retry-after past per_user_per_minute + burst, per user, and follows a reload', async () => {
+  it('a token bucket: { per_user_per_minute: 5, burst: 5 } lets 5 quick requests through and answers the 6th with 429 RATE_LIMITED and retry-after, per user, and follows a reload', async () => {
     agent = await startFakeAgent(jsonReply());
-    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 2, burst: 1 }\n') });
+    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 5, burst: 5 }\n') });
     const statuses = [];
-    for (let index = 0; index < 4; index += 1) statuses.push((await post(board, 'busy-user')).status);
-    expect(statuses).toEqual([200, 200, 200, 429]);
+    for (let index = 0; index < 6; index += 1) statuses.push((await post(board, 'busy-user')).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
     const limited = await post(board, 'busy-user');
     expect(limited.status).toBe(429);
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // One request fits again after one refill interval (12 s), not after the minute.
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(11);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(12);
     expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMITED');
     expect((await post(board, 'other-user')).status).toBe(200);
     const metrics = await (await fetch(`${board.url}/metrics`)).text();
@@ -56,7 +58,7 @@ describe('rate limit', () => {
 
   it('in open mode counts per user_id whatever Authorization header a request makes up', async () => {
     agent = await startFakeAgent(jsonReply());
-    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 2, burst: 0 }\n') });
+    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 2, burst: 2 }\n') });
     const statuses = [];
     for (let index = 0; index < 4; index += 1) {
       const response = await fetch(`${board.url}/v1/chat`, {
@@ -71,7 +73,7 @@ describe('rate limit', () => {
 
   it('with API keys counts per authenticated key', async () => {
     agent = await startFakeAgent(jsonReply());
-    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 1, burst: 0 }\n'), apiKeys: ['key-one', 'key-two'] });
+    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 1, burst: 1 }\n'), apiKeys: ['key-one', 'key-two'] });
     const send = (key: string, userId: string) =>
       fetch(`${board!.url}/v1/chat`, {
         method: 'POST',

@@ -34,7 +34,8 @@ describe.skipIf(!hasPostgres)('replicas on one Postgres', () => {
     const server = await spawnServer({
       registryYaml,
       startTimeoutMs: 45000,
-      env: { DATABASE_URL: databaseUrl, SWITCHBOARD_LEASE_TTL_MS: String(LEASE_TTL_MS), LOG_LEVEL: 'warn', ...env },
+      // Each replica is one process (kill -9 and SIGTERM act on it); several workers per process are tested in serve-workers.int.test.ts.
+      env: { DATABASE_URL: databaseUrl, SWITCHBOARD_LEASE_TTL_MS: String(LEASE_TTL_MS), SWITCHBOARD_WORKERS: '1', LOG_LEVEL: 'warn', ...env },
     });
     servers.push(server);
     return server;
@@ -44,7 +45,7 @@ describe.skipIf(!hasPostgres)('replicas on one Postgres', () => {
     databaseUrl = await databases.create();
     hotel = await startFakeAgent((body) => {
       const behaviour = hotelBehaviour.get((body as { thread_id: string }).thread_id) ?? 0;
-      return behaviour === 'hang' ? hangReply() : jsonReply({ message: '已为您预订北京饭店。', output: { booking_id: 'HB-1' }, delayMs: behaviour });
+      return behaviour === 'hang' ? hangReply() : jsonReply({ message: '已为您预订北京饭店。', output: { hotels: [{ name: '北京饭店', price: 880, address: '东长安街' }], booking_id: 'HB-1' }, delayMs: behaviour });
     });
     registryYaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url });
   }, 60000);

@@ -46,7 +46,7 @@ describe('resume and cancel', () => {
   beforeAll(async () => {
     hotel = await startFakeAgent((body) => {
       const how = behaviour.get((body as { thread_id: string }).thread_id) ?? 0;
-      return how === 'hang' ? hangReply() : jsonReply({ message: '已为您预订北京饭店。', output: { booking_id: 'HB-1' }, delayMs: how });
+      return how === 'hang' ? hangReply() : jsonReply({ message: '已为您预订北京饭店。', output: { hotels: [{ name: '北京饭店', price: 880, address: '东长安街' }], booking_id: 'HB-1' }, delayMs: how });
     });
     board = await startTestSwitchboard({ registryYaml: sampleRegistry('agents_config.yaml', { 7101: hotel.url }) });
   });

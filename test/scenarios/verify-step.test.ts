@@ -53,7 +53,9 @@ describe('verify step (LLM mode)', () => {
     others = [await startFakeAgent(jsonReply({ output: {} })), await startFakeAgent(jsonReply({ output: {} }))];
     fake = await startFakeOpenAI();
     gateway = createLlmGateway({ baseUrl: fake.baseUrl, model: 'fake-main', smallModel: 'fake-small', logger: silentLogger, timeoutMs: 3000, maxRetries: 0, breaker: false });
-    const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: others[0]!.url, 7103: others[1]!.url, 7104: weather.url }).replace(/\n\s*cache_ttl_s: 300[^\n]*/, '');
+    const yaml = sampleRegistry('agents_config.yaml', { 7101: hotel.url, 7102: others[0]!.url, 7103: others[1]!.url, 7104: weather.url }).replace(/\n\s*cache_ttl_s: 300[^\n]*/, '')
+      // The judge on every multi-intent turn; the default (on_doubt) is in verify-judge.test.ts.
+      .replace(/^supervisor:\n/m, 'supervisor:\n  verify: { judge: always }\n');
     board = await startTestSwitchboard({ registryYaml: yaml, llm: gateway, now: () => NOW });
   });
   afterAll(async () => {
@@ -73,7 +75,7 @@ describe('verify step (LLM mode)', () => {
     expect(done.metadata.state).toMatchObject({ sufficient: true, judged: false, retried: [] });
   });
 
-  it('judges a multi-intent turn sufficient in one call: 3 calls, results delimited as data', async () => {
+  it('with judge: always, judges a multi-intent turn sufficient in one call: 3 calls, results delimited as data', async () => {
     fake.push(
       intent({ intent: ['hotel_agent', 'weather_agent'], rewritten_query: PARALLEL, task_plan: { sub_tasks: [task('t1', 'hotel_agent', { city: '北京', check_in_date: TOMORROW }), task('t2', 'weather_agent', { city: '北京' })] } }),
       { content: { sufficient: true, retry: [], reason: 'ok' }, usage: false },

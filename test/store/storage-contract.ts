@@ -68,6 +68,21 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
         });
       });
 
+      it('stores the last events of a turn with its answer row, after the ones stored before', async () => {
+        await withStorage(factory, async ({ transcript, events }) => {
+          const turn = start();
+          await transcript.beginTurn(turn);
+          await events.appendEvents(turn.turnId, [{ seq: 1, data: '{"stage":"intent_start"}' }]);
+          const last = [
+            { seq: 2, data: '{"stage":"final"}' },
+            { seq: 3, data: '{"stage":"done"}' },
+          ];
+          expect(await transcript.finishTurn(turn.turnId, { ...finish('好的'), events: last })).toBe(true);
+          expect(await events.listEvents(turn.turnId)).toEqual([{ seq: 1, data: '{"stage":"intent_start"}' }, ...last]);
+          expect((await transcript.listMessages('u1', 's1')).map((row) => row.content)).toEqual([turn.query, '好的']);
+        });
+      });
+
       it('ignores a repeated begin or finish of the same turn (idempotent)', async () => {
         await withStorage(factory, async ({ transcript }) => {
           const turn = start();

@@ -116,7 +116,8 @@ export async function startInjectionFleet(): Promise<InjectionFleet> {
   };
   let yaml = sampleRegistry('agents_config.yaml', { 7101: agents.hotel.url, 7102: agents.limo.url, 7103: agents.flight.url, 7104: agents.weather.url }, { keepSideEffects: true });
   // No caches: every case must reach the agents with its own injected reply.
-  yaml = yaml.replace(/^supervisor:\n/m, 'supervisor:\n  answer_cache_ttl_s: 0\n').replace(/^\s+cache_ttl_s: \d+.*\n/gm, '');
+  // The judge on every multi-intent turn (verify.judge: always): the compromised judge must be consulted, not only on doubt.
+  yaml = yaml.replace(/^supervisor:\n/m, 'supervisor:\n  answer_cache_ttl_s: 0\n  verify: { judge: always }\n').replace(/^\s+cache_ttl_s: \d+.*\n/gm, '');
   if (!yaml.includes('answer_cache_ttl_s: 0') || /^\s+cache_ttl_s:/m.test(yaml)) throw new Error('injection fleet: could not switch the caches off in the sample registry');
   yaml = withHeader(yaml, agents.weather.url, 'X-Api-Key', 'WEATHER_API_KEY');
   yaml = withHeader(yaml, agents.flight.url, 'X-Api-Key', 'FLIGHT_API_KEY');

@@ -63,6 +63,8 @@ function request(tasks: SubTask[], overrides: Partial<AnswerCacheRequest> = {}):
     rewrittenQuery: '北京明天天气怎么样',
     texts: ['北京明天天气怎么样'],
     profileFilled: false,
+    question: overrides.texts?.[0] ?? '北京明天天气怎么样',
+    today: new Date(2026, 10, 22),
     ...overrides,
   };
 }
@@ -70,6 +72,16 @@ function request(tasks: SubTask[], overrides: Partial<AnswerCacheRequest> = {}):
 const WEATHER = { city: '北京', date: '2026-11-23' };
 
 describe('answer cache keys', () => {
+  it('never conflates questions that differ in a qualifier the extractor did not capture ("广州下个月天气怎么样" is not "广州天气如何")', () => {
+    const city = { city: '北京' };
+    const keyOf = (question: string) => answerCacheKey(request([task('t1', 'weather_agent', city, { description: question })], { texts: [question] }))!.key;
+    const plain = keyOf('北京天气如何');
+    expect(keyOf('北京下个月天气怎么样')).not.toBe(plain);
+    expect(keyOf('北京这周末会下雨吗')).not.toBe(plain);
+    expect(keyOf('what is the weather in 北京 next month')).not.toBe(plain);
+    expect(keyOf('北京天气怎么样？')).toBe(plain);
+  });
+
   it('keys a read-only plan on what it resolved to: task ids, order and wording do not matter', () => {
     const first = answerCacheKey(request([task('t1', 'weather_agent', WEATHER)]))!;
     expect(first.scope).toBe('shared');

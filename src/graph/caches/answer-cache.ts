@@ -5,9 +5,14 @@
  * model.
  *
  * "Near-duplicate" is judged on what the question resolved to, not on its
- * wording: the key is the registry version, the language and the plan's
- * agents with their canonical inputs, so two phrasings that resolve to the
- * same city and date share an entry, and any registry edit starts afresh.
+ * wording: the key is the registry version, the language and the sorted
+ * (agent, canonical inputs) of the plan, so "北京明天天气怎么样" and
+ * "明天北京的天气如何？" share an entry once both resolve to the same city and
+ * date. The question's residual qualifiers (what the extractor did not
+ * capture, cache-scope.ts) are part of the key too, so "广州下个月天气怎么样"
+ * never gets the entry of "广州天气如何". An agent called without inputs is keyed on its normalised sub-task
+ * message too (case, width, punctuation and spaces folded), since that is all
+ * it is asked. Any registry edit is a new version and so a new key space.
  *
  * Only a read-only plan whose every agent opted in (`cache_ttl_s`,
  * docs/api.md#registry-file) and runs now is kept, for the shorter of
@@ -24,7 +29,8 @@ import { createPiiMasker } from '../../privacy/index.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { tenantOfOwner } from '../../store/owner-key.js';
 import type { KeyValue, KeyValueStore } from '../../store/types.js';
-import { canonicalJson, digest, isUserSpecific } from './cache-scope.js';
+import { canonicalJson, digest, isUserSpecific, residualQualifiers } from './cache-scope.js';
+import type { AgentCard } from '../../registry/types.js';
 import { isCacheable } from './response-cache.js';
 import type { Language } from '../../i18n/index.js';
 import type { SubTask, TaskPlan } from '../plan-types.js';
@@ -70,6 +76,10 @@ export interface AnswerCacheRequest {
   texts: readonly string[];
   /** True when a key of the plan was filled from the user's profile. */
   profileFilled: boolean;
+  /** The user's question: its residual qualifiers are part of the key. */
+  question: string;
+  /** The user's today (date expressions of the question resolve against it). */
+  today: Date;
 }
 
 export interface AnswerCache {
@@ -112,18 +122,21 @@ export function answerCacheKey(request: AnswerCacheRequest): AnswerCacheKey | un
   if (!(ttlS > 0) || plan.sub_tasks.length === 0) return undefined;
   const taskKeys: Record<string, string> = {};
   let personal = request.profileFilled;
+  const cards: AgentCard[] = [];
   for (const task of plan.sub_tasks) {
     const card = snapshot.byId.get(task.assigned_agent);
     // Caching an agent's answers is its own opt-in (docs/api.md#sub-agent-wire-protocol): an agent without `cache_ttl_s` is always asked.
     if (!card || !card.enabled || !isCacheable(card) || task.status !== 'pending') return undefined;
     ttlS = Math.min(ttlS, card.cacheTtlS!);
+    cards.push(card);
     const message = task.description.trim() || request.rewrittenQuery;
     const inputs = hasInputs(task);
     taskKeys[task.task_id] = digest(`${card.id}|${canonicalJson(task.inputs)}${inputs ? '' : `|${normalizeQueryForCache(message)}`}`);
     if (!inputs || isUserSpecific(card, task.inputs)) personal = true;
   }
   if (request.texts.some((text) => hasPersonalData(snapshot, text))) personal = true;
-  const planDigest = digest(Object.values(taskKeys).sort().join(','));
+  const qualifiers = residualQualifiers(request.question, cards, plan.sub_tasks.flatMap((task) => Object.values(task.inputs)), request.today);
+  const planDigest = digest(`${Object.values(taskKeys).sort().join(',')}|q:${qualifiers}`);
   const scope = personal ? 'user' : 'shared';
   // Never shared across tenants: the tenant is part of every key, the owner key of a personal one.
   const owner = personal ? `user:${digest(request.owner)}` : 'shared';

@@ -8,10 +8,21 @@
  * a date. Any other input (an order number, a phone, free text) may be the
  * user's own data, so the entry is kept per user. Inputs are compared in a
  * canonical JSON form (keys sorted), so their order never matters.
+ *
+ * Inputs are not the whole question (docs/api.md#conversation-rules, "Cache keys"): what the
+ * extractor did not capture ("下个月", "这周末会下雨", "next month") would be
+ * lost, and "广州下个月天气怎么样" answered with today's forecast. So a key
+ * also holds the question's residual qualifiers: its words once the captured
+ * values (and the date expressions that gave them), the agents' own keywords
+ * and question fillers are taken out, and particles, question and politeness
+ * words dropped (the offline matcher's function words); compared as a sorted
+ * set of terms, so "北京明天天气怎么样" and "明天北京的天气如何？" still share
+ * (both leave nothing) while "广州天气如何" and "广州这周末会下雨吗" do not.
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
 import type { AgentCard } from '../../registry/types.js';
+import { findDates } from '../../text/date-extractor.js';
 
 /** Canonical JSON text of a value (object keys sorted at every level). */
 export function canonicalJson(value: unknown): string {
@@ -41,4 +52,67 @@ export function isUserSpecific(card: AgentCard, inputs: Readonly<Record<string, 
     if (!listed && !isDate) return true;
   }
   return false;
+}
+
+/** Ways of asking that add no qualifier (taken out before the rest is read). */
+const QUESTION_FILLERS = [
+  '怎么样', '怎样', '咋样', '如何', '好不好', '好吗', '情况', '查询', '查一下', '查查', '看一下', '看看', '帮我', '帮忙', '给我',
+  '请问', '告诉我', '我想知道', '想知道', '一下', '麻烦', '的话', '会不会', '有没有', '是不是', '能不能', '会', "what's", 'whats', 'look up', 'find out', 'tell me', 'let me know',
+];
+
+/** Characters that end a Chinese run and carry no qualifier (particles, pronouns, politeness). */
+const PARTICLES = new Set('的了吗呢吧啊呀嘛哦么我你您请帮把给是那，。！？、；：,.!?;:'.split(''));
+
+/** English words that carry no qualifier. */
+const STOP_WORDS = new Set(
+  ('a an the in on at for of to me my i you your is are was be do does did what how will would could can please like ' +
+    'there about and it its check show get weather').split(' '),
+);
+
+/**
+ * The residual qualifiers of a question (see the file header), as a sorted
+ * list of terms: the captured `values` (and the date expressions that gave
+ * them), the cards' keywords and question fillers are taken out; a date
+ * expression that gave no captured value stays as its date (so "明天" and
+ * "tomorrow" are the same qualifier); the rest is cut at particles into
+ * Chinese runs and English words. "" when nothing is left.
+ */
+export function residualQualifiers(text: string, cards: readonly AgentCard[], values: readonly unknown[], today: Date): string {
+  const prepared = text.normalize('NFKC').toLowerCase();
+  const blank = new Array<boolean>(prepared.length).fill(false);
+  const cover = (start: number, end: number) => {
+    for (let index = start; index < end; index += 1) blank[index] = true;
+  };
+  const coverAll = (phrase: string) => {
+    const needle = phrase.normalize('NFKC').toLowerCase().trim();
+    if (needle.length === 0) return;
+    for (let at = prepared.indexOf(needle); at !== -1; at = prepared.indexOf(needle, at + needle.length)) cover(at, at + needle.length);
+  };
+  const captured = new Set(values.filter((value) => typeof value === 'string' || typeof value === 'number').map((value) => String(value).toLowerCase()));
+  const terms = new Set<string>();
+  for (const hit of findDates(prepared, today)) {
+    if (!hit.value || !captured.has(hit.value)) terms.add(`date:${hit.value ?? hit.raw}`);
+    cover(hit.start, hit.end);
+  }
+  for (const value of captured) coverAll(value);
+  for (const card of cards) for (const keyword of card.keywords) coverAll(keyword);
+  for (const filler of QUESTION_FILLERS) coverAll(filler);
+  let run = '';
+  const endRun = () => {
+    if (run.length > 0 && !STOP_WORDS.has(run)) terms.add(run);
+    run = '';
+  };
+  for (let index = 0; index < prepared.length; index += 1) {
+    const character = prepared[index]!;
+    const isWordCharacter = /[\p{Script=Han}a-z0-9']/u.test(character);
+    if (blank[index] || PARTICLES.has(character) || !isWordCharacter) {
+      endRun();
+      continue;
+    }
+    // A change of script ends a run too ("5月份" is one run, "next月" two).
+    if (run.length > 0 && /\p{Script=Han}/u.test(character) !== /\p{Script=Han}/u.test(run.at(-1)!)) endRun();
+    run += character;
+  }
+  endRun();
+  return [...terms].sort().join(',');
 }

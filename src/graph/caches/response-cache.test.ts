@@ -37,6 +37,21 @@ describe('response cache', () => {
     expect(await cache.lookup(request())).toBeUndefined();
   });
 
+  it('never shares a reply between messages that differ in a qualifier the extractor did not capture', () => {
+    const weather = card({ keywords: ['天气', '下雨', 'weather'] });
+    const today = new Date(2026, 10, 22);
+    const key = (message: string, inputs: Record<string, unknown> = { city: '北京' }) => replyCacheKey(request({ card: weather, inputs, message, today }));
+    const plain = key('北京天气如何');
+    expect(key('北京下个月天气怎么样')).not.toBe(plain);
+    expect(key('北京这周末会下雨吗')).not.toBe(plain);
+    expect(key('北京明天天气怎么样')).not.toBe(plain); // the date was not captured: it stays a qualifier
+    expect(key("what's the weather in 北京 next month")).not.toBe(plain);
+    // Wording alone never splits an entry.
+    expect(key('北京的天气怎么样？')).toBe(plain);
+    const dated = { city: '北京', date: '2026-11-23' };
+    expect(key('北京明天天气怎么样', dated)).toBe(key('明天北京的天气如何？', dated));
+  });
+
   it('keeps replies for personal inputs per user', async () => {
     const orderCard = card({
       id: 'order_agent',

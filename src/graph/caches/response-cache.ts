@@ -6,7 +6,9 @@
  * Key: registry version + agent + canonical inputs, plus the user when the
  * inputs may be the user's own data (cache-scope.ts). An agent called without
  * inputs is keyed on its sub-task message too, since the message is then all
- * it is asked. Agents with `side_effects` are never cached (the registry
+ * it is asked; one with inputs on the message's residual qualifiers (what
+ * the extractor did not capture, cache-scope.ts: "下个月", "这周末"), since the
+ * agent reads them too. Agents with `side_effects` are never cached (the registry
  * rejects `cache_ttl_s` on them; this is checked again here).
  *
  * An agent with `stale_if_error_s` keeps its entries that long (when longer
@@ -18,7 +20,7 @@ import type { AgentCard } from '../../registry/types.js';
 import type { KeyValue, KeyValueStore } from '../../store/index.js';
 import { normalizeQueryForCache } from '../../intent/index.js';
 import { tenantOfOwner } from '../../store/owner-key.js';
-import { canonicalJson, digest, isUserSpecific } from './cache-scope.js';
+import { canonicalJson, digest, isUserSpecific, residualQualifiers } from './cache-scope.js';
 
 /** A reply as the cache keeps it. */
 export interface CachedReply {
@@ -37,6 +39,8 @@ export interface ReplyCacheRequest {
   userId: string;
   inputs: Readonly<Record<string, unknown>>;
   message: string;
+  /** The user's today (date expressions of the message resolve against it); default now. */
+  today?: Date;
 }
 
 export interface ResponseCache {
@@ -58,7 +62,9 @@ export function replyCacheKey(request: ReplyCacheRequest): string {
   const hasInputs = Object.values(request.inputs).some((value) => value !== undefined && value !== null);
   // A shared reply is shared within a tenant only (the tenant is read from the owner key).
   const scope = isUserSpecific(request.card, request.inputs) ? `user:${digest(request.userId)}` : `shared:${tenantOfOwner(request.userId)}`;
-  const subject = canonicalJson(request.inputs) + (hasInputs ? '' : `|${normalizeQueryForCache(request.message)}`);
+  const subject =
+    canonicalJson(request.inputs) +
+    (hasInputs ? `|q:${residualQualifiers(request.message, [request.card], Object.values(request.inputs), request.today ?? new Date())}` : `|${normalizeQueryForCache(request.message)}`);
   return `reply:${request.registryVersion}:${request.card.id}:${scope}:${digest(subject)}`;
 }
 

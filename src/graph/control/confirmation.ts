@@ -75,6 +75,7 @@ export function planFromConfirmed(tasks: readonly PendingTask[], snapshot: Regis
     description: task.description,
     assigned_agent: task.agent_id,
     inputs: { ...task.inputs },
+    ...(task.sources ? { sources: { ...task.sources } } : {}),
     dependencies: (snapshot.byId.get(task.agent_id)?.dependsOn ?? []).filter((id) => taskIdOf.has(id)).map((id) => taskIdOf.get(id)!),
     status: 'pending',
   }));

@@ -58,6 +58,7 @@ export function memoryAfterBusinessTurn(options: {
   const parkedAt = (options.now ?? new Date()).toISOString();
   const summaryOf = new Map((options.confirmation ?? []).map((request) => [request.task_id, request.summary]));
   const known = { ...memory.known_values };
+  const knownSources = { ...(memory.known_sources ?? {}) };
   for (const task of tasks) {
     const card = snapshot.byId.get(task.assigned_agent);
     if (!card) continue;
@@ -66,6 +67,10 @@ export function memoryAfterBusinessTurn(options: {
       if ((typeof value === 'string' || typeof value === 'number') && checkKeyValue(spec.extract, value) === null) {
         delete known[spec.key];
         known[spec.key] = value;
+        // A value is remembered with its source; one without (never sent) is remembered without and must be found again.
+        const source = task.sources?.[spec.key];
+        if (source) knownSources[spec.key] = source;
+        else delete knownSources[spec.key];
       }
     }
     const outcome = outcomes[task.task_id];
@@ -79,6 +84,7 @@ export function memoryAfterBusinessTurn(options: {
         agent_id: card.id,
         description: task.description,
         inputs: { ...task.inputs },
+        ...(task.sources ? { sources: { ...task.sources } } : {}),
         missing_keys: missing,
         parked_at: parkedAt,
         ...(summary !== undefined ? { confirmation: { summary, language: options.language ?? 'zh' } } : {}),
@@ -91,11 +97,13 @@ export function memoryAfterBusinessTurn(options: {
   const anyFailed = statuses.some((status) => status === 'failed' || status === 'skipped');
   const keys = Object.keys(known);
   for (const key of keys.slice(0, Math.max(0, keys.length - MAX_KNOWN_VALUES))) delete known[key];
+  for (const key of Object.keys(knownSources)) if (!(key in known)) delete knownSources[key];
   return {
     ...memory,
     ...appendTurn(memory, options.turn, snapshot.supervisor.memoryMaxHistory, options.modelSummary),
     pending,
     known_values: known,
+    known_sources: knownSources,
     unresolved_turns: options.unresolved ? memory.unresolved_turns + 1 : anyCompleted ? 0 : anyFailed ? memory.unresolved_turns + 1 : memory.unresolved_turns,
   };
 }

@@ -2,14 +2,17 @@
  * The long-term profile layer (docs/api.md#environment): which facts a completed turn
  * teaches, which fact may fill a missing key, and how the answer says so.
  *
- * - Learned: enum values of required keys that completed read-only or write
- *   tasks were given this turn (not the ones the profile itself filled), and
- *   the language of the query. One piece of evidence per key per turn.
+ * - Learned: enum values of required keys marked `remember: true`
+ *   (docs/api.md#registry-file) that completed read-only or write tasks were given this turn (not
+ *   the ones the profile itself filled), and the language of the query. One
+ *   piece of evidence per key per turn. A key without `remember` (a refund
+ *   reason, an order id) is never carried into another session.
  * - Used: a fact fills a key only when the user gave none, nothing
  *   contradicts it (one sighting is enough: a newer different value replaces
  *   the fact in the store, so the fact held is always the latest word), it was
- *   seen within the last 180 days (older evidence has decayed) and is still
- *   valid for the key; never for an agent with `side_effects` (a write is
+ *   seen within the last 180 days (older evidence has decayed), is still
+ *   valid for the key and the key is marked `remember` on the agent being
+ *   filled (a fact stored before the key lost its mark is not used); never for an agent with `side_effects` (a write is
  *   never made on an assumed value without the user seeing it). The answer
  *   always says which value came from the profile, so a wrong guess costs the
  *   user one short correction.
@@ -57,6 +60,7 @@ export function fillFromProfile(
     if (!card || card.sideEffects === true || facts.length === 0) return task;
     let inputs = task.inputs;
     for (const spec of card.requiredKeys) {
+      if (spec.remember !== true) continue;
       if (inputs[spec.key] !== undefined && inputs[spec.key] !== null && inputs[spec.key] !== '') continue;
       if (invalidKeys[task.task_id]?.some((item) => item.key === spec.key)) continue;
       const fact = usableFact(facts, spec.key, now);
@@ -87,7 +91,7 @@ export function profileEvidence(options: {
     const card = options.cardOf(task.assigned_agent);
     for (const spec of card?.requiredKeys ?? []) {
       const value = task.inputs[spec.key];
-      if (spec.extract.type !== 'enum' || (typeof value !== 'string' && typeof value !== 'number') || byKey.has(spec.key)) continue;
+      if (spec.remember !== true || spec.extract.type !== 'enum' || (typeof value !== 'string' && typeof value !== 'number') || byKey.has(spec.key)) continue;
       if (options.filled.some((item) => item.task_id === task.task_id && item.key === spec.key)) continue;
       byKey.set(spec.key, { key: spec.key, value, ...base });
     }
@@ -101,6 +105,13 @@ export function profileNote(filled: readonly ProfileFill[], language: Language):
   if (filled.length === 0) return '';
   const unique = [...new Map(filled.map((item) => [`${item.key}=${item.value}`, item])).values()];
   return profileUsedText(language, unique);
+}
+
+/** The facts a registry still remembers: keys marked `remember` on some agent, and the language. */
+export function rememberedFacts(facts: readonly ProfileFact[], cards: Iterable<AgentCard>): ProfileFact[] {
+  const remembered = new Set<string>(['language']);
+  for (const card of cards) for (const spec of card.requiredKeys) if (spec.remember === true) remembered.add(spec.key);
+  return facts.filter((fact) => remembered.has(fact.key));
 }
 
 /** The profile as prompt text (usable facts only). */

@@ -21,6 +21,8 @@ import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { rememberTurn } from '../memory/memory.js';
 import type { PendingTask, SessionMemory, SupervisorState, SupervisorUpdate } from '../state.js';
 import { newPlanId } from './plan-node.js';
+import { hasNoLanguage, readAsAnswer, readTurnQuery } from '../../intent/index.js';
+import { detectLanguage, extractOne } from '../../text/index.js';
 
 export interface ControlDependencies {
   emotion: EmotionScorer;
@@ -53,9 +55,13 @@ export function createControlNode(dependencies: ControlDependencies) {
       const language = [...awaiting, ...expired].find((task) => task.confirmation)?.confirmation?.language;
       if (language) context.language = language;
     }
+    // The message is read once, here, where the session is known (an id-only message keeps its language; a yes/no word that goes on corrects).
+    const reading = readTurnQuery(state.query, { sessionLanguage: sessionLanguage(state.memory), openTasks: live.length > 0 });
+    if (state.query.trim() !== '') context.language = reading.language;
     const { language } = context;
     const notices = expired.length > 0 ? [noticeText('expired', parkedTaskLabels(expired, snapshot, language), language, ttlSeconds)] : [];
-    const memory: SessionMemory = { ...state.memory, pending: live };
+    // An expired task is gone: the turn that asked for it no longer carries its agent into a follow-up.
+    const memory: SessionMemory = { ...state.memory, pending: live, history: withoutExpiredAgents(state.memory.history, expired, live) };
     const path = [...state.execution_path, 'control'];
 
     const reply = (lines: string[], pending: PendingTask[]): SupervisorUpdate => {
@@ -72,7 +78,8 @@ export function createControlNode(dependencies: ControlDependencies) {
       };
     };
 
-    const word = classifyReplyWord(state.query);
+    // "好的，确认" is a yes; "好的，不过改成上海" is a correction and confirms nothing.
+    const word = classifyReplyWord(state.query) ?? (reading.act === 'correction' ? classifyReplyWord(reading.normalizedQuery) : null);
     const byFields = state.confirm.length > 0 || state.reject.length > 0;
     let confirmIds: string[] = [];
     let rejectIds: string[] = [];
@@ -86,6 +93,9 @@ export function createControlNode(dependencies: ControlDependencies) {
       (word === 'yes' ? confirmIds : rejectIds).push(...awaiting.map((task) => task.task_id!));
     } else if (word === 'yes' && expired.some((task) => task.confirmation)) {
       return reply([...notices, askAgainText(language)], live);
+    } else if (!word && answersOnlyExpired(reading.normalizedQuery, expired, snapshot, context.now)) {
+      // An expired task is gone: an answer to its question ("订单号：A1001") does not bring it back.
+      return reply([...notices, askAgainText(language)], live);
     }
 
     if (confirmIds.length === 0 && rejectIds.length === 0) {
@@ -94,6 +104,8 @@ export function createControlNode(dependencies: ControlDependencies) {
       return {
         memory,
         notices,
+        reading,
+        expired_agents: [...goneAgents(expired, live)],
         execution_path: path,
         escalation: emotion.score >= threshold ? { reason: 'emotion', words: emotion.words } : null,
       };
@@ -152,6 +164,51 @@ function withWaitingDependents(confirmed: PendingTask[], live: readonly PendingT
     }
   }
   return tasks;
+}
+
+/** The language of the session's latest turn that had words of a language (an id-only turn has none). */
+function sessionLanguage(memory: SessionMemory): 'zh' | 'en' | undefined {
+  for (let index = memory.history.length - 1; index >= 0; index--) {
+    const query = memory.history[index]!.query;
+    if (query.trim() !== '' && !hasNoLanguage(query)) return detectLanguage(query);
+  }
+  return memory.pending.find((task) => task.confirmation)?.confirmation?.language;
+}
+
+const FILLER = /[\s\p{P}\p{S}]|那就|就是|是|吧|呢|啊|呀|的|了|it's|it is|is/giu;
+
+/**
+ * True when the message only answers the question of an expired task: once
+ * the values its missing keys read from it and those keys' names are taken
+ * out, nothing but punctuation and fillers is left.
+ */
+function answersOnlyExpired(text: string, expired: readonly PendingTask[], snapshot: RegistrySnapshot, now: Date): boolean {
+  const specs = expired.flatMap((task) => (snapshot.byId.get(task.agent_id)?.requiredKeys ?? []).filter((spec) => task.missing_keys.includes(spec.key)));
+  if (specs.length === 0 || text.trim() === '') return false;
+  let rest = text;
+  let answered = false;
+  for (const spec of specs) {
+    if (spec.extract.type === 'text') continue;
+    const outcome = extractOne(rest, spec.extract, now);
+    const raw = outcome?.raw ?? String(readAsAnswer(rest, spec, now) ?? '');
+    if (raw.length === 0 || !rest.includes(raw)) continue;
+    answered = true;
+    rest = rest.split(raw).join(' ');
+    for (const label of [spec.description, ...Object.values(spec.descriptions ?? {})]) if (label?.trim()) rest = rest.split(label.trim()).join(' ');
+  }
+  return answered && rest.replace(FILLER, '').length === 0;
+}
+
+/** Agents of expired tasks with no live task left. */
+function goneAgents(expired: readonly PendingTask[], live: readonly PendingTask[]): Set<string> {
+  return new Set(expired.map((task) => task.agent_id).filter((agentId) => !live.some((task) => task.agent_id === agentId)));
+}
+
+/** History whose turns no longer name the agents of expired tasks (unless a live task of the same agent remains). */
+function withoutExpiredAgents(history: SessionMemory['history'], expired: readonly PendingTask[], live: readonly PendingTask[]): SessionMemory['history'] {
+  const gone = goneAgents(expired, live);
+  if (gone.size === 0) return history;
+  return history.map((turn) => (turn.agents.some((agentId) => gone.has(agentId)) ? { ...turn, agents: turn.agents.filter((agentId) => !gone.has(agentId)) } : turn));
 }
 
 /** After control: run confirmed tasks, end after a direct reply, or go on to intent recognition. */

@@ -9,6 +9,7 @@ export function createInitNode() {
     const memory = state.memory?.schema_version === MEMORY_SCHEMA_VERSION ? state.memory : { ...emptyMemory(), history: state.memory?.history ?? [] };
     return {
       rewritten_query: state.query,
+      reading: null,
       intent: null,
       task_plan: null,
       invalid_keys: {},
@@ -20,6 +21,7 @@ export function createInitNode() {
       confirmation: [],
       notices: [],
       confirm_turn: false,
+      expired_agents: [],
       escalation: null,
       answer_cache: null,
       profile: [],

@@ -3,9 +3,9 @@
  * and intent_done; the recognizer (offline matcher or LLM) decides the turn kind.
  */
 import type { IntentRecognizer } from '../../intent/types.js';
-import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import { intentStartText } from '../../i18n/index.js';
-import { normalizeText } from '../../text/index.js';
+import { eventWriter, turnContext, type NodeConfig, type TurnContext } from '../context.js';
+import { askAgainText, intentStartText } from '../../i18n/index.js';
+import { readTurnQuery, requestWordIn, type IntentResult, type QueryReading } from '../../intent/index.js';
 import { renderSummary } from '../memory/layered-summary.js';
 import { renderProfile } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
@@ -18,10 +18,12 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
     emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     // Memory blocks of prompts carry personal data masked (docs/api.md#personal-data); stored memory already is, this holds whatever the source.
     const masker = maskForSnapshot(context.snapshot);
-    const intent = await dependencies.recognizer.recognize({
-      query: state.query,
-      // The turn's language was read from this query when the turn started; its normal form is made here, once.
-      normalizedQuery: normalizeText(state.query),
+    // The message was read once by the control node; a correction's yes/no word is set aside there.
+    const reading = state.reading ?? readTurnQuery(state.query);
+    const recognized = await dependencies.recognizer.recognize({
+      query: reading.act === 'correction' ? reading.normalizedQuery : state.query,
+      normalizedQuery: reading.normalizedQuery,
+      clauses: reading.clauses,
       language: context.language,
       history: masker.maskDeep(state.memory.history),
       profile: masker.mask(renderProfile(state.profile, context.now)),
@@ -32,6 +34,7 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
       usage: context.usage,
       now: context.now,
     });
+    const intent = withoutExpired(recognized, state.expired_agents, reading, context);
     emit({
       stage: 'intent_done',
       content: intent.userFriendlyMessage,
@@ -50,6 +53,32 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
       execution_path: [...state.execution_path, 'intent'],
     };
   };
+}
+
+/**
+ * The intent without agents whose parked task expired at the start of this
+ * turn, unless the message names their request anew: an expired task is gone,
+ * and a follow-up or an answer (whichever recogniser read it, the model
+ * included) does not bring it back. With nothing left the user is asked to say
+ * the request again.
+ */
+function withoutExpired(intent: IntentResult, expiredAgents: readonly string[], reading: QueryReading, context: TurnContext): IntentResult {
+  if (intent.kind !== 'business' || expiredAgents.length === 0) return intent;
+  const namedAnew = (agentId: string) => {
+    const card = context.snapshot.byId.get(agentId);
+    return card !== undefined && reading.clauses.some((clause) => requestWordIn(clause.text, card) !== undefined);
+  };
+  const gone = new Set(intent.intents.map((item) => item.agentId).filter((agentId) => expiredAgents.includes(agentId) && !namedAnew(agentId)));
+  if (gone.size === 0) return intent;
+  const intents = intent.intents.filter((item) => !gone.has(item.agentId));
+  if (intents.length === 0) {
+    const answer = askAgainText(context.language);
+    return { ...intent, kind: 'simple', simpleKind: 'out_of_scope', intents: [], answer, userFriendlyMessage: answer, draftPlan: undefined, reason: `${intent.reason}; expired: ${[...gone].join(', ')}` };
+  }
+  const draftPlan = intent.draftPlan
+    ? { ...intent.draftPlan, task_plan: { ...intent.draftPlan.task_plan, sub_tasks: intent.draftPlan.task_plan.sub_tasks.filter((task) => !gone.has(task.assigned_agent)) } }
+    : undefined;
+  return { ...intent, intents, ...(draftPlan ? { draftPlan } : {}) };
 }
 
 /** Where the turn goes after intent recognition. */

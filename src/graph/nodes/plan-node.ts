@@ -23,7 +23,9 @@ export function createPlanNode(dependencies: { planner: Planner }) {
     emit({ stage: 'plan_start', content: planStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     const { plan, invalidKeys } = await dependencies.planner.plan({
       query: state.rewritten_query,
-      turnQuery: state.query,
+      // A correction's yes/no word ("好的，不过…") is no part of the request.
+      turnQuery: state.reading?.act === 'correction' ? state.reading.normalizedQuery : state.query,
+      ...(state.reading ? { reading: state.reading } : {}),
       intents: state.intent?.intents ?? [],
       intent: state.intent ?? undefined,
       snapshot: context.snapshot,

@@ -1,6 +1,7 @@
 /**
  * The long-term profile in the turn (see memory/profile-facts.ts): `load_profile`
- * reads the user's facts once at the start of the turn (prompts show them);
+ * reads the user's facts once at the start of the turn, keeping only keys the
+ * registry marks `remember` (prompts show them);
  * `fill_from_profile`, after planning, fills keys the user did not give from
  * facts seen repeatedly, so the semantic check does not ask for them. A
  * profile that cannot be read is treated as empty: the turn never fails on it.
@@ -8,17 +9,18 @@
 import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/types.js';
 import { ownerOf, turnContext, type NodeConfig } from '../context.js';
-import { fillFromProfile } from '../memory/profile-facts.js';
+import { fillFromProfile, rememberedFacts } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createLoadProfileNode(dependencies: { profiles?: ProfileStore; logger: Logger }) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     if (!dependencies.profiles || !state.user_id) return { profile: [] };
-    const profile = await dependencies.profiles.get(ownerOf(turnContext(config), state.user_id)).catch((error: unknown) => {
+    const context = turnContext(config);
+    const stored = await dependencies.profiles.get(ownerOf(context, state.user_id)).catch((error: unknown) => {
       dependencies.logger.warn({ err: error }, 'profile read failed; continuing without it');
       return [];
     });
-    return { profile };
+    return { profile: rememberedFacts(stored, context.snapshot.byId.values()) };
   };
 }
 

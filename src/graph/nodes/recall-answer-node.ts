@@ -31,6 +31,8 @@ export function createRecallAnswerNode(dependencies: { answerCache?: AnswerCache
       rewrittenQuery: state.rewritten_query,
       texts: [state.query, state.rewritten_query],
       profileFilled: state.profile_filled.length > 0,
+      question: state.query,
+      today: context.now,
     });
     if (!key) return { answer_cache: null, execution_path: path };
     const kept = await dependencies.answerCache.lookup(key);

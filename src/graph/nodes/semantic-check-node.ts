@@ -10,6 +10,7 @@ import type { SubTask, TaskPlan } from '../plan-types.js';
 import { serviceNames } from '../service-name.js';
 import { holdSideEffects } from '../control/confirmation.js';
 import { checkPlanSemantics } from '../planning/semantic-check.js';
+import { sessionEvidence, sourceTaskInputs } from '../value-source.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 /** A user-facing sentence describing the plan's order of work. */
@@ -33,7 +34,25 @@ export function createSemanticCheckNode() {
     const context = turnContext(config);
     const emit = eventWriter(config);
     if (!state.task_plan) return { execution_path: [...state.execution_path, 'semantic_check'] };
-    const checked = checkPlanSemantics(state.task_plan, state.invalid_keys, context.snapshot, context.language);
+    // Every value must have a source in the session before any key check (value-source.ts); one it cannot place is asked for.
+    const evidence = sessionEvidence({
+      query: state.query,
+      history: state.memory.history,
+      foldedTurns: state.memory.summary?.turns ?? 0,
+      pending: state.memory.pending,
+      knownValues: state.memory.known_values,
+      knownSources: state.memory.known_sources,
+      profile: state.profile_filled,
+      now: context.now,
+    });
+    const sourced: TaskPlan = {
+      ...state.task_plan,
+      sub_tasks: state.task_plan.sub_tasks.map((task) => {
+        const card = context.snapshot.byId.get(task.assigned_agent);
+        return card ? sourceTaskInputs(task, card, evidence).task : task;
+      }),
+    };
+    const checked = checkPlanSemantics(sourced, state.invalid_keys, context.snapshot, context.language);
     const { semanticInfo, heldBack } = checked;
     // Side-effect tasks with every key wait for the user's yes (control/confirmation.ts).
     const { plan, confirmation } = holdSideEffects(checked.plan, context.snapshot, context.language);

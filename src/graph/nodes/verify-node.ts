@@ -1,9 +1,12 @@
 /**
  * The verify step (docs/api.md#model-replies, seed 002), between execution and the
  * answer. The rule check always runs; with a model, one call judges whether
- * the results answer the rewritten query unless the rule check passed, every
- * task completed (so its output met its output_schema) and the plan had a
- * single task. Up to `verify.max_retries` rounds re-send the named read-only
+ * the results answer the rewritten query when there is a doubt: the rule
+ * check flagged a task or an output failed its output_schema
+ * (`verify.judge: on_doubt`, the default, docs/api.md#model-replies), so a clean
+ * multi-intent turn costs no extra call; with `judge: always`, also on every
+ * turn of several tasks (a single task that passed the rule check and
+ * completed is never judged). Up to `verify.max_retries` rounds re-send the named read-only
  * tasks with revised messages (never a side-effect task, never from the
  * response cache), each round checked by the rules only, so the judge is the
  * turn's one extra model call. Still insufficient: `verification` says what is
@@ -49,7 +52,10 @@ export function createVerifyNode(dependencies: VerifyDependencies) {
     let outcomes: Record<string, TaskOutcome> = { ...state.task_results };
     let missing = ruleCheck(plan.sub_tasks, outcomes, cardOf);
     const allCompleted = ran.every((task) => outcomes[task.task_id]?.status === 'completed');
-    const needsJudge = dependencies.verifier.usesModel && !(missing.length === 0 && allCompleted && plan.sub_tasks.length === 1);
+    const schemaFailed = ran.some((task) => outcomes[task.task_id]?.status === 'failed' && outcomes[task.task_id]?.reason === 'output_schema');
+    const doubt = missing.length > 0 || schemaFailed;
+    const needsJudge =
+      dependencies.verifier.usesModel && (settings.judge === 'always' ? !(missing.length === 0 && allCompleted && plan.sub_tasks.length === 1) : doubt);
     const verdict = needsJudge
       ? await dependencies.verifier.judge(
           { query: state.rewritten_query, language, tasks: ran.map((task) => taskView(task, outcomes, missing, retryable(task, outcomes), snapshot.byId.get(task.assigned_agent)?.name)) },

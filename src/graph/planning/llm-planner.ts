@@ -17,12 +17,7 @@
 import { findDates } from '../../text/date-extractor.js';
 import { extractOne } from '../../text/key-extractor.js';
 import { resolveAgentId } from '../../registry/index.js';
-import type { AgentRanker } from '../../intent/routing/card-ranker.js';
-import { createExampleRanker } from '../../intent/routing/example-ranker.js';
-import { attributeClauseValues, requestWordIn, type AgentClauseValues } from '../../intent/routing/clause-values.js';
-import { splitClauses } from '../../intent/routing/clause-splitter.js';
-import type { DraftPlanEnvelope, DraftSubTask } from '../../intent/llm/intent-schema.js';
-import type { RankedIntent } from '../../intent/types.js';
+import { attributeClauseValues, requestWordIn, splitClauses, type AgentClauseValues, type Clause, type DraftPlanEnvelope, type DraftSubTask, type RankedIntent } from '../../intent/index.js';
 import type { Logger } from '../../logger.js';
 import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';
 import type { InvalidKey, SubTask } from '../plan-types.js';
@@ -35,8 +30,6 @@ export interface LlmPlannerOptions {
   /** Plans turns without a usable draft (normally the offline planner). */
   fallback: Planner;
   logger: Logger;
-  /** Finds which clause of the query asked for each agent (default: a new example ranker; share the recogniser's so the model is trained once per snapshot). */
-  ranker?: AgentRanker;
 }
 
 /** What was removed from a draft, for logs and tests. */
@@ -56,7 +49,6 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
   if (!options?.fallback || typeof options.fallback.plan !== 'function') throw new TypeError('LLM planner: fallback planner is required');
   if (!options.logger) throw new TypeError('LLM planner: logger is required');
   const { fallback, logger } = options;
-  const ranker = options.ranker ?? createExampleRanker();
 
   return {
     async plan(request: PlanRequest): Promise<PlanResult> {
@@ -64,7 +56,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
       // The draft was schema-checked where the model reply was parsed; here it is checked against the registry only.
       const draft = request.intent?.draftPlan;
       if (draft === undefined) return fallback.plan(request);
-      const { result, corrections } = planFromDraft(draft, request, ranker);
+      const { result, corrections } = planFromDraft(draft, request);
       if (!result) return fallback.plan(request);
       const dropped = Object.entries(corrections).filter(([, list]) => list.length > 0);
       if (dropped.length > 0) logger.info(Object.fromEntries(dropped), 'planner: corrected the drafted plan');
@@ -77,7 +69,6 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
 export function planFromDraft(
   envelope: DraftPlanEnvelope,
   request: PlanRequest,
-  ranker: AgentRanker,
 ): { result?: PlanResult; corrections: DraftCorrections } {
   const { snapshot } = request;
   const corrections: DraftCorrections = { droppedAgents: [], droppedDependencies: [], droppedKeys: [], droppedValues: [], outOfClauseValues: [] };
@@ -104,10 +95,10 @@ export function planFromDraft(
   if (cards.length === 0) return { corrections };
 
   // The offline view of the same agents, each read from its own clause: extracted keys, slot memory, invalid values.
-  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request.query, request, ranker) });
+  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request.query, splitClauses(request.query.normalize('NFKC')), request) });
   const offlineByAgent = new Map(offline.tasks.map((task) => [task.assigned_agent, task]));
   // The user's own words decide first where the model's rewrite is not what the user typed.
-  const userWords = userClauseValues(cards, request, ranker);
+  const userWords = userClauseValues(cards, request);
   const evidence = conversationEvidence(envelope, request);
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
   const modelKeys = new Map<string, Set<string>>();
@@ -116,10 +107,12 @@ export function planFromDraft(
     const draftTask = byAgent.get(card.id)!;
     const offlineTask = offlineByAgent.get(card.id)!;
     const inputs: Record<string, unknown> = { ...offlineTask.inputs };
+    const droppedHere: Primitive[] = [];
     // Values read from the rewrite keep to the agent's clause of the rewrite; the user's text may still place them elsewhere.
     for (const [key, value] of Object.entries(inputs)) {
       if (!isPrimitive(value) || userVerdict(value, key, card, userWords?.get(card.id), request) !== false) continue;
       corrections.outOfClauseValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
+      droppedHere.push(value);
       delete inputs[key];
     }
     // What the user's own words for the agent give fills what is still missing (a rewrite may have lost or moved it).
@@ -138,10 +131,12 @@ export function planFromDraft(
       const spec = card.requiredKeys.find((candidate) => candidate.key === key);
       if (!isPrimitive(value) || !isGrounded(value, spec, evidence, request.now)) {
         corrections.droppedValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
+        if (isPrimitive(value)) droppedHere.push(value);
         continue;
       }
       if (!keepsToClause(value, key, card, offline.attributed.get(card.id)!, userWords?.get(card.id), request)) {
         corrections.outOfClauseValues.push(`${card.id}.${key}=${JSON.stringify(value)}`);
+        droppedHere.push(value);
         continue;
       }
       inputs[key] = value;
@@ -156,9 +151,13 @@ export function planFromDraft(
       else corrections.droppedDependencies.push(`${card.id}→${dependency}`);
     }
     for (const upstream of card.dependsOn) if (taskIdOf.has(upstream)) dependsOn.add(upstream);
+    // The draft's description is the model's words too: when it states a value that was dropped, the user's own words describe the task.
+    const modelDescription = draftTask.description.trim();
+    const userDescription = userOwn?.text || request.turnQuery?.trim() || offlineTask.description;
+    const statesDropped = droppedHere.some((value) => squash(modelDescription).includes(squash(String(value))));
     return {
       task_id: taskIdOf.get(card.id)!,
-      description: draftTask.description.trim() || offlineTask.description,
+      description: modelDescription && !statesDropped ? modelDescription : modelDescription ? userDescription : offlineTask.description,
       assigned_agent: card.id,
       inputs,
       dependencies: [...dependsOn].map((agentId) => taskIdOf.get(agentId)!),
@@ -208,9 +207,15 @@ interface Evidence {
   sources: string[];
 }
 
+/**
+ * What the user said this session, and values kept from it: what the user
+ * typed this turn and in earlier turns, parked inputs and slot memory. Never
+ * the model's rewrite of a query (`request.query`, the rewritten query of this
+ * or an earlier turn): a value found only there is the model's, not the user's.
+ */
 function conversationEvidence(envelope: DraftPlanEnvelope, request: PlanRequest): Evidence {
-  const sources = [envelope.query, request.query, request.intent?.rewrittenQuery ?? ''];
-  for (const turn of request.memory.history) sources.push(turn.query, turn.rewrittenQuery);
+  const sources = [envelope.query, request.turnQuery ?? ''];
+  for (const turn of request.memory.history) sources.push(turn.query);
   for (const task of request.memory.pending) for (const value of Object.values(task.inputs)) if (isPrimitive(value)) sources.push(String(value));
   for (const value of Object.values(request.memory.known_values)) sources.push(String(value));
   const cleaned = sources.filter((source) => typeof source === 'string' && source.length > 0);
@@ -240,14 +245,15 @@ function isGrounded(value: Primitive, spec: SemanticKeySpec | undefined, evidenc
 }
 
 /**
- * The draft's agents with the clause of `text` that asked for each: the one the
- * offline ranker found, else the clause that names the agent's request (a
- * keyword or its name; the model recognised it where the ranker did not),
- * else none.
+ * The draft's agents with the clause of `text` that asked for each: the
+ * clause the recogniser found for the agent (it read the user's text once for
+ * the turn; the planner does not rank it again), else the clause that names
+ * the agent's request (a keyword or its name; the model recognised it where the
+ * offline reading did not), else none.
  */
-function withClauses(cards: readonly AgentCard[], text: string, request: PlanRequest, ranker: AgentRanker): RankedIntent[] {
-  const found = new Map(ranker.rank(text, request.snapshot).intents.map((match) => [match.agentId, match.clause]));
-  const clauses = splitClauses(text.normalize('NFKC'));
+function withClauses(cards: readonly AgentCard[], text: string, clauses: readonly Clause[], request: PlanRequest): RankedIntent[] {
+  const squashed = squash(text);
+  const found = new Map(request.intents.filter((intent) => intent.clause && squashed.includes(squash(intent.clause))).map((intent) => [intent.agentId, intent.clause!]));
   return cards.map((card) => {
     const clause = found.get(card.id) ?? clauses.find((candidate) => requestWordIn(candidate.text, card) !== undefined)?.text;
     return clause ? { agentId: card.id, score: 1, clause } : { agentId: card.id, score: 1 };
@@ -255,12 +261,16 @@ function withClauses(cards: readonly AgentCard[], text: string, request: PlanReq
 }
 
 /** Each agent's words in what the user typed this turn, when the rewritten query is not that text (else undefined). */
-function userClauseValues(cards: readonly AgentCard[], request: PlanRequest, ranker: AgentRanker): Map<string, AgentClauseValues> | undefined {
+function userClauseValues(cards: readonly AgentCard[], request: PlanRequest): Map<string, AgentClauseValues> | undefined {
   const typed = request.turnQuery ?? '';
   if (squash(typed).length === 0 || squash(typed) === squash(request.query)) return undefined;
+  // The turn's reading split the user's text once; its clauses are reused when they are of this text.
+  const reading = request.reading;
+  const clauses = reading && reading.normalizedQuery === typed.normalize('NFKC').trim() ? reading.clauses : splitClauses(typed.normalize('NFKC'));
   return attributeClauseValues({
     text: typed,
-    intents: withClauses(cards, typed, request, ranker),
+    intents: withClauses(cards, typed, clauses, request),
+    ...(reading && reading.normalizedQuery === typed.normalize('NFKC') ? { clauses: reading.clauses } : {}),
     cards,
     pendingAgents: request.memory.pending.map((task) => task.agent_id),
     now: request.now,

@@ -2,7 +2,7 @@
  * The planner interface. The offline planner and the LLM planner both
  * implement it; the plan node only sees `Planner`.
  */
-import type { IntentResult, RankedIntent } from '../../intent/types.js';
+import type { IntentResult, QueryReading, RankedIntent } from '../../intent/index.js';
 import type { LlmUsage } from '../../llm/types.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import type { InvalidKey, TaskPlan } from '../plan-types.js';
@@ -13,6 +13,8 @@ export interface PlanRequest {
   query: string;
   /** What the user typed this turn (the rewritten query may start with earlier turns' words). */
   turnQuery?: string;
+  /** The turn's one reading of the user's message (its clauses are not split again). */
+  reading?: QueryReading;
   intents: readonly RankedIntent[];
   /** The whole intent result (an LLM recognizer may have drafted the plan in the same call). */
   intent?: IntentResult;

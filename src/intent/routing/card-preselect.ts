@@ -15,6 +15,7 @@
 import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
 import { createExampleRanker, type ExampleRanker } from './example-ranker.js';
 import type { MemoryTurn } from '../types.js';
+import type { SemanticScores } from '../../embeddings/semantic-index.js';
 
 /** Options of the pre-selector. */
 export interface CardPreselectOptions {
@@ -34,6 +35,8 @@ export interface CardPreselectInput {
   history: readonly MemoryTurn[];
   pendingAgents: readonly string[];
   snapshot: RegistrySnapshot;
+  /** The query's scores from the optional embeddings endpoint: the closest cards in meaning take turns with the lexical ones. */
+  semantic?: SemanticScores;
 }
 
 /** Result of one selection. */
@@ -55,7 +58,7 @@ export function createCardPreselector(options: CardPreselectOptions = {}): CardP
   const ranker = options.ranker ?? createExampleRanker();
 
   return {
-    select({ query, history, pendingAgents, snapshot }) {
+    select({ query, history, pendingAgents, snapshot, semantic }) {
       const enabled = snapshot.enabledAgents;
       if (enabled.length <= limit) return { cards: [...enabled], preselected: false };
       const chosen = new Set<string>();
@@ -64,7 +67,7 @@ export function createCardPreselector(options: CardPreselectOptions = {}): CardP
       };
       pendingAgents.forEach(add);
       history.at(-1)?.agents.forEach(add);
-      if (chosen.size < limit) for (const agentId of ranker.candidates(query, snapshot, limit)) add(agentId);
+      if (chosen.size < limit) for (const agentId of ranker.candidates(query, snapshot, limit, semantic)) add(agentId);
       // depends_on closure, beyond the limit but bounded by it.
       const queue = [...chosen];
       while (queue.length > 0 && chosen.size < limit * 2) {

@@ -5,6 +5,7 @@
  */
 import type { RegistrySnapshot } from '../../registry/types.js';
 import type { RankedIntent } from '../types.js';
+import type { SemanticScores } from '../../embeddings/semantic-index.js';
 
 /** A ranked card with the evidence that chose it. */
 export interface AgentMatch extends RankedIntent {
@@ -29,5 +30,6 @@ export interface RankResult {
 
 /** Ranks the enabled cards of a snapshot against a query. */
 export interface AgentRanker {
-  rank(query: string, snapshot: RegistrySnapshot): RankResult;
+  /** `semantic`: the query's scores from the optional embeddings endpoint, fused with the lexical evidence. */
+  rank(query: string, snapshot: RegistrySnapshot, semantic?: SemanticScores): RankResult;
 }

@@ -45,6 +45,8 @@ export interface ClauseValuesRequest {
   cards: readonly AgentCard[];
   /** Agents parked last turn waiting for the user's answer. */
   pendingAgents?: readonly string[];
+  /** The clauses of `text` when the turn already split it (its reading); absent: split here. */
+  clauses?: readonly Clause[];
   now: Date;
 }
 
@@ -73,7 +75,7 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
   const withClause = request.intents.filter((intent) => cardsById.has(intent.agentId) && intent.clause);
   const intents = withClause.filter((intent, index) => withClause.findIndex((other) => other.agentId === intent.agentId) === index);
   // Two full requests joined by 和 / and in one clause are two clauses, each request owning its own.
-  const { clauses, placed } = splitSharedClauses(text, splitClauses(text), intents, cardsById, turnStart);
+  const { clauses, placed } = splitSharedClauses(text, request.clauses ? [...request.clauses] : splitClauses(text), intents, cardsById, turnStart);
   const firstTurnClause = Math.max(0, clauses.findIndex((clause) => clause.start >= turnStart));
 
   // Owners of each clause: agents recognised in exactly that clause first, then agents whose clause spans several.
@@ -126,6 +128,16 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
     }
     const ownText = joinClauses(written, clauses, [...group]);
     const extraction = extractKeys(ownText, card.requiredKeys, request.now);
+    // An attribute clause that names the key before its value ("订单号是 A1001") gives that key.
+    for (const spec of card.requiredKeys) {
+      if (spec.key in extraction.values || extraction.invalid.some((item) => item.key === spec.key)) continue;
+      for (const index of [...group].sort((a, b) => a - b)) {
+        const answered = readAsAnswer(clauses[index]!.text, spec, request.now);
+        if (answered === undefined) continue;
+        extraction.values[spec.key] = answered;
+        break;
+      }
+    }
     const inherited: Record<string, string | number> = {};
     const first = Math.min(...indexes);
     const namesNothing = Object.keys(extraction.values).length === 0 && extraction.invalid.length === 0;
@@ -159,10 +171,36 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
   for (const card of request.cards) {
     if (result.has(card.id)) continue;
     const [scope, own] = pending.has(card.id) ? (['answer', answerText] as const) : (['open', openText] as const);
-    result.set(card.id, { text: own, scope, extraction: extractKeys(own, card.requiredKeys, request.now), inherited: {} });
+    const extraction = extractKeys(own, card.requiredKeys, request.now);
+    // A bare answer to the parked request's question ("A1001" when it asked for 订单号) is read as the answer to that key.
+    if (scope === 'answer') for (const spec of card.requiredKeys) if (!(spec.key in extraction.values) && !extraction.invalid.some((item) => item.key === spec.key)) {
+      const answered = readAsAnswer(own, spec, request.now);
+      if (answered !== undefined) extraction.values[spec.key] = answered;
+    }
+    result.set(card.id, { text: own, scope, extraction, inherited: {} });
   }
   return result;
 }
+
+/**
+ * A pattern key's value from a message that only answers the question for it:
+ * the answer read after the key's own name ("订单号 A1001" for "A1001"), since
+ * a pattern often needs its label before a short id. Other key types read a
+ * bare answer already.
+ */
+export function readAsAnswer(text: string, spec: SemanticKeySpec, now: Date): string | number | undefined {
+  if (spec.extract.type !== 'pattern' || text.trim().length === 0) return undefined;
+  for (const label of [spec.description, ...Object.values(spec.descriptions ?? {})]) {
+    if (!label?.trim()) continue;
+    // "订单号是 A1001", "order number is A1001": the key's name and a copula before the answer.
+    const answer = text.trim().replace(new RegExp(`^${escapeRegExp(label.trim())}\\s*(?:是|为|:|：|is\\b)\\s*`, 'iu'), '');
+    const outcome = extractOne(`${label.trim()} ${answer}`, spec.extract, now);
+    if (outcome && 'value' in outcome && text.includes(String(outcome.value))) return outcome.value;
+  }
+  return undefined;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Words that join two requests inside one clause ("天气和明天的航班"). */
 const JOINING_WORD = /以及|和|跟|与|及|(?<![A-Za-z0-9_])(?:and|plus)(?![A-Za-z0-9_])|&/i;

@@ -6,7 +6,7 @@
  * and the two are blended, so one close paraphrase counts and so does a query
  * that shares words with many of the card's examples.
  *
- * Features: Chinese runs give character 1-, 2- and 3-grams; Latin words give
+ * Features (`example-features.ts`): Chinese runs give character n-grams; Latin words give
  * the word, the next-word bigram and character 3- and 4-grams of the padded
  * word (so "booking" meets "book" and "reschedule" meets "rescheduled").
  * Function words (particles, stop words) give nothing. Known slot values
@@ -17,14 +17,11 @@
  * walks the lists of the query's features, so its cost grows with the query,
  * not with the number of cards.
  */
-import { isFunctionTerm } from '../../text/text-terms.js';
+import { featuresOf, isStrongFeature, termWeight, type TextMask } from './example-features.js';
+import { buildPostings, lowerQuartileOfSelfSimilarity } from './example-postings.js';
 import { expandEvidence, type CardMass, type FeatureExpansionOptions } from './feature-expansion.js';
 
-/** A text span to ignore (e.g. a slot value), in UTF-16 offsets. */
-export interface TextMask {
-  start: number;
-  end: number;
-}
+export { featuresOf, type TextMask } from './example-features.js';
 
 /** What one card contributes to the model. */
 export interface ExampleCardInput {
@@ -61,8 +58,14 @@ export interface ExampleIndex {
    * Templated registries score high, varied ones low; the ranker scales its threshold by it.
    */
   readonly selfSimilarity: number;
-  /** Scores `text` (masked spans ignored) against every card. */
-  score(text: string, masks?: readonly TextMask[]): ExampleScores;
+  /**
+   * Scores `text` (masked spans ignored) against every card. With `leaveOut` (a document from
+   * `exampleDocument`), that example is taken out of its card first: its nearest example, centroid,
+   * coverage and shared words are those of the card without it (leave-one-out, for calibration).
+   */
+  score(text: string, masks?: readonly TextMask[], leaveOut?: number): ExampleScores;
+  /** The document of a card's example (by its position in `examples`), or undefined when it gave no feature. */
+  exampleDocument(cardIndex: number, exampleIndex: number): number | undefined;
 }
 
 /** Tuning of the model. */
@@ -81,114 +84,6 @@ export interface ExampleIndexOptions {
   masksOf?: (text: string) => readonly TextMask[];
 }
 
-const TOKEN = /\p{Script=Han}+|[a-z][a-z']*|0+/gu;
-const HAN_START = /^\p{Script=Han}/u;
-const UNIGRAM_WEIGHT = 0.5;
-const GRAM_WEIGHT = 0.25;
-
-/** The weighted features of a text (before IDF). Exported for tests. */
-export function featuresOf(text: string, masks: readonly TextMask[] = []): Map<string, number> {
-  let prepared = text.normalize('NFKC');
-  if (masks.length > 0) {
-    let masked = '';
-    let last = 0;
-    for (const mask of [...masks].sort((a, b) => a.start - b.start)) {
-      if (mask.start < last) continue;
-      masked += `${prepared.slice(last, mask.start)} `;
-      last = Math.max(last, mask.end);
-    }
-    prepared = masked + prepared.slice(last);
-  }
-  prepared = prepared.toLowerCase().replace(/\d+/gu, '0');
-  const features = new Map<string, number>();
-  const add = (feature: string, weight: number) => features.set(feature, (features.get(feature) ?? 0) + weight);
-  let previousWord: string | undefined;
-  for (const match of prepared.matchAll(TOKEN)) {
-    const token = match[0];
-    if (HAN_START.test(token)) {
-      previousWord = undefined;
-      // Particles (的 了 我 有 ...) and function bigrams (今天 什么 怎么 ...) end a piece: no n-gram
-      // spans them, so "有什么好玩" shares nothing with "有什么好的酒店".
-      for (const piece of contentPieces(token)) {
-        for (let index = 0; index < piece.length; index += 1) {
-          add(piece[index]!, UNIGRAM_WEIGHT);
-          if (index + 1 < piece.length) add(piece.slice(index, index + 2), 1);
-          if (index + 2 < piece.length) add(piece.slice(index, index + 3), 1);
-        }
-      }
-      continue;
-    }
-    if (token.startsWith('0')) {
-      previousWord = undefined;
-      continue;
-    }
-    const word = token.replace(/'s$|'/gu, '');
-    if (word.length === 0 || isFunctionTerm(word)) continue;
-    add(`w ${word}`, 1);
-    if (previousWord !== undefined) add(`b ${previousWord} ${word}`, 1);
-    previousWord = word;
-    const padded = `<${word}>`;
-    for (let size = 3; size <= 4; size += 1) for (let index = 0; index + size <= padded.length; index += 1) add(padded.slice(index, index + size), GRAM_WEIGHT);
-  }
-  return features;
-}
-
-/** The runs of a Chinese token left after removing particles and function bigrams. */
-function contentPieces(token: string): string[] {
-  const pieces: string[] = [];
-  for (const part of token.split(/[的了吗呢吧啊呀嘛哦和与及我你您他她它们请帮把给是在有个这那]+/u)) {
-    const covered = new Uint8Array(part.length);
-    for (let index = 0; index + 1 < part.length; index += 1) {
-      if (isFunctionTerm(part.slice(index, index + 2))) covered[index] = covered[index + 1] = 1;
-    }
-    let current = '';
-    for (let index = 0; index < part.length; index += 1) {
-      if (covered[index] === 1) {
-        if (current.length > 0) pieces.push(current);
-        current = '';
-      } else current += part[index];
-    }
-    if (current.length > 0) pieces.push(current);
-  }
-  return pieces;
-}
-
-/** Words, word pairs and Chinese terms of two or more characters; not single characters or word pieces. */
-function isStrongFeature(feature: string): boolean {
-  return feature.startsWith('w ') || feature.startsWith('b ') || (feature.length >= 2 && HAN_START.test(feature) && !feature.includes('<'));
-}
-
-/** Sublinear term frequency; fractional weights (unigrams, n-grams) stay as they are. */
-function termWeight(count: number): number {
-  return count > 1 ? 1 + Math.log(count) : count;
-}
-
-/** Compressed inverted lists: for feature f, entries offsets[f]..offsets[f+1] of ids/weights. */
-interface Postings {
-  offsets: Int32Array;
-  ids: Int32Array;
-  weights: Float32Array;
-}
-
-function buildPostings(featureCount: number, vectors: readonly { ids: Int32Array; weights: Float32Array }[]): Postings {
-  const offsets = new Int32Array(featureCount + 1);
-  for (const vector of vectors) for (const feature of vector.ids) offsets[feature + 1]! += 1;
-  for (let feature = 0; feature < featureCount; feature += 1) offsets[feature + 1]! += offsets[feature]!;
-  const fill = offsets.slice(0, featureCount);
-  const ids = new Int32Array(offsets[featureCount]!);
-  const weights = new Float32Array(offsets[featureCount]!);
-  vectors.forEach((vector, owner) => {
-    for (let index = 0; index < vector.ids.length; index += 1) {
-      const feature = vector.ids[index]!;
-      const at = fill[feature]!;
-      fill[feature] = at + 1;
-      ids[at] = owner;
-      weights[at] = vector.weights[index]!;
-    }
-  });
-  return { offsets, ids, weights };
-}
-
 /** Trains a model over `cards` (their order is the order of the scores). */
 export function buildExampleIndex(cards: readonly ExampleCardInput[], options: ExampleIndexOptions = {}): ExampleIndex {
   const nearestWeight = options.nearestWeight ?? 0.6;
@@ -201,10 +96,11 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
   const documentCard: number[] = [];
   const documentWeight: number[] = [];
   const raw: { ids: Int32Array; counts: Float32Array }[] = [];
+  const exampleDocuments: (number | undefined)[][] = [];
   cards.forEach((card, cardIndex) => {
-    const addDocument = (text: string, weight: number) => {
+    const addDocument = (text: string, weight: number): number | undefined => {
       const features = featuresOf(text, masksOf(text));
-      if (features.size === 0) return;
+      if (features.size === 0) return undefined;
       const ids = new Int32Array(features.size);
       const counts = new Float32Array(features.size);
       let index = 0;
@@ -218,8 +114,9 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       raw.push({ ids, counts });
       documentCard.push(cardIndex);
       documentWeight.push(weight);
+      return raw.length - 1;
     };
-    for (const text of card.examples) addDocument(text, 1);
+    exampleDocuments.push(card.examples.map((text) => addDocument(text, 1)));
     for (const text of card.descriptions) addDocument(text, descriptionWeight);
   });
 
@@ -264,6 +161,8 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
   const likelihoods: { ids: Int32Array; weights: Float32Array }[] = [];
   const cardMasses: CardMass[] = [];
   const logMass = new Float64Array(cards.length);
+  /** Length of each card's centroid before normalising (for leave-one-out). */
+  const centroidNorm = new Float64Array(cards.length);
   let documentIndex = 0;
   for (let cardIndex = 0; cardIndex < cards.length; cardIndex += 1) {
     const touched: number[] = [];
@@ -282,6 +181,7 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       mass += scratch[id]!;
     }
     norm = Math.sqrt(norm) || 1;
+    centroidNorm[cardIndex] = norm;
     const ids = Int32Array.from(touched);
     const weights = new Float32Array(touched.length);
     const evidence = new Float32Array(touched.length);
@@ -321,7 +221,9 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
     cardCount: cards.length,
     documentCount: total,
     selfSimilarity,
-    score(text, masks = []) {
+    exampleDocument: (cardIndex, exampleIndex) => exampleDocuments[cardIndex]?.[exampleIndex],
+    score(text, masks = [], leaveOut) {
+      const out = leaveOut === undefined ? undefined : leftOut(leaveOut);
       const query = featuresOf(text, masks);
       const nearest = new Float64Array(cards.length);
       const centroid = new Float64Array(cards.length);
@@ -363,11 +265,21 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
         const isStrong = strongFeature[id] === 1;
         for (let at = centroidPostings.offsets[id]!, end = centroidPostings.offsets[id + 1]!; at < end; at += 1) {
           const card = centroidPostings.ids[at]!;
+          if (out !== undefined && card === out.card) {
+            // The card without the left-out example: its mass of this feature less the example's share.
+            const rest = centroidPostings.weights[at]! * centroidNorm[card]! - out.weight * (out.features.get(id) ?? 0);
+            if (rest <= 1e-7) continue;
+            centroid[card]! += (weight * rest) / out.norm;
+            covered[card]! += weights[index]!;
+            if (isStrong) strong[card]! += 1;
+            continue;
+          }
           centroid[card]! += weight * centroidPostings.weights[at]!;
           covered[card]! += weights[index]!;
           if (isStrong) strong[card]! += 1;
         }
       }
+      if (leaveOut !== undefined) dots[leaveOut] = 0;
       for (let index = 0; index < total; index += 1) {
         const card = cardOfDocument[index]!;
         if (dots[index]! > nearest[card]!) nearest[card] = dots[index]!;
@@ -386,41 +298,19 @@ export function buildExampleIndex(cards: readonly ExampleCardInput[], options: E
       return { score, nearest, centroid, posterior, strong, familiar, covered };
     },
   };
-}
 
-/** Examples sampled for `selfSimilarity`, spread evenly over the registry. */
-const SELF_SIMILARITY_SAMPLE = 400;
-
-/** The lower quartile of each sampled example's cosine to the nearest other example of its card. */
-function lowerQuartileOfSelfSimilarity(
-  documents: readonly { ids: Int32Array; weights: Float32Array }[],
-  documentCard: readonly number[],
-  documentWeight: readonly number[],
-  featureCount: number,
-): number {
-  const examples = documents.map((_, index) => index).filter((index) => documentWeight[index] === 1);
-  const step = Math.max(1, Math.floor(examples.length / SELF_SIMILARITY_SAMPLE));
-  const dense = new Float64Array(featureCount);
-  const found: number[] = [];
-  for (let at = 0; at < examples.length; at += step) {
-    const own = examples[at]!;
-    const { ids, weights } = documents[own]!;
-    for (let index = 0; index < ids.length; index += 1) dense[ids[index]!] = weights[index]!;
-    let best = -1;
-    // Documents of one card are contiguous: walk outwards from this one while the card stays the same.
-    for (const direction of [-1, 1]) {
-      for (let other = own + direction; other >= 0 && other < documents.length && documentCard[other] === documentCard[own]; other += direction) {
-        if (documentWeight[other] !== 1) continue;
-        let dot = 0;
-        const document = documents[other]!;
-        for (let index = 0; index < document.ids.length; index += 1) dot += dense[document.ids[index]!]! * document.weights[index]!;
-        best = Math.max(best, dot);
-      }
-    }
-    for (const id of ids) dense[id] = 0;
-    if (best >= 0) found.push(best);
+  /** A document's features and weight in its card's centroid, and the centroid's length without it. */
+  function leftOut(documentIndex: number): { card: number; weight: number; features: Map<number, number>; norm: number } {
+    const card = cardOfDocument[documentIndex]!;
+    const document = documents[documentIndex]!;
+    const weight = documentWeight[documentIndex]!;
+    const features = new Map<number, number>();
+    for (let index = 0; index < document.ids.length; index += 1) features.set(document.ids[index]!, document.weights[index]!);
+    // |S − w·d|² = |S|² − 2w·S·d + w²|d|², with |d| = 1 and S = centroid × its length.
+    let along = 0;
+    const own = centroids[card]!;
+    for (let index = 0; index < own.ids.length; index += 1) along += own.weights[index]! * centroidNorm[card]! * (features.get(own.ids[index]!) ?? 0);
+    const squared = centroidNorm[card]! ** 2 - 2 * weight * along + weight * weight;
+    return { card, weight, features, norm: Math.sqrt(Math.max(squared, 1e-12)) };
   }
-  if (found.length === 0) return 0;
-  found.sort((a, b) => a - b);
-  return found[Math.floor(0.25 * (found.length - 1))]!;
 }

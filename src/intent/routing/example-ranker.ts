@@ -26,13 +26,17 @@
  * before a snapshot goes live) and kept in a WeakMap keyed by the frozen
  * snapshot, so it is swapped together with the snapshot.
  */
-import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
+import type { RegistrySnapshot } from '../../registry/types.js';
 import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
-import { buildExampleIndex, type ExampleIndex, type ExampleScores, type TextMask } from './example-index.js';
-import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-matcher.js';
-import { splitClauses, splitRequests } from './clause-splitter.js';
+import type { ExampleScores, TextMask } from './example-index.js';
+import type { SemanticScores } from '../../embeddings/semantic-index.js';
+import { fuseMeaning } from './meaning-fusion.js';
+import { splitRequests } from './clause-splitter.js';
 import { normalizeText } from '../../text/text-terms.js';
-import type { PatternMatch } from '../../util/safe-pattern.js';
+import { buildModel, type SnapshotModel } from './ranker-model.js';
+import { familyCard } from './registry-evidence.js';
+import { calibrateGate, type CalibrationExample, type GateCalibrationOptions } from './gate-calibration.js';
+import { argmax, confidenceOf, coordinatedCards, enoughEvidence, PLACE_BEFORE, reasonOf, round, unitsOf, type Unit } from './match-rules.js';
 
 /** Thresholds of the example ranker; defaults set on the sample sets (`switchboard eval`). */
 export interface ExampleRankerOptions {
@@ -54,10 +58,14 @@ export interface ExampleRankerOptions {
   singleTermSimilarity?: number;
   /** Share of the text's feature mass the model has seen in training, needed to route without a keyword. Default 0.2. */
   minFamiliar?: number;
-  /** Share of the text's feature mass a card's texts must hold for a route without a keyword. Default 0.2. */
+  /** Share of the text's feature mass a card's texts must hold for a route without a keyword. Default: calibrated (`gate-calibration.ts`). */
   minCovered?: number;
-  /** Cosine to the card's centroid needed for that route. Default 0.02. */
+  /** Cosine to the card's centroid needed for that route. Default: calibrated (`gate-calibration.ts`). */
   minCentroid?: number;
+  /** How the gate is calibrated on the registry's examples when `minCovered` / `minCentroid` are not given. */
+  gateCalibration?: GateCalibrationOptions;
+  /** Keyword-character evidence (`registry-evidence.ts`) that routes a request nothing else routes. Default 0.6. */
+  minCharacterEvidence?: number;
   /** Nearest-example cosine that routes without `minCovered` / `minCentroid`. Default 0.5. */
   closeExample?: number;
   /** Longer queries are cut to this many characters before ranking. Default 2000. */
@@ -69,88 +77,9 @@ export interface ExampleRanker extends AgentRanker {
   /** Trains the model of `snapshot` now (idempotent), so no request pays for it. */
   prepare(snapshot: RegistrySnapshot): void;
   /** Cards most likely meant by `query`, best first, for pre-selection: keyword cards, then by probability. */
-  candidates(query: string, snapshot: RegistrySnapshot, limit: number): string[];
+  candidates(query: string, snapshot: RegistrySnapshot, limit: number, semantic?: SemanticScores): string[];
 }
 
-interface SnapshotModel {
-  cards: readonly AgentCard[];
-  index: ExampleIndex;
-  keywords: PhraseMatcher<number>;
-  /** The text plus the card words its `supervisor.synonyms` equivalents stand for. */
-  withSynonyms: (text: string) => string;
-  /** Nearest-example cosine for a single-clause query to route without a keyword (see `minSimilarity`). */
-  minSimilarity: number;
-  /** Spans of known slot values in a normalised text: enum values, and matches of the given cards' patterns. */
-  masksOf: (text: string, keywordCards: Iterable<number>) => ValueSpan[];
-}
-
-/**
- * A known slot value in the text; `owner` is the only enabled card that asks for it, if there is one.
- * `value` is where the value itself is when the match also holds a label the pattern reads around it
- * ("订单 2024051812345678": the label 订单, the value the digits).
- */
-interface ValueSpan extends TextMask {
-  owner?: number;
-  value?: TextMask;
-}
-
-interface Unit {
-  text: string;
-  start: number;
-  end: number;
-}
-
-function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
-  const cards = snapshot.enabledAgents;
-  const values = createPhraseMatcher(
-    snapshot.agents.flatMap((card) =>
-      card.requiredKeys.flatMap((spec) => (spec.extract.type === 'enum' ? spec.extract.values.map((value) => ({ phrase: value, payload: card.id })) : [])),
-    ),
-  );
-  // Pattern-typed keys (order numbers, codes): their matches are values too. Only the patterns of the
-  // cards whose keywords are in the text are run (a keyword inside such a match is part of the value,
-  // "订单号 123…"), so the cost stays flat however many cards the registry has.
-  const patternsByCard = cards.map((card) => card.requiredKeys.flatMap((spec) => (spec.extract.type === 'pattern' ? [spec.extract.matcher] : [])));
-  // Values are left out of similarity (a city says nothing about which card is meant, and a value's words
-  // must not become a card's vocabulary); a value only one enabled card asks for (a refund reason,
-  // "七天无理由") names that card, as a keyword would (see `rank`).
-  const cardIndexOf = new Map(cards.map((card, cardIndex) => [card.id, cardIndex]));
-  const enumMasks = (text: string): ValueSpan[] =>
-    values.findAll(text).map((hit) => ({ start: hit.start, end: hit.end, owner: hit.payloads.length === 1 ? cardIndexOf.get(hit.payloads[0]!) : undefined }));
-  const masksOf = (text: string, keywordCards: Iterable<number>): ValueSpan[] => {
-    const masks = enumMasks(text);
-    for (const pattern of new Set([...keywordCards].flatMap((cardIndex) => patternsByCard[cardIndex] ?? []))) {
-      for (const match of pattern.findAll(text)) masks.push({ start: match.start, end: match.end, value: capturedSpan(match) });
-    }
-    return masks;
-  };
-  const index = buildExampleIndex(
-    cards.map((card) => ({
-      examples: card.examples,
-      descriptions: [card.name, card.description, card.keywords.join(' '), card.requiredKeys.map((spec) => spec.description).join(' ')].filter((text) => text.trim().length > 0),
-    })),
-    { masksOf: (text) => enumMasks(normalizeText(text)) },
-  );
-  // `supervisor.synonyms` (last resort): a word users say instead of a card's keyword counts as that keyword,
-  // and in similarity the word the cards use is added to the text.
-  const synonymsOf = new Map<string, string[]>();
-  for (const [word, equivalents] of Object.entries(snapshot.supervisor.synonyms ?? {})) synonymsOf.set(word.toLowerCase(), [...equivalents]);
-  const equivalents = createPhraseMatcher([...synonymsOf].flatMap(([word, list]) => list.map((phrase) => ({ phrase, payload: word }))));
-  // English keywords also match their plural ("hotels", "flights").
-  const keywords = createPhraseMatcher(
-    cards.flatMap((card, cardIndex) =>
-      card.keywords
-        .flatMap((phrase) => [phrase, ...(synonymsOf.get(phrase.toLowerCase()) ?? [])])
-        .flatMap((phrase) => [phrase, ...(/[a-z]$/iu.test(phrase) ? [`${phrase}${/(?:s|x|ch|sh)$/iu.test(phrase) ? 'es' : 's'}`] : [])])
-        .map((phrase) => ({ phrase, payload: cardIndex })),
-    ),
-  );
-  const withSynonyms = (text: string): string => {
-    const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))];
-    return words.length > 0 ? `${text} ${words.join(' ')}` : text;
-  };
-  return { cards, index, keywords, masksOf, withSynonyms, minSimilarity: 0 };
-}
 
 /** Floor of the calibrated similarity threshold. */
 const MIN_SIMILARITY = 0.12;
@@ -166,9 +95,8 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
   const singleTermSimilarity = options.singleTermSimilarity ?? 0.15;
   const maxQueryLength = options.maxQueryLength ?? 2000;
   const minFamiliar = options.minFamiliar ?? 0.2;
-  const minCovered = options.minCovered ?? 0.2;
-  const minCentroid = options.minCentroid ?? 0.02;
   const closeExample = options.closeExample ?? 0.5;
+  const minCharacterEvidence = options.minCharacterEvidence ?? 0.6;
   const models = new WeakMap<RegistrySnapshot, SnapshotModel>();
 
   function modelFor(snapshot: RegistrySnapshot): SnapshotModel {
@@ -178,6 +106,10 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       // Calibrated on the registry's own examples: where a card's examples are close to each other (templated
       // registries), an unrelated query must come closer too; varied examples keep the floor.
       model.minSimilarity = options.minSimilarity ?? Math.min(MAX_CALIBRATED_SIMILARITY, Math.max(MIN_SIMILARITY, calibrate * model.index.selfSimilarity));
+      // The out-of-scope gate, on the examples a keyword of their own card does not route (leave-one-out).
+      const gate = calibrateGate(model.index, keywordFreeExamples(model), (text) => model!.masksOf(text), options.gateCalibration);
+      model.minCovered = options.minCovered ?? gate.minCovered;
+      model.minCentroid = options.minCentroid ?? gate.minCentroid;
       models.set(snapshot, model);
     }
     return model;
@@ -187,10 +119,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     const model = modelFor(snapshot);
     const text = normalizeText(typeof query === 'string' ? query : '').slice(0, maxQueryLength);
     const allKeywordHits = model.keywords.findAll(text, { overlapping: true });
-    const valueHits = model.masksOf(
-      text,
-      new Set(allKeywordHits.flatMap((hit) => hit.payloads)),
-    );
+    const valueHits = model.masksOf(text);
     const insideValue = (hit: { start: number; end: number }) =>
       valueHits.filter((value) => value.start <= hit.start && hit.end <= value.end && value.end - value.start > hit.end - hit.start);
     const keywordHits = allKeywordHits.filter((hit) => insideValue(hit).length === 0);
@@ -214,7 +143,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       modelFor(snapshot);
     },
 
-    candidates(query, snapshot, limit) {
+    candidates(query, snapshot, limit, semantic) {
       const { model, text, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return [];
       const chosen = new Set<string>();
@@ -227,16 +156,41 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const scores = scoreUnit(unit);
         return [...scores.posterior.keys()].sort((a, b) => scores.posterior[b]! - scores.posterior[a]! || scores.nearest[b]! - scores.nearest[a]!);
       });
+      // With embeddings, the cards closest in meaning take turns with the lexical rankings.
+      if (semantic) rankings.splice(1, 0, [...semantic.similarity.keys()].sort((a, b) => semantic.similarity[b]! - semantic.similarity[a]!));
       for (let rank = 0; chosen.size < limit && rank < model.cards.length; rank += 1) {
         for (const ranking of rankings) if (chosen.size < limit) chosen.add(model.cards[ranking[rank]!]!.id);
       }
       return [...chosen];
     },
 
-    rank(query, snapshot): RankResult {
+    rank(query, snapshot, semantic): RankResult {
       const { model, text, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return { intents: [], confidence: 'low', reason: 'empty query or no enabled agents' };
-      const minSimilarity = model.minSimilarity;
+      const { minSimilarity, minCovered, minCentroid } = model;
+      const inside = (unit: Unit) => (hit: TextMask) => hit.start >= unit.start && hit.end <= unit.end;
+      const byValueKind = (unit: Unit): { cardIndex: number; similarity: number; value?: string } | undefined => {
+        const kinds = valueHits.filter((hit) => hit.family !== undefined && inside(unit)(hit));
+        if (kinds.length === 0) return undefined;
+        const labels = labelHits.filter(inside(unit));
+        const rest = scoreUnit(unit, labels);
+        // An unlabelled value (a date, a place after 去) needs a content word in common; a labelled one any word.
+        const cardIndex = familyCard(new Set(kinds.flatMap((hit) => hit.family!)), rest, labels.length > 0);
+        if (cardIndex === undefined || rest.familiar < minFamiliar) return undefined;
+        const hit = kinds.find((kind) => kind.family!.includes(cardIndex))!;
+        return { cardIndex, similarity: rest.nearest[cardIndex]!, value: text.slice(hit.value?.start ?? hit.start, hit.value?.end ?? hit.end) };
+      };
+      const byKeywordCharacters = (unit: Unit): { cardIndex: number; similarity: number; value?: string } | undefined => {
+        const evidence = model.keywordCharacters.evidence(unit.text, valueHits.filter(inside(unit)).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })));
+        const cardIndex = argmax(evidence);
+        const second = Math.max(...evidence.filter((_, index) => index !== cardIndex), 0);
+        if (evidence[cardIndex]! < minCharacterEvidence || evidence[cardIndex]! - second < minCharacterEvidence / 2) return undefined;
+        // The words around must not point elsewhere: the card is one of the model's two most likely, at a fair share.
+        const scores = scoreUnit(unit);
+        const above = scores.posterior.filter((posterior) => posterior > scores.posterior[cardIndex]!).length;
+        const agrees = above <= 1 && scores.posterior[cardIndex]! >= 0.2 && scores.familiar >= minFamiliar / 2;
+        return agrees ? { cardIndex, similarity: scores.nearest[cardIndex]! } : undefined;
+      };
       const units = unitsOf(text);
       const multiClause = units.length > 1;
       // Out of scope questions share a word or two with some card ("set an alarm" → "set my PIN"); a request
@@ -294,6 +248,13 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
             choose(cardIndex, { score: round(0.75 + 0.25 * similarity), keywords: [...new Set(labelled.map((hit) => hit.phrase))], coverage: round(similarity), clause: unit.text, position: labelled[0]!.start });
             continue;
           }
+        }
+        // No keyword, but a kind of value a family of cards asks for ("帮我看下订单 2024051812345678 买了什么"): one of
+        // that family, the one the clause's own words point at (`registry-evidence.ts`).
+        const byKind = inUnit.length > 0 ? undefined : byValueKind(unit);
+        if (byKind) {
+          choose(byKind.cardIndex, { score: round(0.7 + 0.25 * byKind.similarity), keywords: [], value: byKind.value, coverage: round(byKind.similarity), clause: unit.text, position: unit.start });
+          continue;
         }
         // No keyword at all: a value only one card asks for ("七天无理由", "首都机场") names that card.
         const ownedValues = inUnit.length > 0 ? [] : valueHits.filter((hit) => hit.owner !== undefined && hit.start >= unit.start && hit.end <= unit.end);
@@ -366,6 +327,14 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const best = clauseOnly.sort((a, b) => b.similarity - a.similarity)[0];
         if (best) choose(best.cardIndex, { score: round(0.7 * best.similarity), keywords: [], coverage: round(best.similarity), clause: best.unit.text, position: best.unit.start });
       }
+      // No keyword and nothing chosen: the registry's other evidence, request by request — a kind of value
+      // ("衣服不合身，想退掉，订单号 1234567890"), then the characters of a card's keywords ("这件外套有没有L码").
+      if (chosen.size === 0 && !anyKeyword) {
+        for (const unit of requests.length > 0 ? requests : units.slice(0, 1)) {
+          const found = byValueKind(unit) ?? byKeywordCharacters(unit);
+          if (found) choose(found.cardIndex, { score: round(0.7 * Math.max(found.similarity, minSimilarity)), keywords: [], coverage: round(found.similarity), clause: unit.text, position: unit.start, ...(found.value ? { value: found.value } : {}) });
+        }
+      }
       // Several requests, none close enough alone: the whole text may still be (a single request was scored whole above).
       if (chosen.size === 0 && multiClause && requests.length > 1) {
         const whole = units[0]!;
@@ -374,98 +343,21 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const similarity = scores.nearest[cardIndex]!;
         if (similarity >= minSimilarity && routable(scores, cardIndex, minClauseSimilarity)) choose(cardIndex, { score: round(0.7 * similarity), keywords: [], coverage: round(similarity), clause: whole.text, position: 0 });
       }
+      if (semantic) fuseMeaning(semantic, chosen, anyKeyword, choose, text);
       const intents = [...chosen.values()].sort((a, b) => b.score - a.score || a.position - b.position);
       return { intents, confidence: confidenceOf(intents), reason: reasonOf(intents) };
     },
   };
 }
 
-/** Text right before a keyword that makes it a destination or origin: 去/到/回/从/往 …, "to (my|the)", "from the". */
-const PLACE_BEFORE = /(?:去|到|回|从|往|至|送到|送我到|送我去)\s*$|\b(?:to|from|back to)\s+(?:my|the|our)?\s*$/iu;
-
-/** Words that join two requests named by their nouns: "北京的酒店和天气", "hotel and weather in Beijing". */
-const COORDINATOR = /^\s*(?:和|与|及|跟|以及|还有|、|,|，|\/|&|and|plus)\s*$/i;
-
-/** Two requests, each with its own words, joined in one clause: "北京明天的天气和明天从北京到上海的航班". */
-const JOINED_REQUEST = /和|跟|与|及|(?<![A-Za-z])(?:and|plus)(?![A-Za-z])|&/i;
-
-/**
- * Cards whose keyword stands right beside another card's keyword with only a
- * coordinating word between them: the user named both requests, so neither is
- * dropped for being less likely than the other.
- */
-function coordinatedCards(text: string, keywordCards: ReadonlyMap<number, { spans: readonly { start: number; end: number }[] }>): Set<number> {
-  const spans = [...keywordCards].flatMap(([cardIndex, entry]) => entry.spans.map((span) => ({ cardIndex, ...span }))).sort((a, b) => a.start - b.start);
-  const joined = new Set<number>();
-  for (let index = 1; index < spans.length; index += 1) {
-    const left = spans[index - 1]!;
-    const right = spans[index]!;
-    if (left.cardIndex === right.cardIndex || right.start < left.end) continue;
-    const between = text.slice(left.end, right.start);
-    if (COORDINATOR.test(between) || JOINED_REQUEST.test(between)) {
-      joined.add(left.cardIndex);
-      joined.add(right.cardIndex);
-    }
-  }
-  return joined;
+/** The examples of the enabled cards that no keyword of their own card routes, in normal form. */
+function keywordFreeExamples(model: SnapshotModel): CalibrationExample[] {
+  return model.cards.flatMap((card, cardIndex) =>
+    card.examples.flatMap((example, exampleIndex) => {
+      const text = normalizeText(example);
+      const ownKeyword = model.keywords.findAll(text, { overlapping: true }).some((hit) => hit.payloads.includes(cardIndex));
+      return ownKeyword ? [] : [{ cardIndex, exampleIndex, text }];
+    }),
+  );
 }
-
-/**
- * Similarity alone routes only on real words in common: two or more shared
- * words / Chinese terms, or one when the text is close overall, or none when
- * it is very close character by character (short Chinese paraphrases). A lone
- * shared "推荐" in a long unrelated sentence is not enough.
- */
-function enoughEvidence(scores: ExampleScores, cardIndex: number, singleTermSimilarity: number): boolean {
-  const shared = scores.strong[cardIndex]!;
-  const similarity = scores.nearest[cardIndex]!;
-  return shared >= 2 || (shared === 1 && similarity >= singleTermSimilarity) || similarity >= 2 * singleTermSimilarity;
-}
-
-/** Where the first capture group that took part is inside the match, when it is shorter than the match. */
-function capturedSpan(match: PatternMatch): TextMask | undefined {
-  const group = match.groups.find((value): value is string => value !== null && value.length > 0);
-  if (group === undefined || group.length >= match.text.length) return undefined;
-  const offset = match.text.lastIndexOf(group);
-  return offset < 0 ? undefined : { start: match.start + offset, end: match.start + offset + group.length };
-}
-
-/** The whole text first, then its clauses when there are several. */
-function unitsOf(text: string): Unit[] {
-  const units: Unit[] = [{ text, start: 0, end: text.length }];
-  const clauses = splitClauses(text);
-  if (clauses.length > 1) for (const clause of clauses) units.push({ text: clause.text, start: clause.start, end: clause.start + clause.text.length });
-  return units;
-}
-
-function argmax(values: Float64Array): number {
-  let best = 0;
-  for (let index = 1; index < values.length; index += 1) if (values[index]! > values[best]!) best = index;
-  return best;
-}
-
-function confidenceOf(intents: readonly AgentMatch[]): 'high' | 'medium' | 'low' {
-  if (intents.length === 0) return 'low';
-  if (intents.every((intent) => intent.keywords.length > 0)) return 'high';
-  if (intents.every((intent) => intent.keywords.length > 0 || intent.value !== undefined)) return 'medium';
-  return Math.min(...intents.map((intent) => intent.coverage)) >= 0.45 ? 'medium' : 'low';
-}
-
-function reasonOf(intents: readonly AgentMatch[]): string {
-  if (intents.length === 0) return 'no keyword and nothing close to any card\'s examples';
-  return intents
-    .map((intent) =>
-      intent.keywords.length > 0
-        ? `${intent.agentId}: keyword ${intent.keywords.join('/')}`
-        : intent.value !== undefined
-          ? `${intent.agentId}: value ${intent.value} only it asks for`
-          : `${intent.agentId}: close to its examples (similarity ${intent.coverage})`,
-    )
-    .join('; ');
-}
-
-function round(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}
-
 

@@ -36,13 +36,26 @@ export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
       return { interrupted: rows[0]?.cut ?? [] };
     },
     async finishTurn(turnId, finish) {
-      const { rows } = await pool.query<{ finished: boolean }>('SELECT sb_finish_turn($1, $2, $3, $4, $5) AS finished', [
-        turnId,
-        finish.outcome,
-        finish.content,
-        finish.createdAt,
-        JSON.stringify(finish.metadata ?? {}),
-      ]);
+      const events = finish.events ?? [];
+      // The last events ride in the same statement (one round trip, one transaction).
+      const { rows } = await pool.query<{ finished: boolean }>(
+        `WITH stored AS (
+           INSERT INTO sb_events (turn_id, seq, data, created_at)
+           SELECT $1, event.seq, event.data, $8 FROM unnest($6::int[], $7::text[]) AS event (seq, data)
+           ON CONFLICT DO NOTHING
+         )
+         SELECT sb_finish_turn($1, $2, $3, $4, $5) AS finished`,
+        [
+          turnId,
+          finish.outcome,
+          finish.content,
+          finish.createdAt,
+          JSON.stringify(finish.metadata ?? {}),
+          events.map((event) => event.seq),
+          events.map((event) => event.data),
+          new Date().toISOString(),
+        ],
+      );
       return rows[0]?.finished === true;
     },
     async getTurn(turnId) {

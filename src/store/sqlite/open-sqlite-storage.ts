@@ -27,6 +27,31 @@ export function openSqliteStorage(path: string): Storage {
   migrateSqlite(db);
   const checkpointer = new SqliteSaver(db);
   const deleteOlderThan = createSqliteRetention(db);
+  // The checkpointer creates its tables on first use: until then there is nothing to prune. Once they exist,
+  // the statements are prepared once and every turn's pruning is one transaction.
+  let pruneStatements: { prune(threadId: string): void } | undefined;
+  const pruning = () => {
+    if (pruneStatements) return pruneStatements;
+    const tables = db
+      .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoints', 'writes')")
+      .all()
+      .map((row) => row.name);
+    if (!tables.includes('checkpoints') || !tables.includes('writes')) return undefined;
+    const newest = db.prepare<[string], { checkpoint_id: string }>(
+      "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
+    );
+    const dropCheckpoints = db.prepare('DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id <> ?');
+    const dropWrites = db.prepare('DELETE FROM writes WHERE thread_id = ? AND checkpoint_id <> ?');
+    pruneStatements = {
+      prune: db.transaction((threadId: string) => {
+        const kept = newest.get(threadId);
+        if (!kept) return;
+        dropCheckpoints.run(threadId, kept.checkpoint_id);
+        dropWrites.run(threadId, kept.checkpoint_id);
+      }),
+    };
+    return pruneStatements;
+  };
   let closed = false;
   return {
     kind: 'sqlite',
@@ -41,21 +66,8 @@ export function openSqliteStorage(path: string): Storage {
     forgetUser: createSqliteForgetUser(db),
     checkpointer,
     async pruneCheckpoints(threadId: string) {
-      const tables = db
-        .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('checkpoints', 'writes')")
-        .all()
-        .map((row) => row.name);
-      if (!tables.includes('checkpoints')) return;
-      const newest = db
-        .prepare<[string], { checkpoint_id: string }>(
-          "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
-        )
-        .get(threadId);
-      if (!newest) return;
-      db.prepare('DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id <> ?').run(threadId, newest.checkpoint_id);
-      if (tables.includes('writes')) {
-        db.prepare('DELETE FROM writes WHERE thread_id = ? AND checkpoint_id <> ?').run(threadId, newest.checkpoint_id);
-      }
+      const statements = pruning();
+      if (statements) statements.prune(threadId);
     },
     deleteOlderThan,
     async close() {

@@ -35,6 +35,7 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
     ),
     turn: db.prepare<[string], TurnRow>('SELECT * FROM sb_turns WHERE turn_id = ?'),
     running: db.prepare<[string, number], TurnRow>(`SELECT * FROM sb_turns WHERE status = 'running' AND started_at < ? ORDER BY started_at LIMIT ?`),
+    insertEvent: db.prepare('INSERT INTO sb_events (turn_id, seq, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
     latest: db.prepare<[string, string], TurnRow>(
       'SELECT * FROM sb_turns WHERE user_id = ? AND session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1',
     ),
@@ -60,6 +61,8 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
   });
 
   const finish = db.transaction((turnId: string, done: Omit<TurnFinish, 'outcome'> & { outcome: TurnFinish['outcome'] | 'interrupted' }): boolean => {
+    const storedAt = new Date().toISOString();
+    for (const event of done.events ?? []) statements.insertEvent.run(turnId, event.seq, event.data, storedAt);
     const turn = statements.turn.get(turnId);
     if (!turn || turn.status !== 'running') return false;
     statements.closeTurn.run(done.outcome, done.createdAt, turnId);

@@ -1,0 +1,69 @@
+/**
+ * CPU per offline turn: the real server (HTTP, graph, SQLite, SSE) over the
+ * sample travel and e-commerce registries with zero-latency fake sub-agents,
+ * driving short dialogues (a request, a value answered, a correction, a
+ * confirmation, several requests in one message) and reading
+ * `process.cpuUsage()` around them. The fakes run in this process too, so the
+ * figure is an upper bound of what the supervisor spends; compare it between
+ * versions, not against a budget.
+ *
+ * Run: `npx tsx bench/turn-cpu.ts [rounds]` (default 30 rounds; each round is
+ * one dialogue per registry, 11 turns).
+ */
+import { pathToFileURL } from 'node:url';
+import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../test/support/fake-agent.js';
+import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../test/support/switchboard-harness.js';
+
+const NOW = new Date(2026, 10, 22, 10, 0, 0);
+
+const TRAVEL_DIALOGUE = [
+  '帮我订北京的酒店，明天入住',
+  '不对，改成上海',
+  '确认',
+  '查询北京明天的天气和明天从北京到上海的航班',
+  'book a hotel in Beijing, check in tomorrow',
+  'yes',
+];
+const SHOP_DIALOGUE = ['帮我查一下订单的状态', '订单号 A1001', '那物流呢', '我要退款，订单 A1001，原因是质量问题', '确认'];
+
+async function board(file: string, ports: number[]): Promise<{ board: TestSwitchboard; agents: FakeAgent[] }> {
+  const agents: FakeAgent[] = [];
+  const urls: Record<number, string> = {};
+  for (const port of ports) {
+    const agent = await startFakeAgent(
+      port === 7104
+        ? sseReply({ result: { status: 'completed', output: { city: '北京', forecast: [] }, message: '晴。' } })
+        : jsonReply({ output: { order_id: 'A1001', status: 'shipped', events: [], refund_id: 'RF-1', booking_id: 'BK-1', hotels: [], flights: [] }, message: '好的。' }),
+    );
+    agents.push(agent);
+    urls[port] = agent.url;
+  }
+  const yaml = sampleRegistry(file, urls, { keepSideEffects: true, answerCacheTtlS: 0 }).replace(/^\s*cache_ttl_s:.*\n/gm, '');
+  return { board: await startTestSwitchboard({ registryYaml: yaml, now: () => NOW }), agents };
+}
+
+export async function main(rounds = Number(process.argv[2] ?? 30)): Promise<void> {
+  const travel = await board('agents_config.yaml', [7101, 7102, 7103, 7104]);
+  const shop = await board('examples/ecommerce/agents_config.yaml', [7201, 7202, 7203, 7204, 7205]);
+  const run = async (round: number) => {
+    for (const query of TRAVEL_DIALOGUE) await travel.board.chat(query, { sessionId: `travel-${round}` });
+    for (const query of SHOP_DIALOGUE) await shop.board.chat(query, { sessionId: `shop-${round}` });
+  };
+  // Warm-up: module loading, JIT, the ranker's model per snapshot.
+  for (let round = 0; round < 3; round++) await run(-1 - round);
+  const turns = rounds * (TRAVEL_DIALOGUE.length + SHOP_DIALOGUE.length);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (let round = 0; round < rounds; round++) await run(round);
+  const used = process.cpuUsage(cpu);
+  const wall = performance.now() - started;
+  console.log(`offline turns: ${turns}`);
+  console.log(`cpu per turn:  ${((used.user + used.system) / 1000 / turns).toFixed(2)} ms (user ${(used.user / 1000 / turns).toFixed(2)}, system ${(used.system / 1000 / turns).toFixed(2)})`);
+  console.log(`wall per turn: ${(wall / turns).toFixed(2)} ms`);
+  for (const { board: running, agents } of [travel, shop]) {
+    await running.close();
+    await Promise.all(agents.map((agent) => agent.close()));
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();
