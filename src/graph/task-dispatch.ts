@@ -69,18 +69,22 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
   return ({ state, context, emit, extraInfo }: DispatchScope) => {
     const { snapshot, language } = context;
     const guard = guardsOf(snapshot);
-    /** A task holding a value without a source is not sent: its keys are asked for as missing. */
-    const refuseUnsourced = (task: SubTask, card: AgentCard, keys: string[]): TaskOutcome => {
-      dependencies.logger.warn({ traceId: context.traceId, task: task.task_id, agent: card.id, keys }, 'refused input values without a source; asking for them');
+    /** The request for `keys` of `card`, with their descriptions, widgets and options in the turn's language. */
+    const missingInfo = (card: AgentCard, keys: string[]): SemanticInfo => {
       const specs = keys.map((key) => card.requiredKeys.find((spec) => spec.key === key));
-      extraInfo.push({
+      return {
         type: 'miss',
         sub_agent_id: card.id,
         keys,
         key_descriptions: keys.map((key, index) => (specs[index] ? keyDescription(specs[index]!, language) : key)),
         fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
         key_options: specs.map((spec) => keyOptions(spec, language)),
-      });
+      };
+    };
+    /** A task holding a value without a source is not sent: its keys are asked for as missing. */
+    const refuseUnsourced = (task: SubTask, card: AgentCard, keys: string[]): TaskOutcome => {
+      dependencies.logger.warn({ traceId: context.traceId, task: task.task_id, agent: card.id, keys }, 'refused input values without a source; asking for them');
+      extraInfo.push(missingInfo(card, keys));
       return { task_id: task.task_id, agent_id: card.id, status: 'input_required', missing_keys: keys, reason: 'unsourced_value' };
     };
     return async (task: SubTask, upstream: TaskOutcome[], options: DispatchOptions = {}): Promise<TaskOutcome> => {
@@ -200,15 +204,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       const base = { task_id: task.task_id, agent_id: card.id, message: reply.message, output: reply.output, attempts: outcome.attempts, duration_ms: outcome.durationMs };
       if (reply.status === 'input_required') {
         const keys = reply.missing_keys ?? [];
-        const specs = keys.map((key) => card.requiredKeys.find((spec) => spec.key === key));
-        const info: SemanticInfo = {
-          type: 'miss',
-          sub_agent_id: card.id,
-          keys,
-          key_descriptions: keys.map((key, index) => (specs[index] ? keyDescription(specs[index]!, language) : key)),
-          fe_widgets_suggestion: keys.map((key, index) => specs[index]?.widget ?? snapshot.widgets[key] ?? ''),
-          key_options: specs.map((spec) => keyOptions(spec, language)),
-        };
+        const info = missingInfo(card, keys);
         if (keys.length > 0) extraInfo.push(info);
         emit({
           stage: 'agent_done',
