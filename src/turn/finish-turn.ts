@@ -45,6 +45,8 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
   const durationMs = Date.now() - ending.startedAt;
   const unresolved = pipeline.unresolved();
   pipeline.holdForClient();
+  // The one word the client, /metrics and the log line say about this turn.
+  const said = decideTurnOutcome(outcome, pipeline.events);
   pipeline.send(
     {
       stage: 'done',
@@ -54,7 +56,7 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
       state: {
         trace_id: request.traceId,
         turn_id: request.turnId,
-        outcome: decideTurnOutcome(outcome, pipeline.events),
+        outcome: said,
         ...(outcome === 'completed' && unresolved ? { unresolved_reason: 'verify_failed' } : {}),
         ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}),
         ...(context.answerCached && outcome === 'completed' ? { cached: true } : {}),
@@ -90,7 +92,7 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
   pipeline.releaseToClient();
   await ending.eventLog.flush();
   logger.info(
-    { traceId: request.traceId, session: request.sessionId, turnId: request.turnId, outcome, durationMs, timingsMs: context.timings, ...ending.usageState() },
+    { traceId: request.traceId, session: request.sessionId, turnId: request.turnId, outcome: said, durationMs, timingsMs: context.timings, ...ending.usageState() },
     'turn finished',
   );
   options.onTurnEnd?.(outcome, durationMs, pipeline.events);
