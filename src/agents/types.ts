@@ -4,25 +4,10 @@
  * failure — every failure is an outcome with a reason.
  */
 import type { AgentCard } from '../registry/types.js';
+import type { AgentReply, AgentRequestBody } from '../../packages/agent-kit/src/wire.js';
 
-/** Body POSTed to a sub-agent's endpoint. */
-export interface AgentRequestBody {
-  task_id: string;
-  message: string;
-  inputs: Record<string, unknown>;
-  user_id: string;
-  thread_id: string;
-  trace_id: string;
-  upstream: Record<string, { agent: string; output: unknown }>;
-}
-
-/** What a sub-agent replies (the `http-json` body, or the SSE `result` event). */
-export interface AgentReply {
-  status: 'completed' | 'failed' | 'input_required';
-  output?: Record<string, unknown>;
-  message?: string;
-  missing_keys?: string[];
-}
+// The wire shapes are the agent kit's: one definition for both ends of the protocol.
+export type { AgentReply, AgentRequestBody } from '../../packages/agent-kit/src/wire.js';
 
 export type AgentOutcome =
   | { ok: true; reply: AgentReply; attempts: number; durationMs: number }
