@@ -33,14 +33,5 @@ export function registryYaml(header: string, cards: readonly GeneratedCard[], fi
   return `${lines.join('\n')}\n`;
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same numbers in 0..1. */
-export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator the registries are drawn with (shared with the eval's linear baseline). */
+export { createRandom } from '../src/util/seeded-random.js';

@@ -13,6 +13,7 @@
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { NearestBaseline } from './nearest-baseline.js';
+import { createRandom } from '../util/seeded-random.js';
 
 /** Training settings; the defaults are the usual ones for a small text classifier. */
 export interface LinearBaselineOptions {
@@ -91,7 +92,7 @@ export function buildLinearBaseline(snapshot: RegistrySnapshot, options: LinearB
     for (let label = 0; label < classes; label += 1) scores[label]! /= sum;
     return scores;
   };
-  const random = seeded(options.seed ?? 7);
+  const random = createRandom(options.seed ?? 7);
   const order = examples.map((_, index) => index);
   for (let epoch = 0; epoch < epochs && classes > 1; epoch += 1) {
     for (let index = order.length - 1; index > 0; index -= 1) {
@@ -129,17 +130,5 @@ export function buildLinearBaseline(snapshot: RegistrySnapshot, options: LinearB
     let best = 0;
     for (let label = 1; label < classes; label += 1) if (probabilities[label]! > probabilities[best]!) best = label;
     return cards[best]!.id;
-  };
-}
-
-/** A small seeded generator (mulberry32), so training is the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
   };
 }
