@@ -24,7 +24,7 @@
  * this one on SQLite, so a change's before and after are measured in the same run).
  * `bench/run-all.ts` imports `main()`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -331,16 +331,20 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
   const fakesJson = fakes.readyLine;
   const urls = JSON.parse(fakesJson) as Record<string, string>;
   const configPath = join(dir, 'agents_config.yaml');
+  // The databases sit in a folder of their own, as the default `sqlite:./data/switchboard.db` does: beside the
+  // registry file, every write would wake the registry's directory watcher.
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
   writeFileSync(configPath, sampleRegistry('agents_config.yaml', { 7101: urls.hotel!, 7102: urls.limo!, 7103: urls.flight!, 7104: urls.weather! }));
   const allRows: LoadFigures[] = [];
   const checks: TargetCheck[] = [];
   try {
     for (const mode of modes) {
       const llmEnv = mode === 'llm' ? { LLM_BASE_URL: urls.model, LLM_MODEL: 'fake-main', LLM_API_KEY: 'bench' } : { LLM_BASE_URL: '', LLM_MODEL: '' };
-      const boards: Server[] = [await startSwitchboard('switchboard/sqlite', configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dir, `${mode}.db`)}` })];
+      const boards: Server[] = [await startSwitchboard('switchboard/sqlite', configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dataDir, `${mode}.db`)}` })];
       const stops: (() => Promise<void>)[] = [];
       if (options.baseline) {
-        boards.push(await startSwitchboard('baseline/sqlite', configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dir, `${mode}-baseline.db`)}` }, undefined, options.baseline));
+        boards.push(await startSwitchboard('baseline/sqlite', configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dataDir, `${mode}-baseline.db`)}` }, undefined, options.baseline));
       }
       const databases: { url: string; drop(): Promise<void> }[] = [];
       if (options.postgres) {

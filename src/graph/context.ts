@@ -42,6 +42,13 @@ export interface TurnContext {
    * further work. Absent: every message is relayed.
    */
   admitProgress?: (agentId: string, content: string) => boolean;
+  /**
+   * Set when the runner sent `intent_start` before the graph started (the
+   * message's own words fix its language, so the first frame needs no storage
+   * read): the intent node does not send it again, and a turn the control node
+   * ends closes it with `intent_done`.
+   */
+  announced?: boolean;
 }
 
 /** What the execute node tells storage about the sub-tasks it sends. */

@@ -13,6 +13,7 @@ export {
   failureReasonText,
   intentStartText,
   planStartText,
+  replyReadText,
   summarizeStartText,
 } from './progress-texts.js';
 export {

@@ -7,6 +7,7 @@ import type { Bilingual, Language } from './language.js';
 
 const TEXTS = {
   intentStart: { zh: () => '正在分析您的需求...', en: () => 'Analysing your request...' },
+  replyRead: { zh: () => '已收到您的回复。', en: () => 'Got your reply.' },
   planStart: { zh: () => '正在为您制定执行方案...', en: () => 'Planning how to handle your request...' },
   confirmedPlanStart: { zh: () => '正在准备执行您确认的操作...', en: () => 'Preparing the confirmed actions...' },
   summarizeStart: {
@@ -28,6 +29,10 @@ const TEXTS = {
 /** intent_start. */
 export function intentStartText(language: Language): string {
   return TEXTS.intentStart[language]();
+}
+/** intent_done of a turn the control step answers itself (a yes, a no, a cancel word). */
+export function replyReadText(language: Language): string {
+  return TEXTS.replyRead[language]();
 }
 /** plan_start of an ordinary turn. */
 export function planStartText(language: Language): string {

@@ -8,7 +8,9 @@
 import { detectLanguage } from '../text/index.js';
 import { checkpointThread } from '../store/owner-key.js';
 import type { TurnOutcome } from '../store/types.js';
-import { turnFailedText, turnStoppedText } from '../i18n/index.js';
+import { intentStartText, turnFailedText, turnStoppedText } from '../i18n/index.js';
+import { hasNoLanguage } from '../intent/index.js';
+import { classifyReplyWord } from '../graph/control/classify-reply-word.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';
 import type { OutputGuard } from '../graph/output-guard.js';
@@ -106,6 +108,13 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
       admitProgress: (agentId, content) => progress.admit(agentId, content),
     };
     const threadKey = checkpointThread(request.owner, request.sessionId);
+    // The first frame leaves before any storage read or recognition when the message's own words fix its
+    // language (an id-only or empty message is answered in the session's language, known only from storage)
+    // and it is a request, not a bare yes / no / cancel word (those are answered without recognition).
+    if (request.query.trim() !== '' && !hasNoLanguage(request.query) && classifyReplyWord(request.query) === null) {
+      send({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
+      context.announced = true;
+    }
     let stopReason: TurnStopReason | undefined;
     try {
       const stream = await options.graph.stream(

@@ -14,7 +14,7 @@
 import type { EmotionScorer } from '../../escalation/emotion.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { planFromConfirmed } from '../control/confirmation.js';
-import { askAgainText, confirmedPlanStartText, noticeText, nothingToCancelText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
+import { askAgainText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
 import { classifyReplyWord } from '../control/classify-reply-word.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
@@ -45,7 +45,16 @@ export function expireParked(pending: readonly PendingTask[], now: Date, ttlSeco
 export function createControlNode(dependencies: ControlDependencies) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
-    const emit = eventWriter(config);
+    const send = eventWriter(config);
+    // The runner's early intent_start is closed before the first event of a turn this node answers or runs itself.
+    let intentOpen = context.announced === true;
+    const emit: typeof send = (event) => {
+      if (intentOpen) {
+        intentOpen = false;
+        send({ stage: 'intent_done', content: replyReadText(context.language), agent_id: 'supervisor', is_thinking: true });
+      }
+      send(event);
+    };
     const { snapshot } = context;
     const ttlSeconds = snapshot.supervisor.pendingTtlS ?? DEFAULT_PENDING_TTL_S;
     const { live, expired } = expireParked(state.memory.pending, context.now, ttlSeconds);

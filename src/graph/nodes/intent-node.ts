@@ -15,7 +15,7 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
     const emit = eventWriter(config);
-    emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
+    if (!context.announced) emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     // Memory blocks of prompts carry personal data masked (docs/api.md#personal-data); stored memory already is, this holds whatever the source.
     const masker = maskForSnapshot(context.snapshot);
     // The message was read once by the control node; a correction's yes/no word is set aside there.
