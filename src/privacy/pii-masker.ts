@@ -12,6 +12,7 @@
  * The built-in patterns are fixed and linear; registry patterns run on the
  * linear-time engine (`src/util/safe-pattern.ts`).
  */
+import { LRUCache } from 'lru-cache';
 import { maskPersonalData, maskPersonalNumber, personalValueSpans, personalValueTail } from './mask-personal-data.js';
 import type { KeepWhole } from '../text/id-scrubber.js';
 import { replaceFolded, spansFolded } from '../text/compatibility-fold.js';
@@ -29,15 +30,34 @@ export interface PiiMasker {
   maskDeep<T>(value: T): T;
 }
 
+/**
+ * How much masked text a masker remembers. A turn masks the same strings many
+ * times over (the session's memory in every checkpoint, object keys, events
+ * stored and logged); each is masked once while it is remembered. Strings of
+ * {@link MAX_REMEMBERED_CHARS} or more are masked every time.
+ */
+const REMEMBERED_CHARS = 2_000_000;
+const MAX_REMEMBERED_CHARS = 8192;
+
 /** Creates a masker for the built-in kinds plus the registry's extra patterns. */
 export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiMasker {
-  const mask = (text: string): string => {
-    if (typeof text !== 'string' || text.length === 0) return text;
+  const maskOnce = (text: string): string => {
     let result = maskPersonalData(text);
     // Registry patterns read the NFKC form too, as the built-in kinds do.
     for (const extra of extraPatterns) {
       result = replaceFolded(result, (normal) => extra.pattern.findAll(normal).map((match) => ({ start: match.start, end: match.end, replacement: maskPatternMatch(match.text) })));
     }
+    return result;
+  };
+  // Keyed by the text as given: it lives in this process's memory only, beside the values it came from.
+  const remembered = new LRUCache<string, string>({ maxSize: REMEMBERED_CHARS, sizeCalculation: (value, key) => value.length + key.length || 1 });
+  const mask = (text: string): string => {
+    if (typeof text !== 'string' || text.length === 0) return text;
+    if (text.length >= MAX_REMEMBERED_CHARS) return maskOnce(text);
+    const known = remembered.get(text);
+    if (known !== undefined) return known;
+    const result = maskOnce(text);
+    remembered.set(text, result);
     return result;
   };
   const maskDeep = <T>(value: T): T => {
