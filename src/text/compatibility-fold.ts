@@ -26,21 +26,52 @@ export interface FoldedText {
   original(start: number, end: number): { start: number; end: number };
 }
 
-/** Plain ASCII, and CJK ideographs and kana, which NFKC leaves as they are. */
-const STABLE = /^[\u0000-\u007f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]*$/;
-
-/** The normalised form of `text`; `undefined` when it is the text itself (nothing to map). */
+/**
+ * The normalised form of `text`; `undefined` when it is the text itself
+ * (nothing to map). Plain ASCII, CJK ideographs and kana are left as they are
+ * by NFKC and skipped.
+ */
 export function foldCompatibility(text: string): FoldedText | undefined {
-  if (STABLE.test(text)) return undefined;
+  // Most changed characters keep their length (full-width letters, digits and punctuation are one unit each
+  // way): the two forms then line up character for character and need no map.
+  let folded = '';
+  let copied = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80 || (code >= 0x4e00 && code <= 0x9fff) || (code >= 0x3040 && code <= 0x30ff) || (code >= 0x3400 && code <= 0x4dbf)) continue;
+    if (code >= 0xd800 && code <= 0xdfff) return mappedFold(text);
+    const char = text[index]!;
+    const normal = normalOf(char);
+    if (normal === char) continue;
+    if (normal.length !== 1) return mappedFold(text);
+    folded += text.slice(copied, index) + normal;
+    copied = index + 1;
+  }
+  if (copied === 0) return undefined;
+  folded += text.slice(copied);
+  return { text: folded, original: (start, end) => ({ start: Math.min(start, text.length), end: Math.max(0, end) }) };
+}
+
+/** NFKC of single code points, kept once asked for (a text repeats the same few: `，`, `。`, `？`). */
+const NORMAL_FORMS = new Map<string, string>();
+function normalOf(char: string): string {
+  let normal = NORMAL_FORMS.get(char);
+  if (normal === undefined) {
+    normal = char.normalize('NFKC');
+    if (NORMAL_FORMS.size < 65_536) NORMAL_FORMS.set(char, normal);
+  }
+  return normal;
+}
+
+/** The normalised form with a map from each of its characters to the written code point it came from. */
+function mappedFold(text: string): FoldedText | undefined {
   let folded = '';
   const starts: number[] = [];
   const ends: number[] = [];
-  let changed = false;
   let position = 0;
   for (const char of text) {
     const code = char.charCodeAt(0);
-    const normal = code < 0x80 || (code >= 0x4e00 && code <= 0x9fff) ? char : char.normalize('NFKC');
-    if (normal !== char) changed = true;
+    const normal = code < 0x80 || (code >= 0x4e00 && code <= 0x9fff) ? char : normalOf(char);
     for (let index = 0; index < normal.length; index++) {
       starts.push(position);
       ends.push(position + char.length);
@@ -48,7 +79,7 @@ export function foldCompatibility(text: string): FoldedText | undefined {
     folded += normal;
     position += char.length;
   }
-  if (!changed) return undefined;
+  if (folded === text) return undefined;
   return {
     text: folded,
     original: (start, end) => ({ start: start < starts.length ? starts[start]! : text.length, end: end > 0 ? ends[end - 1]! : 0 }),
