@@ -10,6 +10,7 @@
  *                                                                                      └─ summarize (kept answer)     └─ escalate
  */
 import { END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { compileFlowchart, FLOW_END, type Flowchart, type FlowRunOptions } from './flowchart-runner.js';
 import type { AgentClient } from '../agents/types.js';
 import type { IntentRecognizer } from '../intent/types.js';
 import type { Logger } from '../logger.js';
@@ -102,53 +103,97 @@ function inSequence(...nodes: NodeFunction[]): NodeFunction {
   };
 }
 
+/** Which engine runs the flowchart (decision 0030): our own runner by default, LangGraph's for comparison. */
+export type FlowchartEngine = 'direct' | 'langgraph';
+
+/** What the turn runner needs of the compiled flowchart: `streamMode: 'custom'` events of one turn. */
+export interface SupervisorGraph {
+  stream(input: SupervisorUpdate, options: FlowRunOptions & Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+}
+
 /**
  * The flowchart above, in four steps for a business turn: straight runs are
- * one graph node each (`control` = init → load_profile → control, `plan` =
+ * one step each (`control` = init → load_profile → control, `plan` =
  * plan → fill_from_profile → semantic_check → recall_answer, `execute` =
  * execute → verify → summarize); every part keeps its own file and timing.
  */
-export function buildSupervisorGraph(dependencies: SupervisorDependencies) {
+export function supervisorFlowchart(dependencies: SupervisorDependencies): Flowchart<SupervisorState> {
   const summarize = timed('summarize', createSummarizeNode(dependencies));
-  return new StateGraph(SupervisorStateAnnotation)
-    .addNode(
-      'control',
-      inSequence(
-        timed('init', createInitNode()),
-        timed('load_profile', createLoadProfileNode(dependencies)),
-        timed('control', createControlNode({ emotion: dependencies.emotion ?? createEmotionScorer() })),
-      ),
-    )
-    .addNode('recognize_intent', timed('recognize_intent', createIntentNode(dependencies)))
-    .addNode('direct_answer', timed('direct_answer', createDirectAnswerNode(dependencies)))
-    .addNode('escalate', timed('escalate', createEscalateNode(dependencies)))
-    .addNode(
-      'plan',
-      inSequence(
-        timed('plan', createPlanNode(dependencies)),
-        timed('fill_from_profile', createFillFromProfileNode()),
-        timed('semantic_check', createSemanticCheckNode()),
-        timed('recall_answer', createRecallAnswerNode(dependencies)),
-      ),
-    )
-    .addNode(
-      'execute',
-      inSequence(
-        timed('execute', createExecuteNode(dependencies)),
-        timed('verify', createVerifyNode({ ...dependencies, verifier: dependencies.verifier ?? createOfflineVerifier() })),
-        summarize,
-      ),
-    )
-    .addNode('summarize', summarize)
-    .addEdge(START, 'control')
-    .addConditionalEdges('control', routeAfterControl, ['execute', 'recognize_intent', END])
-    .addConditionalEdges('recognize_intent', routeAfterIntent, ['direct_answer', 'plan', 'escalate'])
-    .addConditionalEdges('plan', routeAfterRecall, ['execute', 'summarize'])
-    .addConditionalEdges('execute', routeAfterSummarize, ['escalate', END])
-    .addConditionalEdges('summarize', routeAfterSummarize, ['escalate', END])
-    .addEdge('direct_answer', END)
-    .addEdge('escalate', END)
-    .compile({ checkpointer: dependencies.checkpointer });
+  const end = () => FLOW_END;
+  return {
+    first: 'control',
+    initial: initialState,
+    steps: {
+      control: {
+        run: inSequence(
+          timed('init', createInitNode()),
+          timed('load_profile', createLoadProfileNode(dependencies)),
+          timed('control', createControlNode({ emotion: dependencies.emotion ?? createEmotionScorer() })),
+        ),
+        next: routeAfterControl,
+      },
+      recognize_intent: { run: timed('recognize_intent', createIntentNode(dependencies)), next: routeAfterIntent },
+      direct_answer: { run: timed('direct_answer', createDirectAnswerNode(dependencies)), next: end },
+      escalate: { run: timed('escalate', createEscalateNode(dependencies)), next: end },
+      plan: {
+        run: inSequence(
+          timed('plan', createPlanNode(dependencies)),
+          timed('fill_from_profile', createFillFromProfileNode()),
+          timed('semantic_check', createSemanticCheckNode()),
+          timed('recall_answer', createRecallAnswerNode(dependencies)),
+        ),
+        next: routeAfterRecall,
+      },
+      execute: {
+        run: inSequence(
+          timed('execute', createExecuteNode(dependencies)),
+          timed('verify', createVerifyNode({ ...dependencies, verifier: dependencies.verifier ?? createOfflineVerifier() })),
+          summarize,
+        ),
+        next: routeAfterSummarize,
+      },
+      summarize: { run: summarize, next: routeAfterSummarize },
+    },
+  } as Flowchart<SupervisorState>;
 }
 
-export type SupervisorGraph = ReturnType<typeof buildSupervisorGraph>;
+/** Where each step may go next (LangGraph needs the targets of a conditional edge up front). */
+const TARGETS: Record<string, string[]> = {
+  control: ['execute', 'recognize_intent', END],
+  recognize_intent: ['direct_answer', 'plan', 'escalate'],
+  plan: ['execute', 'summarize'],
+  execute: ['escalate', END],
+  summarize: ['escalate', END],
+  direct_answer: [END],
+  escalate: [END],
+};
+
+/** The supervisor's flowchart, compiled for the chosen engine (default: the direct runner). */
+export function buildSupervisorGraph(dependencies: SupervisorDependencies, options: { engine?: FlowchartEngine } = {}): SupervisorGraph {
+  const flowchart = supervisorFlowchart(dependencies);
+  if ((options.engine ?? 'direct') === 'direct') return compileFlowchart(flowchart, dependencies.checkpointer) as SupervisorGraph;
+  const graph = new StateGraph(SupervisorStateAnnotation) as unknown as {
+    addNode(name: string, run: NodeFunction): unknown;
+    addEdge(from: string, to: string): unknown;
+    addConditionalEdges(from: string, route: (state: SupervisorState, config: NodeConfig) => string, targets: string[]): unknown;
+    compile(options: { checkpointer?: BaseCheckpointSaver }): SupervisorGraph;
+  };
+  for (const [name, step] of Object.entries(flowchart.steps)) graph.addNode(name, step.run as NodeFunction);
+  graph.addEdge(START, flowchart.first);
+  for (const [name, step] of Object.entries(flowchart.steps)) {
+    const targets = TARGETS[name]!;
+    if (targets.length === 1) graph.addEdge(name, targets[0]!);
+    else graph.addConditionalEdges(name, step.next, targets);
+  }
+  return graph.compile({ checkpointer: dependencies.checkpointer });
+}
+
+/** Every channel at its default: the state of a session with nothing saved. */
+function initialState(): SupervisorState {
+  const state: Record<string, unknown> = {};
+  for (const [channel, spec] of Object.entries(SupervisorStateAnnotation.spec)) {
+    const created = (spec as unknown as { ValueType?: unknown; default?: () => unknown; initialValueFactory?: () => unknown });
+    state[channel] = (created.initialValueFactory ?? created.default)?.();
+  }
+  return state as SupervisorState;
+}
