@@ -53,9 +53,12 @@ export async function main(rounds = Number(process.argv.slice(2).find((arg) => /
   const embeddings = withEmbeddings ? await startFakeEmbeddings() : undefined;
   const travel = await board('agents_config.yaml', [7101, 7102, 7103, 7104], embeddings);
   const shop = await board('examples/ecommerce/agents_config.yaml', [7201, 7202, 7203, 7204, 7205], embeddings);
+  // Each round's messages end in their own number of "。" (read as nothing by routing): a round's messages are new
+  // texts, so the embeddings client's per-replica cache does not answer them from an earlier round.
   const run = async (round: number) => {
-    for (const query of TRAVEL_DIALOGUE) await travel.board.chat(query, { sessionId: `travel-${round}` });
-    for (const query of SHOP_DIALOGUE) await shop.board.chat(query, { sessionId: `shop-${round}` });
+    const end = '。'.repeat(round + 4);
+    for (const query of TRAVEL_DIALOGUE) await travel.board.chat(`${query}${end}`, { sessionId: `travel-${round}` });
+    for (const query of SHOP_DIALOGUE) await shop.board.chat(`${query}${end}`, { sessionId: `shop-${round}` });
   };
   // Warm-up: module loading, JIT, the ranker's model per snapshot.
   for (let round = 0; round < 3; round++) await run(-1 - round);
