@@ -61,6 +61,11 @@ export interface SemanticIndexOptions {
   queryTimeoutMs?: number;
   /** Quantile of the left-out examples' figures used as threshold and margin. Default 0.25. */
   quantile?: number;
+  /**
+   * Told when a query is read while the snapshot's cards have no vectors (still being embedded, or the
+   * endpoint failed when they were): `not_ready`. Endpoint failures of the query itself are the client's.
+   */
+  onFallback?: (reason: 'not_ready') => void;
 }
 
 interface CardVectors {
@@ -102,8 +107,12 @@ export function createSemanticIndex(options: SemanticIndexOptions): SemanticInde
   }
 
   async function read(query: string, snapshot: RegistrySnapshot, signal?: AbortSignal): Promise<QueryMeaning | undefined> {
+    if (query.trim().length === 0) return undefined;
     const model = await withTimeout(modelOf(snapshot), queryTimeoutMs);
-    if (!model || query.trim().length === 0) return undefined;
+    if (!model) {
+      options.onFallback?.('not_ready');
+      return undefined;
+    }
     const controller = new AbortController();
     const abort = () => controller.abort();
     signal?.addEventListener('abort', abort, { once: true });
