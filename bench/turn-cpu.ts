@@ -7,12 +7,18 @@
  * figure is an upper bound of what the supervisor spends; compare it between
  * versions, not against a budget.
  *
- * Run: `npx tsx bench/turn-cpu.ts [rounds]` (default 30 rounds; each round is
- * one dialogue per registry, 11 turns).
+ * Run: `npx tsx bench/turn-cpu.ts [rounds] [--embeddings]` (default 30 rounds;
+ * each round is one dialogue per registry, 11 turns). With `--embeddings` both
+ * servers use the fake concept-space `/v1/embeddings` endpoint
+ * (test/support/fake-embeddings.ts, a test double, not a model) running in this
+ * process too: the difference from a run without it is what the embeddings path
+ * costs per turn here (the fake's own work included), cards embedded before the
+ * timed rounds.
  */
 import { pathToFileURL } from 'node:url';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../test/support/fake-agent.js';
 import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../test/support/switchboard-harness.js';
+import { startFakeEmbeddings, type FakeEmbeddingsServer } from '../test/support/fake-embeddings.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 
@@ -26,7 +32,7 @@ const TRAVEL_DIALOGUE = [
 ];
 const SHOP_DIALOGUE = ['帮我查一下订单的状态', '订单号 A1001', '那物流呢', '我要退款，订单 A1001，原因是质量问题', '确认'];
 
-async function board(file: string, ports: number[]): Promise<{ board: TestSwitchboard; agents: FakeAgent[] }> {
+async function board(file: string, ports: number[], embeddings?: FakeEmbeddingsServer): Promise<{ board: TestSwitchboard; agents: FakeAgent[] }> {
   const agents: FakeAgent[] = [];
   const urls: Record<number, string> = {};
   for (const port of ports) {
@@ -39,31 +45,39 @@ async function board(file: string, ports: number[]): Promise<{ board: TestSwitch
     urls[port] = agent.url;
   }
   const yaml = sampleRegistry(file, urls, { keepSideEffects: true, answerCacheTtlS: 0 }).replace(/^\s*cache_ttl_s:.*\n/gm, '');
-  return { board: await startTestSwitchboard({ registryYaml: yaml, now: () => NOW }), agents };
+  const env = embeddings ? { EMBEDDINGS_BASE_URL: embeddings.baseUrl, EMBEDDINGS_MODEL: 'concepts' } : undefined;
+  return { board: await startTestSwitchboard({ registryYaml: yaml, now: () => NOW, ...(env ? { env } : {}) }), agents };
 }
 
-export async function main(rounds = Number(process.argv[2] ?? 30)): Promise<void> {
-  const travel = await board('agents_config.yaml', [7101, 7102, 7103, 7104]);
-  const shop = await board('examples/ecommerce/agents_config.yaml', [7201, 7202, 7203, 7204, 7205]);
+export async function main(rounds = Number(process.argv.slice(2).find((arg) => /^\d+$/.test(arg)) ?? 30), withEmbeddings = process.argv.includes('--embeddings')): Promise<void> {
+  const embeddings = withEmbeddings ? await startFakeEmbeddings() : undefined;
+  const travel = await board('agents_config.yaml', [7101, 7102, 7103, 7104], embeddings);
+  const shop = await board('examples/ecommerce/agents_config.yaml', [7201, 7202, 7203, 7204, 7205], embeddings);
+  // Each round's messages end in their own number of "。" (read as nothing by routing): a round's messages are new
+  // texts, so the embeddings client's per-replica cache does not answer them from an earlier round.
   const run = async (round: number) => {
-    for (const query of TRAVEL_DIALOGUE) await travel.board.chat(query, { sessionId: `travel-${round}` });
-    for (const query of SHOP_DIALOGUE) await shop.board.chat(query, { sessionId: `shop-${round}` });
+    const end = '。'.repeat(round + 4);
+    for (const query of TRAVEL_DIALOGUE) await travel.board.chat(`${query}${end}`, { sessionId: `travel-${round}` });
+    for (const query of SHOP_DIALOGUE) await shop.board.chat(`${query}${end}`, { sessionId: `shop-${round}` });
   };
   // Warm-up: module loading, JIT, the ranker's model per snapshot.
   for (let round = 0; round < 3; round++) await run(-1 - round);
   const turns = rounds * (TRAVEL_DIALOGUE.length + SHOP_DIALOGUE.length);
+  const requestsBefore = embeddings?.requests.length ?? 0;
   const cpu = process.cpuUsage();
   const started = performance.now();
   for (let round = 0; round < rounds; round++) await run(round);
   const used = process.cpuUsage(cpu);
   const wall = performance.now() - started;
-  console.log(`offline turns: ${turns}`);
+  const requests = (embeddings?.requests.length ?? 0) - requestsBefore;
+  console.log(`offline turns: ${turns}${embeddings ? ` (embeddings: fake endpoint, ${(requests / turns).toFixed(2)} requests per turn)` : ''}`);
   console.log(`cpu per turn:  ${((used.user + used.system) / 1000 / turns).toFixed(2)} ms (user ${(used.user / 1000 / turns).toFixed(2)}, system ${(used.system / 1000 / turns).toFixed(2)})`);
   console.log(`wall per turn: ${(wall / turns).toFixed(2)} ms`);
   for (const { board: running, agents } of [travel, shop]) {
     await running.close();
     await Promise.all(agents.map((agent) => agent.close()));
   }
+  await embeddings?.close();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

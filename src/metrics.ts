@@ -70,7 +70,11 @@ export interface Metrics {
   readonly embeddingsCalls: Counter<'outcome'>;
   /** Latency of the embeddings endpoint's requests. */
   readonly embeddingsDuration: Histogram<string>;
-  /** Times routing stayed lexical because the embeddings endpoint failed, by reason (`error`, `circuit_open`). */
+  /**
+   * Times a turn went without the query's vector (routing, pre-selection and the answer cache stayed
+   * lexical), by reason: the endpoint failed (`error`, `circuit_open`), or the registry's cards had no vectors
+   * yet (`not_ready`).
+   */
   readonly embeddingsFallbacks: Counter<'reason'>;
   /** Names where `registryVersion`, `agentHealth` and `agentBreakerState` read their values at each scrape. */
   observeLive(source: () => LiveState): void;
@@ -244,7 +248,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
     }),
     embeddingsFallbacks: new Counter({
       name: 'switchboard_embeddings_fallbacks_total',
-      help: 'Times routing stayed lexical because the embeddings endpoint failed, by reason.',
+      help: 'Times a turn went without the query vector (routing, pre-selection and the answer cache stayed lexical), by reason (error, circuit_open, not_ready).',
       labelNames: ['reason'],
       registers,
     }),

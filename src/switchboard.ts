@@ -222,7 +222,15 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     responseCache: createResponseCache({ store: cacheStore, logger, now: options.now, onLookup: (hit) => recordCacheLookup(metrics, 'response', hit) }),
     // Answers of hot questions go to the storage backend's own store (SQLite, Postgres or Redis): one
     // lookup per business turn, and a replica answers what another one answered.
-    answerCache: createAnswerCache({ store: storage.kv, logger, now: options.now, onLookup: (hit) => recordCacheLookup(metrics, 'answer', hit) }),
+    answerCache: createAnswerCache({
+      store: storage.kv,
+      logger,
+      now: options.now,
+      onLookup: (hit) => recordCacheLookup(metrics, 'answer', hit),
+      onParaphraseLookup: (hit) => recordCacheLookup(metrics, 'answer_paraphrase', hit),
+    }),
+    // The turn's message is embedded at most once, for routing, pre-selection and the answer cache.
+    ...(embeddings ? { semantic: embeddings.index } : {}),
     ticketWebhook,
     onAgentCall: (agent, outcome, durationMs) => {
       health.record(agent, outcome);

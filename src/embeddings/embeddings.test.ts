@@ -10,6 +10,7 @@ import { readQuery } from '../text/index.js';
 import { createEmbeddingsClient } from './embeddings-client.js';
 import { createEmbeddingsFromEnv } from './from-env.js';
 import { createSemanticIndex } from './semantic-index.js';
+import { createTurnMeaning } from './turn-meaning.js';
 import { startFakeEmbeddings, type FakeEmbeddingsServer } from '../../test/support/fake-embeddings.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -141,5 +142,18 @@ describe('word meaning in offline routing (fake concept-space endpoint)', () => 
     expect(Date.now() - started).toBeLessThan(2000);
     fake.set({ status: 500 });
     expect(await recognise(recognizer, 'should I bring an umbrella to Shanghai tomorrow')).toEqual([]);
+  });
+
+  it('counts a query read before the cards have vectors as a not_ready fallback, once per turn', async () => {
+    fake = await startFakeEmbeddings({ status: 500 });
+    const reasons: string[] = [];
+    const client = createEmbeddingsClient({ baseUrl: fake.baseUrl, model: 'm', logger: silentLogger, breaker: { failureThreshold: 100, resetTimeoutMs: 60_000 } });
+    const semantic = createSemanticIndex({ client, onFallback: (reason) => reasons.push(reason) });
+    expect(await semantic.prepare(snapshot)).toBe(false);
+    fake.set({});
+    const meaning = createTurnMeaning(semantic, 'will it snow', snapshot);
+    expect(await meaning.read()).toBeUndefined();
+    expect(await meaning.read()).toBeUndefined();
+    expect(reasons).toEqual(['not_ready']);
   });
 });

@@ -35,5 +35,7 @@ export function createEmbeddingsFromEnv(env: Readonly<Record<string, string | un
         }
       : undefined,
   });
-  return { client, index: createSemanticIndex({ client }) };
+  // A turn read before the cards have vectors stays lexical too, and is counted with the endpoint's fallbacks.
+  const onFallback = metrics ? (reason: string) => metrics.embeddingsFallbacks.inc({ reason }) : undefined;
+  return { client, index: createSemanticIndex({ client, ...(onFallback ? { onFallback } : {}) }) };
 }

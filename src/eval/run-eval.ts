@@ -20,6 +20,7 @@ import { readQuery } from '../text/index.js';
 import type { EvalCase } from './eval-set.js';
 import type { NearestBaseline } from './nearest-baseline.js';
 import type { SemanticIndex } from '../embeddings/semantic-index.js';
+import { createTurnMeaning } from '../embeddings/turn-meaning.js';
 
 /** What the supervisor decided for one labelled line. */
 export interface EvalOutcome {
@@ -53,7 +54,7 @@ export interface RunEvalOptions {
   baseline?: NearestBaseline;
   /** The second peer (`linear-baseline.ts`), answering the same way. */
   linear?: NearestBaseline;
-  /** Word meaning for pre-selection (the recogniser carries its own); absent: lexical pre-selection. */
+  /** Word meaning for pre-selection and the recogniser, read once per labelled line; absent: lexical pre-selection. */
   semantic?: SemanticIndex;
   /** Called after each line (progress for long sets). */
   onOutcome?: (outcome: EvalOutcome, index: number) => void;
@@ -78,10 +79,13 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
     memory = (await playTurn(query, memory, options, now, `eval_${item.line}_${turn}`)).memory;
   }
   const pendingAgents = pendingOf(memory, snapshot);
-  const semantic = options.semantic ? await options.semantic.scores(readQuery(item.query).normalizedQuery, snapshot) : undefined;
+  const read = readQuery(item.query);
+  // The line's meaning is read once, as a turn reads it: for the pre-selection here and for the recogniser.
+  const meaning = options.semantic ? createTurnMeaning(options.semantic, read.normalizedQuery, snapshot) : undefined;
+  const semantic = (await meaning?.read())?.scores;
   const preselected = options.preselector.select({ query: item.query, history: memory.history, pendingAgents, snapshot, ...(semantic ? { semantic } : {}) }).cards.map((card) => card.id);
   const started = performance.now();
-  const intent = await options.recognizer.recognize({ ...readQuery(item.query), history: memory.history, snapshot, pendingAgents, usage: createLlmUsage(), now });
+  const intent = await options.recognizer.recognize({ ...read, history: memory.history, snapshot, pendingAgents, usage: createLlmUsage(), now, ...(meaning ? { meaning } : {}) });
   const latencyMs = performance.now() - started;
   const predicted = intent.kind === 'business' ? [...new Set(intent.intents.map((found) => found.agentId))] : [];
   const inputs: Record<string, Record<string, unknown>> = {};

@@ -37,6 +37,7 @@ import type { Planner } from './planning/types.js';
 import type { ResponseCache } from './caches/response-cache.js';
 import { SupervisorStateAnnotation, type SupervisorState, type SupervisorUpdate } from './state.js';
 import { turnContext, type NodeConfig } from './context.js';
+import type { SemanticIndex } from '../embeddings/semantic-index.js';
 
 export interface SupervisorDependencies {
   recognizer: IntentRecognizer;
@@ -57,6 +58,11 @@ export interface SupervisorDependencies {
   verifier?: Verifier;
   /** Long-term profile facts per user; none = no profile layer. */
   profiles?: ProfileStore;
+  /**
+   * Word meaning from the optional embeddings endpoint: each turn's message is embedded at most once, on
+   * first use (`embeddings/turn-meaning.ts`), for the recognisers and the answer cache's paraphrase look-up.
+   */
+  semantic?: SemanticIndex;
 }
 
 type NodeFunction = (state: SupervisorState, config: NodeConfig) => Promise<SupervisorUpdate>;

@@ -8,6 +8,7 @@ import type { LlmUsage } from '../llm/types.js';
 import type { ConfirmationRequest } from './plan-types.js';
 import type { SemanticInfo, Stage } from './response-state.js';
 import type { TurnBudget } from './turn-budget.js';
+import type { TurnMeaning } from '../embeddings/turn-meaning.js';
 
 export interface TurnContext {
   /** The registry version this turn started on; kept for the whole turn. */
@@ -30,6 +31,12 @@ export interface TurnContext {
    * state's `user_id` then stands for it (the default tenant).
    */
   owner?: string;
+  /**
+   * The meaning of the turn's message from the optional embeddings endpoint, read at most once (set by the
+   * intent node when an endpoint is configured). Here, not in state: the vector of a user's words is never
+   * written to the checkpointer.
+   */
+  meaning?: TurnMeaning;
   /** Set when the turn was answered from the answer cache (the `done` event says `cached: true`). */
   answerCached?: boolean;
   /** Records each sub-task before it is sent (audit trail); absent in unit tests. */

@@ -8,6 +8,13 @@ import { createOfflineRecognizer } from './offline-recognizer.js';
 import { card, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { IntentInput } from './types.js';
 import { readQuery } from '../text/index.js';
+import { fileURLToPath } from 'node:url';
+import { loadRegistryFile } from '../registry/index.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import { createEmbeddingsClient } from '../embeddings/embeddings-client.js';
+import { createSemanticIndex } from '../embeddings/semantic-index.js';
+import { createTurnMeaning } from '../embeddings/turn-meaning.js';
+import { startFakeEmbeddings } from '../../test/support/fake-embeddings.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const snapshot = snapshotOf([...travelCards(), card({ id: 'train_agent', name: '火车票', description: 'train tickets', enabled: false })]);
@@ -165,5 +172,74 @@ describe('LLM recognizer', () => {
     expect((result.draftPlan as { task_plan: { sub_tasks: { assigned_agent: string }[] } }).task_plan.sub_tasks.map((task) => task.assigned_agent)).toEqual(['weather_agent']);
     expect(result.userFriendlyMessage).not.toContain('intent recogniser');
     expect(result.userFriendlyMessage).not.toContain('Instruction hierarchy');
+  });
+});
+
+describe('LLM pre-selection with word meaning (fake concept-space embeddings endpoint, a test double)', () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  // Travel and shop cards together: 9 cards, of which the prompt shows 3.
+  async function registry(): Promise<RegistrySnapshot> {
+    const cards = [];
+    for (const file of ['agents_config.yaml', 'examples/ecommerce/agents_config.yaml']) {
+      const loaded = await loadRegistryFile(`${root}${file}`, { env: {} });
+      if (!loaded.ok) throw new Error(`${file} invalid`);
+      cards.push(...loaded.snapshot.enabledAgents);
+    }
+    return snapshotOf(cards);
+  }
+  const shown = (index: number) => [...model.fake.requests[index]!.messages.map((message) => message.content).join('\n').matchAll(/- id: (\w+) \|/g)].map((match) => match[1]);
+  // Shares no word with the weather card; its lexical candidates at K = 3 are other cards.
+  const QUERY = 'will I need an umbrella';
+
+  it('shows the card a paraphrase means, which the lexical candidates at the same K leave out, and embeds the query once', async () => {
+    const cards = await registry();
+    const fake = await startFakeEmbeddings();
+    try {
+      const semantic = createSemanticIndex({ client: createEmbeddingsClient({ baseUrl: fake.baseUrl, model: 'concepts', logger: silentLogger }) });
+      expect(await semantic.prepare(cards)).toBe(true);
+      const recognizer = createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger, maxPromptCards: 3 });
+      model.fake.push(reply({ intent: ['weather_agent'] }), reply({ intent: ['weather_agent'] }));
+      const first = model.fake.requests.length;
+      await recognizer.recognize(input(QUERY, { snapshot: cards }));
+      expect(shown(first)).toHaveLength(3);
+      expect(shown(first)).not.toContain('weather_agent');
+
+      fake.requests.length = 0;
+      const meaning = createTurnMeaning(semantic, readQuery(QUERY).normalizedQuery, cards);
+      const result = await recognizer.recognize(input(QUERY, { snapshot: cards, meaning }));
+      expect(shown(first + 1)).toContain('weather_agent');
+      expect(shown(first + 1)).toHaveLength(3);
+      expect(result.intents.map((intent) => intent.agentId)).toEqual(['weather_agent']);
+      // The turn's later readers get the same vector: one request to the endpoint in all.
+      expect((await meaning.read())?.scores.similarity.length).toBe(9);
+      expect(fake.requests.flatMap((request) => request.input)).toEqual([QUERY]);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('keeps the lexical pre-selection, and the turn, when the endpoint fails or is slow', async () => {
+    const cards = await registry();
+    const fake = await startFakeEmbeddings();
+    try {
+      const client = createEmbeddingsClient({ baseUrl: fake.baseUrl, model: 'concepts', timeoutMs: 300, logger: silentLogger });
+      const semantic = createSemanticIndex({ client, queryTimeoutMs: 300 });
+      expect(await semantic.prepare(cards)).toBe(true);
+      const recognizer = createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger, maxPromptCards: 3 });
+      for (const [fault, query] of [[{ status: 500 }, QUERY], [{ latencyMs: 3000 }, `${QUERY}?`]] as const) {
+        fake.set(fault);
+        model.fake.push(reply({ intent: ['hotel_agent'] }));
+        const at = model.fake.requests.length;
+        const started = Date.now();
+        const result = await recognizer.recognize(input(query, { snapshot: cards, meaning: createTurnMeaning(semantic, readQuery(query).normalizedQuery, cards) }));
+        expect(Date.now() - started).toBeLessThan(2000);
+        expect(result).toMatchObject({ kind: 'business', source: 'model' });
+        expect(shown(at)).toHaveLength(3);
+        expect(shown(at)).not.toContain('weather_agent');
+      }
+      expect(client.stats.fallbacks).toBe(2);
+    } finally {
+      await fake.close();
+    }
   });
 });

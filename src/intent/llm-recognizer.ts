@@ -152,7 +152,10 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
       // Level 3: one model call (plus one retry for an unusable reply).
       const history = input.history.slice(-Math.max(1, input.snapshot.supervisor.memoryMaxHistory));
       const pending = enabledCards(input.snapshot, input.pendingAgents);
-      const selection = preselector.select({ query: text, history, pendingAgents: input.pendingAgents, snapshot: input.snapshot });
+      // Above the prompt's card limit, the cards closest in meaning take turns with the lexical candidates (the
+      // turn's one reading of the query's meaning; a failed or slow endpoint leaves the lexical selection).
+      const semantic = input.meaning && preselector.selects(input.snapshot) ? (await input.meaning.read())?.scores : undefined;
+      const selection = preselector.select({ query: text, history, pendingAgents: input.pendingAgents, snapshot: input.snapshot, ...(semantic ? { semantic } : {}) });
       const messages = buildIntentMessages({
         query: text,
         cards: selection.cards,

@@ -88,7 +88,12 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
 
       const carried = carriedAgents(input, snapshot);
       const previous = input.history[input.history.length - 1];
-      const semantic = options.semantic ? await options.semantic.scores(query, snapshot, input.signal).catch(() => undefined) : undefined;
+      // The turn's one reading of the query's meaning when the graph gives it; else this recogniser's own index.
+      const semantic = input.meaning
+        ? (await input.meaning.read())?.scores
+        : options.semantic
+          ? await options.semantic.scores(query, snapshot, input.signal).catch(() => undefined)
+          : undefined;
       const ranked = withoutAttributeClauses(ranker.rank(query, snapshot, semantic), snapshot, now());
       // The answer to a parked request's question ("订单号是 2024051812345678" when the refund waits for its 订单号):
       // a keyword that is only the name of the awaited key does not start another request.

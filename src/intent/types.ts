@@ -7,6 +7,7 @@ import type { LlmUsage } from '../llm/types.js';
 import type { Language } from '../i18n/language.js';
 import type { DraftPlanEnvelope } from './llm/intent-schema.js';
 import type { Clause } from './routing/clause-splitter.js';
+import type { TurnMeaning } from '../embeddings/turn-meaning.js';
 
 export type SimpleIntentKind =
   | 'greeting'
@@ -78,6 +79,12 @@ export interface IntentInput {
   usage?: LlmUsage;
   /** "Today" for relative dates. */
   now?: Date;
+  /**
+   * The turn's meaning of `normalizedQuery` from the optional embeddings endpoint, read at most once per
+   * turn (`embeddings/turn-meaning.ts`). Given, it is the only source of the query's vector; absent, a
+   * recogniser built with its own semantic index reads it (eval, direct use).
+   */
+  meaning?: TurnMeaning;
 }
 
 export interface IntentRecognizer {

@@ -33,8 +33,12 @@ export function recordTurnMetrics(metrics: Metrics, lifecycle: TurnOutcome, dura
   }
 }
 
-/** The cache a lookup went to: `answer` (hot questions), `response` (a sub-agent reply) or `intent` (a model intent result). */
-export type CacheName = 'answer' | 'response' | 'intent';
+/**
+ * The cache a lookup went to: `answer` (hot questions), `response` (a sub-agent reply), `intent` (a model
+ * intent result), or `answer_paraphrase` (the answer cache's look-up by meaning after an exact miss, made when
+ * the question has a vector from the embeddings endpoint; its hits are counted under `answer` too).
+ */
+export type CacheName = 'answer' | 'response' | 'intent' | 'answer_paraphrase';
 
 /** Counts one cache lookup as a hit or a miss. */
 export function recordCacheLookup(metrics: Metrics, cache: CacheName, hit: boolean): void {

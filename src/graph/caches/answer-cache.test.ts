@@ -1,10 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../logger.js';
 import { loadRegistryText } from '../../registry/load-registry.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { createMemoryKeyValueStore } from '../../store/index.js';
 import { answerCacheKey, answerMayBeKept, createAnswerCache, type AnswerCacheRequest } from './answer-cache.js';
 import type { SubTask } from '../plan-types.js';
+import { loadRegistryFile } from '../../registry/index.js';
+import { cosine, createEmbeddingsClient } from '../../embeddings/embeddings-client.js';
+import { createSemanticIndex, type SemanticIndex } from '../../embeddings/semantic-index.js';
+import { splitQualifiers } from './cache-scope.js';
+import { startFakeEmbeddings, type FakeEmbeddingsServer } from '../../../test/support/fake-embeddings.js';
 
 const REGISTRY = `version: 1
 supervisor:
@@ -176,5 +182,106 @@ describe('answers with personal data', () => {
     expect(answerMayBeKept(LIVE, { answer: '已联系 13812345678。', tasks: [] })).toBe(false);
     expect(answerMayBeKept(LIVE, { answer: 'ok', tasks: [{ key: 'k', agent_id: 'order_agent', output: { email: 'a.b@example.com' } }] })).toBe(false);
     expect(answerMayBeKept(LIVE, { answer: 'ok', tasks: [{ key: 'k', agent_id: 'order_agent', message: '会员 M12345678' }] })).toBe(false);
+  });
+});
+
+describe('paraphrases of a kept question (fake concept-space embeddings endpoint, a test double)', () => {
+  let sample: RegistrySnapshot;
+  let fake: FakeEmbeddingsServer;
+  let semantic: SemanticIndex;
+  beforeAll(async () => {
+    const loaded = await loadRegistryFile(fileURLToPath(new URL('../../../agents_config.yaml', import.meta.url)), { env: {} });
+    if (!loaded.ok) throw new Error('sample registry invalid');
+    sample = loaded.snapshot;
+    fake = await startFakeEmbeddings();
+    semantic = createSemanticIndex({ client: createEmbeddingsClient({ baseUrl: fake.baseUrl, model: 'concepts', logger: silentLogger }) });
+    expect(await semantic.prepare(sample)).toBe(true);
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  const TOMORROW = { city: '北京', date: '2026-11-23' };
+  const keyFor = (question: string, inputs: Record<string, unknown> = TOMORROW, overrides: Partial<AnswerCacheRequest> = {}) =>
+    answerCacheKey(request([task('t1', 'weather_agent', inputs, { description: question })], { snapshot: sample, texts: [question], question, rewrittenQuery: question, ...overrides }))!;
+  const meaningOf = async (question: string) => (await semantic.read(question, sample))!;
+  const answer = (key: ReturnType<typeof keyFor>) => ({ answer: '北京明天晴，8 到 -2 度。', tasks: [{ key: key.taskKeys.t1!, agent_id: 'weather_agent', output: { city: '北京' } }] });
+
+  it('tells the words that restate a request from those that qualify it', () => {
+    const weather = sample.byId.get('weather_agent')!;
+    const values = new Set(['北京', '上海', 'beijing', 'shanghai']);
+    // "要带伞" is how an example of the card asks ("去西安要带伞吗"); the rest names when, which or how much.
+    expect(splitQualifiers('要带伞', [weather], values)).toEqual({ qualifiers: [], restating: ['要带伞'] });
+    for (const term of ['下个月', '这周末', 'month', 'next', '3', 'date:2026-12-01', '上海', '晚上冷不冷', '多少度']) {
+      expect(splitQualifiers(term, [weather], values)).toEqual({ qualifiers: [term], restating: [] });
+    }
+    // A word no example of the card uses qualifies too: it may be a value the extractor did not read.
+    expect(splitQualifiers('苏州', [weather], values).qualifiers).toEqual(['苏州']);
+  });
+
+  it('answers a paraphrase from the kept answer: same agent, same values, same qualifiers, close in meaning', async () => {
+    const paraphrases: boolean[] = [];
+    const lookups: boolean[] = [];
+    const store = createMemoryKeyValueStore();
+    const cache = createAnswerCache({ store, logger: silentLogger, onLookup: (hit) => lookups.push(hit), onParaphraseLookup: (hit) => paraphrases.push(hit) });
+    const asked = '北京明天天气怎么样';
+    const kept = keyFor(asked);
+    await cache.remember(kept, answer(kept), await meaningOf(asked));
+
+    const paraphrase = '北京明天要带伞吗';
+    const key = keyFor(paraphrase);
+    expect(key.key).not.toBe(kept.key);
+    expect(key.family).toBe(kept.family);
+    // Without a vector (no embeddings endpoint) nothing changes: the lexical key misses.
+    expect(await cache.lookup(key)).toBeUndefined();
+    const hit = await cache.lookup(key, () => meaningOf(paraphrase));
+    expect(hit).toMatchObject({ answer: '北京明天晴，8 到 -2 度。', matched: 'paraphrase', tasks: [{ key: key.taskKeys.t1, agent_id: 'weather_agent' }] });
+    expect(await cache.lookup(kept, () => Promise.reject(new Error('not read on an exact hit')))).toMatchObject({ matched: 'exact' });
+    expect(lookups).toEqual([false, true, true]);
+    expect(paraphrases).toEqual([true]);
+    // Only the answer is in the store, under its exact key: no vector of the user's words.
+    expect(store.size).toBe(1);
+    expect(JSON.stringify(await store.get(kept.key))).not.toMatch(/\d\.\d{6}/);
+  });
+
+  it('never answers a different value or qualifier, however close the meaning', async () => {
+    const cache = createAnswerCache({ store: createMemoryKeyValueStore(), logger: silentLogger });
+    const asked = '北京明天天气怎么样';
+    const kept = keyFor(asked);
+    await cache.remember(kept, answer(kept), await meaningOf(asked));
+    const misses: [string, Record<string, unknown>][] = [
+      ['上海明天要带伞吗', { city: '上海', date: '2026-11-23' }],
+      ['北京后天要带伞吗', { city: '北京', date: '2026-11-24' }],
+      ['北京下个月天气怎么样', TOMORROW],
+      ['北京明天晚上冷不冷', TOMORROW],
+      ['北京明天3点天气', TOMORROW],
+    ];
+    for (const [question, inputs] of misses) {
+      const meaning = await meaningOf(question);
+      expect(await cache.lookup(keyFor(question, inputs), async () => meaning), question).toBeUndefined();
+    }
+    // "下个月" is as close in meaning as a paraphrase here: it is the qualifier, not the cosine, that keeps it apart.
+    const nextMonth = await meaningOf('北京下个月天气怎么样');
+    expect(cosine(nextMonth.vector, (await meaningOf(asked)).vector)).toBeGreaterThanOrEqual(nextMonth.paraphrase);
+    // Another language, another tenant, another registry version: other families.
+    expect(keyFor('北京明天要带伞吗', TOMORROW, { language: 'en' }).family).not.toBe(kept.family);
+    expect(keyFor('北京明天要带伞吗', TOMORROW, { owner: 'acme/u1' }).family).not.toBe(kept.family);
+    // A task without inputs is keyed on its wording: no paraphrase look-up.
+    expect(answerCacheKey(request([task('t1', 'faq_agent', {})]))!.family).toBeUndefined();
+  });
+
+  it('misses a question far in meaning, and an entry past its time to live', async () => {
+    let clock = 1_000;
+    const cache = createAnswerCache({ store: createMemoryKeyValueStore({ now: () => clock }), logger: silentLogger, now: () => new Date(clock) });
+    const asked = '北京明天天气怎么样';
+    const kept = keyFor(asked);
+    await cache.remember(kept, answer(kept), await meaningOf(asked));
+    // Same family (the restating words differ), but not the same question in meaning.
+    const question = '北京明天空气质量怎么样';
+    expect(keyFor(question).family).toBe(kept.family);
+    expect(await cache.lookup(keyFor(question), () => meaningOf(question))).toBeUndefined();
+    expect(await cache.lookup(keyFor('北京明天要带伞吗'), () => meaningOf('北京明天要带伞吗'))).toMatchObject({ matched: 'paraphrase' });
+    clock += kept.ttlMs + 1;
+    expect(await cache.lookup(keyFor('北京明天要带伞吗'), () => meaningOf('北京明天要带伞吗'))).toBeUndefined();
   });
 });

@@ -29,7 +29,9 @@ import { createPiiMasker } from '../../privacy/index.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { tenantOfOwner } from '../../store/owner-key.js';
 import type { KeyValue, KeyValueStore } from '../../store/types.js';
-import { canonicalJson, digest, isUserSpecific, residualQualifiers } from './cache-scope.js';
+import { LRUCache } from 'lru-cache';
+import { cosine } from '../../embeddings/embeddings-client.js';
+import { canonicalJson, digest, isUserSpecific, residualQualifiers, splitQualifiers } from './cache-scope.js';
 import type { AgentCard } from '../../registry/types.js';
 import { isCacheable } from './response-cache.js';
 import type { Language } from '../../i18n/index.js';
@@ -43,6 +45,20 @@ export interface AnswerCacheKey {
   ttlMs: number;
   /** task_id of the plan → the digest naming that task in the entry (task ids differ between plans). */
   taskKeys: Record<string, string>;
+  /**
+   * The key without the terms that only restate the request (`splitQualifiers`): questions of one family
+   * have the same agents, inputs, qualifiers, scope, language and registry version, and may differ only in
+   * how they ask. Absent when the plan has a task without inputs (keyed on its wording).
+   */
+  family?: string;
+}
+
+/** The question's meaning, for the paraphrase look-up (from the embeddings endpoint; memory only). */
+export interface AnswerCacheMeaning {
+  /** Unit vector of the question. */
+  vector: Float32Array;
+  /** Cosine two questions of one family need to share an answer (calibrated per registry, `semantic-index.ts`). */
+  paraphrase: number;
 }
 
 /** One task's reply as the entry keeps it. */
@@ -83,10 +99,14 @@ export interface AnswerCacheRequest {
 }
 
 export interface AnswerCache {
-  /** The kept answer under this key, if one is live. */
-  lookup(key: AnswerCacheKey): Promise<CachedAnswer | undefined>;
-  /** Keeps an answer for the key's time to live. */
-  remember(key: AnswerCacheKey, answer: Omit<CachedAnswer, 'cached_at'>): Promise<void>;
+  /**
+   * The kept answer under this key, if one is live; else, when `meaning` gives the question's vector, the
+   * answer of a question of the same family asked in other words (`matched: 'paraphrase'`). `meaning` is
+   * only read on an exact miss.
+   */
+  lookup(key: AnswerCacheKey, meaning?: () => Promise<AnswerCacheMeaning | undefined>): Promise<(CachedAnswer & { matched: 'exact' | 'paraphrase' }) | undefined>;
+  /** Keeps an answer for the key's time to live; with `meaning`, this replica can find it by a paraphrase. */
+  remember(key: AnswerCacheKey, answer: Omit<CachedAnswer, 'cached_at'>, meaning?: AnswerCacheMeaning): Promise<void>;
 }
 
 const maskers = new WeakMap<RegistrySnapshot, ReturnType<typeof createPiiMasker>>();
@@ -123,6 +143,7 @@ export function answerCacheKey(request: AnswerCacheRequest): AnswerCacheKey | un
   const taskKeys: Record<string, string> = {};
   let personal = request.profileFilled;
   const cards: AgentCard[] = [];
+  let allInputs = true;
   for (const task of plan.sub_tasks) {
     const card = snapshot.byId.get(task.assigned_agent);
     // Caching an agent's answers is its own opt-in (docs/api.md#sub-agent-wire-protocol): an agent without `cache_ttl_s` is always asked.
@@ -133,6 +154,7 @@ export function answerCacheKey(request: AnswerCacheRequest): AnswerCacheKey | un
     const inputs = hasInputs(task);
     taskKeys[task.task_id] = digest(`${card.id}|${canonicalJson(task.inputs)}${inputs ? '' : `|${normalizeQueryForCache(message)}`}`);
     if (!inputs || isUserSpecific(card, task.inputs)) personal = true;
+    if (!inputs) allInputs = false;
   }
   if (request.texts.some((text) => hasPersonalData(snapshot, text))) personal = true;
   const qualifiers = residualQualifiers(request.question, cards, plan.sub_tasks.flatMap((task) => Object.values(task.inputs)), request.today);
@@ -141,7 +163,25 @@ export function answerCacheKey(request: AnswerCacheRequest): AnswerCacheKey | un
   // Never shared across tenants: the tenant is part of every key, the owner key of a personal one.
   const owner = personal ? `user:${digest(request.owner)}` : 'shared';
   const tenant = tenantOfOwner(request.owner);
-  return { key: `answer:${snapshot.version}:${request.language}:tenant:${tenant}:${owner}:${planDigest}`, scope, ttlMs: ttlS * 1000, taskKeys };
+  const space = `${snapshot.version}:${request.language}:tenant:${tenant}:${owner}`;
+  const key = { key: `answer:${space}:${planDigest}`, scope, ttlMs: ttlS * 1000, taskKeys } as const;
+  if (!allInputs) return key;
+  const { qualifiers: kept } = splitQualifiers(qualifiers, cards, valuesOf(snapshot));
+  return { ...key, family: `family:${space}:${digest(`${Object.values(taskKeys).sort().join(',')}|q:${kept.join(',')}`)}` };
+}
+
+const snapshotValues = new WeakMap<RegistrySnapshot, ReadonlySet<string>>();
+
+/** Every value an enum key of the snapshot's cards can take (normal form, lower case). */
+function valuesOf(snapshot: RegistrySnapshot): ReadonlySet<string> {
+  let values = snapshotValues.get(snapshot);
+  if (!values) {
+    values = new Set(
+      snapshot.agents.flatMap((card) => card.requiredKeys.flatMap((spec) => (spec.extract.type === 'enum' ? spec.extract.values : []))).map((value) => value.normalize('NFKC').toLowerCase()).filter((value) => value.length > 0),
+    );
+    snapshotValues.set(snapshot, values);
+  }
+  return values;
 }
 
 function isCachedAnswer(value: KeyValue | undefined): value is KeyValue & CachedAnswer {
@@ -159,24 +199,75 @@ export function createAnswerCache(options: {
   logger: Logger;
   now?: () => Date;
   onLookup?: (hit: boolean) => void;
+  /** Told each paraphrase look-up's outcome (an exact miss whose question had a vector). */
+  onParaphraseLookup?: (hit: boolean) => void;
+  /** Questions this replica keeps the vector of for the paraphrase look-up. Default 2000. */
+  paraphraseEntries?: number;
 }): AnswerCache {
-  const { store, logger, onLookup } = options;
+  const { store, logger, onLookup, onParaphraseLookup } = options;
   const now = options.now ?? (() => new Date());
-  return {
-    async lookup(key) {
-      const value = await store.get(key.key).catch((error: unknown) => {
-        logger.warn({ err: error }, 'answer cache read failed');
-        return undefined;
-      });
-      const hit = isCachedAnswer(value) ? (value as CachedAnswer) : undefined;
-      onLookup?.(hit !== undefined);
-      return hit;
+  // The vectors of users' questions stay in this replica's memory (never in the store): key → vector, and
+  // family → keys. The answers themselves are in the store, under their exact keys.
+  const families = new Map<string, Set<string>>();
+  const vectors = new LRUCache<string, { family: string; vector: Float32Array; expiresAt: number }>({
+    max: options.paraphraseEntries ?? 2000,
+    dispose: (entry, key) => {
+      const members = families.get(entry.family);
+      members?.delete(key);
+      if (members?.size === 0) families.delete(entry.family);
     },
-    async remember(key, answer) {
+  });
+
+  async function read(key: string): Promise<CachedAnswer | undefined> {
+    const value = await store.get(key).catch((error: unknown) => {
+      logger.warn({ err: error }, 'answer cache read failed');
+      return undefined;
+    });
+    return isCachedAnswer(value) ? (value as CachedAnswer) : undefined;
+  }
+
+  /** The closest question of the family in meaning, at or above the calibrated cosine; its answer if still kept. */
+  async function paraphrased(key: AnswerCacheKey, meaning: AnswerCacheMeaning): Promise<CachedAnswer | undefined> {
+    let best: { key: string; similarity: number } | undefined;
+    const at = now().getTime();
+    for (const member of [...(families.get(key.family!) ?? [])]) {
+      const entry = vectors.get(member);
+      if (!entry || entry.expiresAt <= at) {
+        vectors.delete(member);
+        continue;
+      }
+      const similarity = cosine(meaning.vector, entry.vector);
+      if (similarity >= meaning.paraphrase && similarity > (best?.similarity ?? -1)) best = { key: member, similarity };
+    }
+    if (!best) return undefined;
+    const kept = await read(best.key);
+    if (!kept) vectors.delete(best.key);
+    return kept;
+  }
+
+  return {
+    async lookup(key, meaning) {
+      const exact = await read(key.key);
+      if (exact || !key.family || !meaning) {
+        onLookup?.(exact !== undefined);
+        return exact ? { ...exact, matched: 'exact' } : undefined;
+      }
+      const vector = await meaning().catch(() => undefined);
+      const near = vector ? await paraphrased(key, vector) : undefined;
+      if (vector) onParaphraseLookup?.(near !== undefined);
+      onLookup?.(near !== undefined);
+      return near ? { ...near, matched: 'paraphrase' } : undefined;
+    },
+    async remember(key, answer, meaning) {
       const entry: CachedAnswer = { answer: answer.answer, tasks: answer.tasks, cached_at: now().toISOString() };
       await store.set(key.key, entry as unknown as KeyValue, key.ttlMs).catch((error: unknown) => {
         logger.warn({ err: error }, 'answer cache write failed');
       });
+      if (!meaning || !key.family) return;
+      vectors.set(key.key, { family: key.family, vector: meaning.vector, expiresAt: now().getTime() + key.ttlMs });
+      const members = families.get(key.family) ?? new Set<string>();
+      members.add(key.key);
+      families.set(key.family, members);
     },
   };
 }

@@ -116,3 +116,41 @@ export function residualQualifiers(text: string, cards: readonly AgentCard[], va
   endRun();
   return [...terms].sort().join(',');
 }
+
+/** Characters and words that say when, how much or which one: a term holding one is always a qualifier. */
+const VALUE_MARKERS_HAN = /[年月周日号天点时分秒早晚午夜今明昨前后这那本每最多少几第价]|星期|礼拜/u;
+const VALUE_MARKERS_EN = new Set(
+  ('today tonight tomorrow yesterday morning afternoon evening night noon day days week weeks weekend month months year years hour hours minute ' +
+    'monday tuesday wednesday thursday friday saturday sunday next last this first second third most least highest lowest max min cheapest price').split(' '),
+);
+
+/**
+ * Which residual terms (`residualQualifiers`) only restate the request in the
+ * words of its own cards, and which qualify it. A term restates when the
+ * examples of the plan's `cards` use it (the registry's own evidence that it
+ * is a way of asking these agents: "要带伞" of "去西安要带伞吗"), it holds no
+ * digit, no date, no word of when, how much or which one, and no value any
+ * card of `snapshotValues` can take (a city named in an example is still a
+ * city). Everything else qualifies ("下个月", "next month", "3点", "上海").
+ * Two questions that differ only in restating terms ask the same thing when
+ * their meanings agree (the answer cache's paraphrase look-up); qualifiers
+ * must be the same.
+ */
+export function splitQualifiers(terms: string, cards: readonly AgentCard[], snapshotValues: ReadonlySet<string>): { qualifiers: string[]; restating: string[] } {
+  const qualifiers: string[] = [];
+  const restating: string[] = [];
+  if (terms === '') return { qualifiers, restating };
+  const examples = cards.flatMap((card) => card.examples).map((example) => example.normalize('NFKC').toLowerCase());
+  const exampleWords = new Set(examples.flatMap((example) => example.match(/[a-z0-9']+/g) ?? []));
+  for (const term of terms.split(',')) {
+    const han = /\p{Script=Han}/u.test(term);
+    const valueLike =
+      term.startsWith('date:') ||
+      /\d/.test(term) ||
+      (han ? VALUE_MARKERS_HAN.test(term) : VALUE_MARKERS_EN.has(term)) ||
+      [...snapshotValues].some((value) => term.includes(value) || (han && value.includes(term)));
+    const used = han ? examples.some((example) => example.includes(term)) : exampleWords.has(term);
+    (valueLike || !used ? qualifiers : restating).push(term);
+  }
+  return { qualifiers, restating };
+}

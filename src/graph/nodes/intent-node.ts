@@ -10,8 +10,10 @@ import { renderSummary } from '../memory/layered-summary.js';
 import { renderProfile } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import { maskForSnapshot } from '../../privacy/index.js';
+import type { SemanticIndex } from '../../embeddings/semantic-index.js';
+import { createTurnMeaning } from '../../embeddings/turn-meaning.js';
 
-export function createIntentNode(dependencies: { recognizer: IntentRecognizer }) {
+export function createIntentNode(dependencies: { recognizer: IntentRecognizer; semantic?: SemanticIndex }) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
     const emit = eventWriter(config);
@@ -20,6 +22,10 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
     const masker = maskForSnapshot(context.snapshot);
     // The message was read once by the control node; a correction's yes/no word is set aside there.
     const reading = state.reading ?? readTurnQuery(state.query);
+    // Its meaning is read at most once, by the first step that needs it (recogniser, pre-selection, answer cache).
+    if (dependencies.semantic && reading.normalizedQuery.length > 0) {
+      context.meaning = createTurnMeaning(dependencies.semantic, reading.normalizedQuery, context.snapshot, context.signal);
+    }
     const recognized = await dependencies.recognizer.recognize({
       query: reading.act === 'correction' ? reading.normalizedQuery : state.query,
       normalizedQuery: reading.normalizedQuery,
@@ -33,6 +39,7 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer })
       signal: context.signal,
       usage: context.usage,
       now: context.now,
+      ...(context.meaning ? { meaning: context.meaning } : {}),
     });
     const intent = withoutExpired(recognized, state.expired_agents, reading, context);
     emit({

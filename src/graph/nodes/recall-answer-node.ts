@@ -35,7 +35,10 @@ export function createRecallAnswerNode(dependencies: { answerCache?: AnswerCache
       today: context.now,
     });
     if (!key) return { answer_cache: null, execution_path: path };
-    const kept = await dependencies.answerCache.lookup(key);
+    // On an exact miss, a question of the same family asked in other words may share the answer (its meaning is
+    // the turn's one reading of the message; without an embeddings endpoint there is none).
+    const meaning = context.meaning;
+    const kept = await dependencies.answerCache.lookup(key, meaning ? () => meaning.read() : undefined);
     const byKey = new Map((kept?.tasks ?? []).map((task) => [task.key, task]));
     const replies = plan.sub_tasks.map((task) => ({ task, reply: byKey.get(key.taskKeys[task.task_id]!) }));
     if (!kept || replies.some(({ task, reply }) => reply?.agent_id !== task.assigned_agent)) {

@@ -102,7 +102,10 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
     });
     if (dependencies.answerCache && state.answer_cache && recalled === undefined && answerWorthKeeping(state, context.usage.calls, body)) {
       const kept = { answer: body, tasks: plan.sub_tasks.map((task) => keptReply(state.answer_cache!.taskKeys[task.task_id]!, outcomes[task.task_id]!)) };
-      if (answerMayBeKept(context.snapshot, kept)) await dependencies.answerCache.remember(state.answer_cache, kept);
+      // With the turn's meaning (already read by the look-up), this replica can answer a paraphrase from it.
+      if (answerMayBeKept(context.snapshot, kept)) {
+        await dependencies.answerCache.remember(state.answer_cache, kept, state.answer_cache.family ? await context.meaning?.read() : undefined);
+      }
     }
     const memory = memoryAfterBusinessTurn({
       memory: state.memory,

@@ -49,6 +49,8 @@ export interface CardSelection {
 /** Chooses the capability cards for the intent prompt. */
 export interface CardPreselector {
   select(input: CardPreselectInput): CardSelection;
+  /** True when `select` leaves cards of this snapshot out (only then do the query's embedding scores matter). */
+  selects(snapshot: RegistrySnapshot): boolean;
 }
 
 /** Creates a pre-selector. Throws a `TypeError` when `limit` is not a positive integer. */
@@ -58,6 +60,7 @@ export function createCardPreselector(options: CardPreselectOptions = {}): CardP
   const ranker = options.ranker ?? createExampleRanker();
 
   return {
+    selects: (snapshot) => snapshot.enabledAgents.length > limit,
     select({ query, history, pendingAgents, snapshot, semantic }) {
       const enabled = snapshot.enabledAgents;
       if (enabled.length <= limit) return { cards: [...enabled], preselected: false };
