@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../test/support/fake-openai.js';
@@ -51,11 +52,14 @@ describe('createModelFetch', () => {
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   };
 
-  it('answers like fetch: status, headers, body, a followed redirect and a null body', async () => {
+  it('answers like fetch: status, headers, body, a followed redirect, a decoded body and a null body', async () => {
     const base = await serve((request, response) => {
       if (request.url === '/moved') {
         response.writeHead(307, { location: '/here' });
         response.end();
+      } else if (request.url === '/gzip') {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        response.end(gzipSync(JSON.stringify({ packed: '压缩' })));
       } else if (request.url === '/empty') {
         response.writeHead(204);
         response.end();
@@ -76,6 +80,7 @@ describe('createModelFetch', () => {
     expect(await created.json()).toEqual({ method: 'POST', path: '/here', text: '{"a":1}' });
     const redirected = await fetch(`${base}/moved`, { method: 'POST', body: 'b' });
     expect(await redirected.json()).toMatchObject({ path: '/here', text: 'b' });
+    expect(await (await fetch(`${base}/gzip`)).json()).toEqual({ packed: '压缩' });
     const empty = await fetch(`${base}/empty`);
     expect(empty.status).toBe(204);
     expect(empty.body).toBeNull();

@@ -11,13 +11,15 @@
  *   the network error as its `cause`; an abort rejects with the signal's
  *   reason;
  * - the body arrives as it comes (streamed completions), and cancelling it
- *   or aborting the signal ends the request;
+ *   or aborting the signal ends the request; a compressed body (never asked
+ *   for) is decoded;
  * - a redirect is followed as fetch would, by handing the request to
  *   `globalThis.fetch` (rare: an endpoint url that moved);
  * - a request this way cannot send (a `Request` object, a body other than
  *   text or bytes) goes through `globalThis.fetch` unchanged.
  */
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, request, type Dispatcher } from 'undici';
 
 /** A pooled fetch and the way to end its connections. */
@@ -83,12 +85,25 @@ export function pooledFetch(dispatcher: Dispatcher): typeof globalThis.fetch {
     }
     const nullBody = NULL_BODY_STATUSES.has(reply.statusCode) || method === 'HEAD';
     if (nullBody) stream.destroy();
-    return new Response(nullBody ? null : (Readable.toWeb(stream) as ReadableStream<Uint8Array>), {
+    return new Response(nullBody ? null : (Readable.toWeb(decoded(stream, reply.headers['content-encoding'])) as ReadableStream<Uint8Array>), {
       status: reply.statusCode,
       statusText: reply.statusText ?? '',
       headers,
     });
   };
+}
+
+/**
+ * The body decoded as fetch would: no compression is asked for, but an
+ * endpoint (or a proxy before it) that compresses anyway is still read.
+ */
+function decoded(stream: Readable, encoding: string | string[] | undefined): Readable {
+  const name = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase();
+  const decoder = name === 'gzip' || name === 'x-gzip' ? createGunzip() : name === 'deflate' ? createInflate() : name === 'br' ? createBrotliDecompress() : undefined;
+  if (!decoder) return stream;
+  // Errors of either side reach the decoder, the stream the client reads; an ended read ends both.
+  pipeline(stream, decoder, ignore);
+  return decoder;
 }
 
 /** Any `HeadersInit` as a plain record (names lower-cased, as `Headers` gives them). */
