@@ -295,6 +295,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
       breakers.close();
       sweeper.stop();
       await ticketWebhook.close();
+      await agentClient.close();
       await registry.close();
       await storage.close();
     },

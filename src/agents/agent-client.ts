@@ -22,6 +22,7 @@ import { publicFailureReason } from './failure-reason.js';
 import pRetry from 'p-retry';
 import type { LookupFunction } from 'node:net';
 import { createEndpointFetch } from './endpoint-fetch.js';
+import { createAgentPools, postWithFetch, type AgentPost } from './agent-transport.js';
 import { createAgentBreakers, type AgentBreakers } from './circuit-breakers.js';
 import { createTurnTracing, type TurnTracing } from '../telemetry/turn-tracing.js';
 import { outgoingTraceHeaders, type SpanContextRef } from '../trace-context.js';
@@ -29,14 +30,19 @@ import { outgoingTraceHeaders, type SpanContextRef } from '../trace-context.js';
 /** Dependencies and limits of an agent client. */
 export interface AgentClientOptions {
   /**
-   * What requests go through; tests may hand in one that returns prepared
-   * `Response`s. Default: `globalThis.fetch`, behind a check (`endpoint-fetch.ts`)
-   * that refuses a host name resolving to a link-local / metadata /
-   * unique-local address, unless the card's registry allows private endpoints.
+   * What requests go through instead of the keep-alive pools; tests may hand
+   * in one that returns prepared `Response`s. Default: the HTTP protocols send
+   * with `undici.request` through the client's pools (`agent-transport.ts`),
+   * whose connections refuse a host name resolving to a link-local /
+   * metadata / unique-local address, unless the card's registry allows
+   * private endpoints; A2A uses `globalThis.fetch` behind the same check made
+   * before the request (`endpoint-fetch.ts`).
    */
   fetch?: typeof globalThis.fetch;
-  /** Resolves endpoint host names for that check (default `dns.lookup`). */
+  /** Resolves endpoint host names for that check and for the pools' connections (default `dns.lookup`). */
   lookup?: LookupFunction;
+  /** Connections the pools open at once to one agent origin (default 64). */
+  connectionsPerOrigin?: number;
   logger?: Logger;
   /** Largest reply body (or single event of an event stream) accepted, in bytes. */
   maxResponseBytes?: number;
@@ -62,10 +68,13 @@ const MAX_RETRY_DELAY_MS = 5_000;
 const RESERVED_HEADERS = new Set(['x-request-id', 'x-trace-id', 'traceparent', 'x-switchboard-depth', 'content-type', 'accept', 'content-length']);
 
 /** Creates a client that calls sub-agents according to their cards. */
-export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
+export function createAgentClient(options: AgentClientOptions = {}): AgentClient & { close(): Promise<void> } {
   const uncheckedFetch = options.fetch ?? globalThis.fetch;
   // A handed-in fetch answers by itself (prepared replies): its host names are judged only when a resolver is handed in too.
   const checkedFetch = options.fetch && !options.lookup ? options.fetch : createEndpointFetch({ fetch: uncheckedFetch, lookup: options.lookup });
+  const pools = options.fetch ? undefined : createAgentPools({ lookup: options.lookup, connectionsPerOrigin: options.connectionsPerOrigin });
+  const checkedPost = pools?.checked ?? postWithFetch(checkedFetch);
+  const uncheckedPost = pools?.unchecked ?? postWithFetch(uncheckedFetch);
   const logger = options.logger ?? silentLogger;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxStreamBytes = Math.max(maxResponseBytes, options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES);
@@ -117,9 +126,11 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
       const reply = await pRetry(
         async (attempt) => {
           attempts = attempt;
+          const allowPrivate = card.endpoint.allowPrivateAddresses === true;
           const plan: AttemptPlan = {
             url: card.endpoint.url,
-            fetch: card.endpoint.allowPrivateAddresses === true ? uncheckedFetch : checkedFetch,
+            post: allowPrivate ? uncheckedPost : checkedPost,
+            fetch: allowPrivate ? uncheckedFetch : checkedFetch,
             headers,
             body,
             timeoutMs,
@@ -158,6 +169,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
 
   interface AttemptPlan {
     url: string;
+    post: AgentPost;
     fetch: typeof globalThis.fetch;
     headers: Record<string, string>;
     body: AgentRequestBody;
@@ -177,6 +189,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     let result: AttemptResult;
     try {
       result = await adapter.invoke({
+        post: plan.post,
         fetch: plan.fetch,
         url: plan.url,
         headers: plan.headers,
@@ -199,7 +212,12 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     return result;
   }
 
-  return { call };
+  return {
+    call,
+    async close() {
+      await pools?.close();
+    },
+  };
 }
 
 /** Turns a well-formed reply into the outcome: agent failures and output checks. */

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { oversizeReply, startFakeAgent, type FakeAgent } from '../../test/support/fake-agent.js';
 import { readBoundedBody } from './protocols/http-common.js';
 import { createByteBudget } from './byte-budget.js';
+import { createAgentPools } from './agent-transport.js';
 
 describe('the process-wide budget of sub-agent bytes in flight', () => {
   let agents: FakeAgent[] = [];
@@ -32,10 +33,11 @@ describe('the process-wide budget of sub-agent bytes in flight', () => {
     const limit = 256 * 1024;
     const budget = createByteBudget(limit);
     for (let index = 0; index < 20; index++) agents.push(await startFakeAgent(oversizeReply(2_000_000)));
+    const pools = createAgentPools();
     let peak = 0;
     const reads = await Promise.all(
       agents.map(async (agent) => {
-        const response = await fetch(agent.url, { method: 'POST', body: '{}' });
+        const response = await pools.checked({ url: agent.url, headers: {}, body: '{}', signal: new AbortController().signal });
         return readBoundedBody(
           response,
           8_000_000,
@@ -50,5 +52,6 @@ describe('the process-wide budget of sub-agent bytes in flight', () => {
     // At most the limit, or one chunk (up to 64 KiB from a socket) admitted alone.
     expect(peak).toBeLessThanOrEqual(limit + 64 * 1024);
     expect(budget.inFlight).toBe(0);
+    await pools.close();
   });
 });

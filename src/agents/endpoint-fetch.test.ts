@@ -113,7 +113,7 @@ describe('agent calls check resolved addresses at connect time', () => {
     const card = fakeAgentCard({ id: 'meta_agent', url: `http://meta.test:${port}/invoke`, timeoutMs: 300 });
     const allowed = { ...card, endpoint: { ...card.endpoint, allowPrivateAddresses: true, retries: 0 } };
     const outcome = await client.call(allowed, { task_id: 't2', message: 'm', inputs: {}, user_id: 'u1', thread_id: 's1', trace_id: 'tr2', upstream: {} });
-    // The request goes out (the test resolver is not the connection's, so the name is not found), never refused by the check.
+    // The request goes out to the address the resolver gave (nothing answers there in time), never refused by the check.
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
     expect(outcome.detail ?? '').not.toMatch(/allow_private_endpoints/);

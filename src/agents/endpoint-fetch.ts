@@ -1,17 +1,20 @@
 /**
- * The fetch sub-agent requests go through. Endpoint urls are checked when the
- * registry loads, but only as written: a host name is not resolved then, and
- * may later resolve to a cloud metadata service or another link-local or
- * unique-local address. This fetch resolves the name of every request's url
- * first and refuses it when any of its addresses lies in a range refused at
- * load (`src/registry/private-address.ts`); loopback and private IPv4
- * networks stay allowed, as at load. Agents of a registry with
- * `allow_private_endpoints: true` use the plain fetch.
+ * The resolved-address check of sub-agent requests. Endpoint urls are checked
+ * when the registry loads, but only as written: a host name is not resolved
+ * then, and may later resolve to a cloud metadata service or another
+ * link-local or unique-local address. `refusingLookup` fails a lookup when
+ * any address of the name lies in a range refused at load
+ * (`src/registry/private-address.ts`); loopback and private IPv4 networks
+ * stay allowed, as at load. Agents of a registry with
+ * `allow_private_endpoints: true` skip the check.
  *
- * The connection itself resolves the name again (Node's fetch offers no hook
- * into its own lookup without an extra package); the system resolver usually
- * answers both from the same cached record. A name built to answer
- * differently on each lookup is outside what this check can stop: see
+ * The HTTP protocols' keep-alive pools (`agent-transport.ts`) use
+ * `refusingLookup` as their connections' own lookup, so the address judged
+ * is the address connected to. The fetch below (A2A, Agent Card fetches)
+ * resolves the name before the request, and the connection resolves it again
+ * (Node's fetch offers no hook into its own lookup); the system resolver
+ * usually answers both from the same cached record. A name built to answer
+ * differently on each lookup is outside what that fetch can stop: see
  * decision 0023.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';

@@ -50,4 +50,6 @@ export interface AgentCallOptions {
 /** Calls one sub-agent according to its card. */
 export interface AgentClient {
   call(card: AgentCard, body: AgentRequestBody, options?: AgentCallOptions): Promise<AgentOutcome>;
+  /** Closes the client's pooled connections (the supervisor's shutdown). */
+  close?(): Promise<void>;
 }

@@ -35,6 +35,7 @@ import {
 import { estimateMessagesTokens, estimateTokens } from './token-estimate.js';
 import type { ChatMessage, JsonMode, LlmCallOptions, LlmCallRecord, LlmCallResult, LlmGateway, ModelTier } from './types.js';
 import { abortableSleep } from '../util/abortable-sleep.js';
+import { createModelFetch } from './model-fetch.js';
 import type { TurnTracing } from '../telemetry/turn-tracing.js';
 import { outgoingTraceHeaders } from '../trace-context.js';
 
@@ -60,7 +61,7 @@ export interface LlmGatewayOptions {
   /** Strongest structured-output mode to try first. Default `json_schema`. */
   jsonMode?: JsonMode;
   logger: Logger;
-  /** The fetch the HTTP client uses. Default `globalThis.fetch`. */
+  /** The fetch the HTTP client uses. Default: `undici.request` on keep-alive pools of the gateway's own (`model-fetch.ts`). */
   fetch?: typeof globalThis.fetch;
   /** Circuit breaker settings, or `false` for none. */
   breaker?: CircuitBreakerOptions | false;
@@ -81,7 +82,7 @@ export interface OpenAiCompatibleGateway extends LlmGateway {
   circuitState(): CircuitState;
   /** The structured-output mode the next schema call starts with. */
   currentJsonMode(): JsonMode;
-  /** Stops the breaker's timers. */
+  /** Stops the breaker's timers and ends the pooled connections (after the requests in flight). */
   close(): void;
 }
 
@@ -104,13 +105,14 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
   const { logger } = options;
   const models: Record<ModelTier, string> = { main: settings.model, small: settings.smallModel ?? settings.model };
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retryPolicy };
+  const pooled = options.fetch ? undefined : createModelFetch();
   const client = new OpenAI({
     baseURL: settings.baseUrl,
     apiKey: options.apiKey && options.apiKey.length > 0 ? options.apiKey : 'not-needed',
     maxRetries: 0,
     // Our per-attempt timer governs; this is only a backstop.
     timeout: settings.timeoutMs * 4,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? pooled!.fetch,
     // The client's own messages are details of failures we report ourselves.
     logger: clientLogger(logger),
   });
@@ -284,7 +286,10 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
     complete,
     circuitState: () => (!breaker ? 'closed' : breaker.halfOpen ? 'half_open' : breaker.opened ? 'open' : 'closed'),
     currentJsonMode: () => preferredJsonMode,
-    close: () => breaker?.shutdown(),
+    close: () => {
+      breaker?.shutdown();
+      void pooled?.close();
+    },
   };
 }
 

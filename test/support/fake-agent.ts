@@ -84,6 +84,8 @@ export interface FakeAgent {
   readonly abortedCount: number;
   /** Calls that arrived after a scripted list was used up. */
   readonly unexpectedCalls: number;
+  /** TCP connections clients opened to the fake so far. */
+  readonly connections: number;
   /** Resolves once `count` calls arrived; rejects after `timeoutMs`. */
   waitForCalls(count: number, timeoutMs?: number): Promise<void>;
   /** Resolves once `count` calls were aborted by the client; rejects after `timeoutMs`. */
@@ -180,6 +182,8 @@ export async function startFakeAgent(behaviour: FakeBehaviour = jsonReply()): Pr
     await sendReply(reply, response, gone);
   }
 
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -210,6 +214,9 @@ export async function startFakeAgent(behaviour: FakeBehaviour = jsonReply()): Pr
     },
     get unexpectedCalls() {
       return unexpectedCalls;
+    },
+    get connections() {
+      return connections;
     },
     waitForCalls: (count, timeoutMs = 5000) => waitFor(() => calls.length >= count, `${count} calls (saw ${calls.length})`, timeoutMs),
     waitForAborts: (count = 1, timeoutMs = 5000) =>

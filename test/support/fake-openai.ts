@@ -78,6 +78,8 @@ export interface FakeOpenAI {
   readonly requests: RecordedRequest[];
   /** Problems seen so far (unexpected calls, unknown paths, bad bodies, throwing matchers). */
   readonly errors: string[];
+  /** TCP connections clients opened to the fake so far. */
+  readonly connections: number;
   /** Replies not served yet. */
   remaining(): number;
   /** Appends replies to the script. */
@@ -248,6 +250,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     response.end('data: [DONE]\n\n');
   }
 
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -259,6 +263,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     errors,
+    get connections() {
+      return connections;
+    },
     remaining: () => script.length,
     push: (...replies) => {
       script.push(...replies);

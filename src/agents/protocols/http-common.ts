@@ -8,6 +8,7 @@ import type { EnvelopeValidator } from '../reply-envelope.js';
 import { safeJsonParse } from '../../util/safe-json.js';
 import { agentByteBudget, withinByteBudget, type ByteBudget } from '../byte-budget.js';
 import type { AttemptResult, ProtocolAttempt } from './protocol-adapter.js';
+import type { AgentHttpReply } from '../agent-transport.js';
 
 /** The result of reading a body under a byte cap. */
 export type BoundedRead =
@@ -16,12 +17,12 @@ export type BoundedRead =
   | { ok: false; kind: 'read_error'; error: unknown };
 
 /**
- * Reads a response body chunk by chunk, giving up as soon as more than
+ * Reads a reply body chunk by chunk, giving up as soon as more than
  * `maxBytes` arrived. `onText` receives each decoded piece; returning `true`
- * stops reading early (the rest of the body is cancelled).
+ * stops reading early (the rest of the body is dropped).
  */
 export async function readBoundedBody(
-  response: Response,
+  reply: AgentHttpReply,
   maxBytes: number,
   onText?: (text: string) => boolean | void,
   options: { keepText?: boolean; budget?: ByteBudget } = {},
@@ -30,40 +31,30 @@ export async function readBoundedBody(
   const budget = options.budget ?? agentByteBudget;
   // A reader that consumes the pieces as they come (an event stream) need not hold them all.
   const keepText = options.keepText ?? true;
-  const declared = Number(response.headers.get('content-length'));
+  const declared = Number(reply.header('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) {
-    await cancelQuietly(response);
+    await reply.discard();
     return { ok: false, kind: 'too_large', bytesRead: 0 };
   }
-  if (!response.body) return { ok: true, text: '', stopped: false };
-  const reader = response.body.getReader();
+  if (!reply.body) return { ok: true, text: '', stopped: false };
   const decoder = new TextDecoder();
   const pieces: string[] = [];
   let bytesRead = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
+    // Leaving the loop early (a return or a throw) drops the rest of the body.
+    for await (const value of reply.body) {
       bytesRead += value.byteLength;
-      if (bytesRead > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        return { ok: false, kind: 'too_large', bytesRead };
-      }
+      if (bytesRead > maxBytes) return { ok: false, kind: 'too_large', bytesRead };
       const stop = await withinByteBudget(budget, value.byteLength, () => {
         const text = decoder.decode(value, { stream: true });
         if (keepText) pieces.push(text);
         return onText?.(text) === true;
       });
-      if (stop) {
-        await reader.cancel().catch(() => undefined);
-        return { ok: true, text: pieces.join(''), stopped: true };
-      }
+      if (stop) return { ok: true, text: pieces.join(''), stopped: true };
     }
   } catch (error) {
-    await reader.cancel().catch(() => undefined);
+    await reply.discard();
     return { ok: false, kind: 'read_error', error };
-  } finally {
-    reader.releaseLock();
   }
   const tail = decoder.decode();
   if (tail) {
@@ -73,9 +64,9 @@ export async function readBoundedBody(
   return { ok: true, text: pieces.join(''), stopped: false };
 }
 
-/** Discards a body we will not read, so the connection is released. */
-export async function cancelQuietly(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => undefined);
+/** Discards a body we will not read. */
+export async function cancelQuietly(reply: AgentHttpReply): Promise<void> {
+  await reply.discard().catch(() => undefined);
 }
 
 /** `host:port/path` of an endpoint, without query string or credentials. */
@@ -93,19 +84,17 @@ export function redactHeaderValues(text: string, headers: Readonly<Record<string
   return redactSecrets(text, Object.values(headers));
 }
 
-/** Sends the POST; a rejected fetch becomes a `connect_error` result. */
+/** Sends the POST (never following a redirect, `agent-transport.ts`); a send that gets no reply becomes a `connect_error` result. */
 export async function postJson(
   attempt: ProtocolAttempt,
   accept: string,
-): Promise<{ ok: true; response: Response } | { ok: false; result: AttemptResult }> {
+): Promise<{ ok: true; response: AgentHttpReply } | { ok: false; result: AttemptResult }> {
   try {
-    const response = await attempt.fetch(attempt.url, {
-      method: 'POST',
+    const response = await attempt.post({
+      url: attempt.url,
       headers: { ...attempt.headers, 'content-type': 'application/json', accept },
       body: JSON.stringify(attempt.body),
       signal: attempt.signal,
-      // A redirect could send the card's headers (secrets) to another host.
-      redirect: 'manual',
     });
     return { ok: true, response };
   } catch (error) {
@@ -117,8 +106,13 @@ export async function postJson(
   }
 }
 
+/** Whether a reply's status is 2xx. */
+export function isSuccess(response: AgentHttpReply): boolean {
+  return response.status >= 200 && response.status < 300;
+}
+
 /** Turns a non-2xx response into an `http_status` result (the body is discarded). */
-export async function statusFailure(response: Response, url: string): Promise<AttemptResult> {
+export async function statusFailure(response: AgentHttpReply, url: string): Promise<AttemptResult> {
   await cancelQuietly(response);
   if (response.status >= 300 && response.status < 400) {
     return { ok: false, code: 'http_status', httpStatus: response.status, reason: `${describeTarget(url)} answered with a redirect (HTTP ${response.status}); redirects are not followed` };
@@ -155,13 +149,12 @@ export function parseReplyText(envelope: EnvelopeValidator, text: string, what: 
   return { ok: true, reply: checked.value };
 }
 
-/** A short message for any thrown value, using the network cause when there is one. */
+/** A short message for any thrown value, using the network cause when there is one (`CODE (message)`). */
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as Error & { cause?: unknown }).cause;
-  if (cause instanceof Error) {
-    const code = (cause as Error & { code?: string }).code;
-    return code ? `${code} (${cause.message})` : cause.message;
-  }
-  return error.message;
+  // fetch wraps the network error as its cause; undici.request rejects with it directly.
+  const network = cause instanceof Error ? cause : error;
+  const code = (network as Error & { code?: unknown }).code;
+  return typeof code === 'string' && code !== '' ? `${code} (${network.message})` : network.message;
 }

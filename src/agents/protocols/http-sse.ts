@@ -13,9 +13,11 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { safeJsonParse } from '../../util/safe-json.js';
 import type { EnvelopeValidator } from '../reply-envelope.js';
 import type { AttemptResult, ProtocolAdapter, ProtocolAttempt } from './protocol-adapter.js';
+import type { AgentHttpReply } from '../agent-transport.js';
 import {
   cancelQuietly,
   describeTarget,
+  isSuccess,
   parseReplyText,
   postJson,
   readBoundedBody,
@@ -31,8 +33,8 @@ export function createHttpSseAdapter({ envelope }: { envelope: EnvelopeValidator
       const sent = await postJson(attempt, 'text/event-stream');
       if (!sent.ok) return sent.result;
       const { response } = sent;
-      if (!response.ok) return statusFailure(response, attempt.url);
-      const contentType = response.headers.get('content-type') ?? '';
+      if (!isSuccess(response)) return statusFailure(response, attempt.url);
+      const contentType = response.header('content-type') ?? '';
       if (!contentType.toLowerCase().startsWith('text/event-stream')) {
         await cancelQuietly(response);
         return {
@@ -46,7 +48,7 @@ export function createHttpSseAdapter({ envelope }: { envelope: EnvelopeValidator
   };
 }
 
-async function readEventStream(response: Response, attempt: ProtocolAttempt, envelope: EnvelopeValidator): Promise<AttemptResult> {
+async function readEventStream(response: AgentHttpReply, attempt: ProtocolAttempt, envelope: EnvelopeValidator): Promise<AttemptResult> {
   let resultData: string | undefined;
   let progressCount = 0;
   // Bytes fed since the last chunk that completed an event: bounds a single event (and garbage without event breaks).

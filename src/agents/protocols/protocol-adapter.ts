@@ -6,9 +6,13 @@
  */
 import type { AgentProtocol } from '../../registry/types.js';
 import type { AgentFailureCode, AgentReply, AgentRequestBody } from '../types.js';
+import type { AgentPost } from '../agent-transport.js';
 
 /** Everything one attempt needs; built by the client for each try. */
 export interface ProtocolAttempt {
+  /** Sends the POST of the HTTP protocols (`agent-transport.ts`: keep-alive pools, or a handed-in fetch). */
+  readonly post: AgentPost;
+  /** The fetch of protocols whose library wants one (A2A); checked like `post`. */
   readonly fetch: typeof globalThis.fetch;
   readonly url: string;
   /** Card headers plus `x-request-id` / `x-trace-id`; secret, never put in a reason. */
