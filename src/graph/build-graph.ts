@@ -129,6 +129,8 @@ export function supervisorFlowchart(dependencies: SupervisorDependencies): Flowc
   return {
     first: 'control',
     initial: initialState,
+    // The init step resets every other channel at the start of a turn; the inputs come with each turn.
+    kept: ['memory'],
     steps: {
       control: {
         run: inSequence(

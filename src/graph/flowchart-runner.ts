@@ -13,6 +13,10 @@
  * fan-out, no interrupts and one writer per channel (every channel replaces
  * its value), which is all this runner supports.
  *
+ * Only the channels a later turn reads are saved (`kept`); LangGraph saves
+ * every channel, which for this state is the turn's whole plan and results
+ * written and read back on every turn for nothing.
+ *
  * What it keeps of LangGraph's behaviour with `durability: 'exit'`: a turn
  * that ends (or fails) saves the state its last finished step left; an
  * aborted turn saves nothing; an abort stops the wait for the running step at
@@ -36,6 +40,11 @@ export interface Flowchart<State> {
   steps: Readonly<Record<string, FlowStep<State>>>;
   /** The state of a session that has none saved yet (every channel's default). */
   initial(): State;
+  /**
+   * The channels a later turn reads, the only ones saved (default: all). The
+   * rest is the turn's own work, reset at the start of every turn.
+   */
+  kept?: readonly (keyof State & string)[];
 }
 
 /** How a turn is run (the subset of LangGraph's `stream` options the turn runner passes). */
@@ -53,6 +62,7 @@ export interface FlowchartRunner<State> {
 
 export function compileFlowchart<State extends object>(flowchart: Flowchart<State>, checkpointer?: BaseCheckpointSaver): FlowchartRunner<State> {
   const channels = Object.keys(flowchart.initial());
+  const kept: readonly string[] = flowchart.kept ?? channels;
   return {
     async stream(input, options) {
       const threadConfig = { configurable: { thread_id: options.configurable.thread_id, checkpoint_ns: '' } };
@@ -66,11 +76,11 @@ export function compileFlowchart<State extends object>(flowchart: Flowchart<Stat
         if (!checkpointer) return;
         const checkpoint = emptyCheckpoint();
         const versions: Record<string, number> = {};
-        for (const channel of channels) {
+        for (const channel of kept) {
           const previous = saved?.checkpoint.channel_versions[channel];
           versions[channel] = checkpointer.getNextVersion(typeof previous === 'number' ? previous : undefined) as number;
         }
-        checkpoint.channel_values = Object.fromEntries(channels.map((channel) => [channel, state[channel as keyof State]]));
+        checkpoint.channel_values = Object.fromEntries(kept.map((channel) => [channel, state[channel as keyof State]]));
         checkpoint.channel_versions = versions;
         const parent = saved ? { configurable: { ...threadConfig.configurable, checkpoint_id: saved.checkpoint.id } } : threadConfig;
         const step = (typeof saved?.metadata?.step === 'number' ? saved.metadata.step : -1) + steps + 1;
