@@ -14,7 +14,7 @@
  * letters are the same value) and masked where they are written; the rest
  * of the text stays as written (`src/text/compatibility-fold.ts`).
  */
-import { replaceFolded, replacementsOf, spansFolded } from '../text/compatibility-fold.js';
+import { foldCompatibility, replaceFolded, replacementsOf, spansFolded } from '../text/compatibility-fold.js';
 
 /** An address starts where its run of local-part characters starts (which also keeps a long run linear to scan). */
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
@@ -65,8 +65,20 @@ function maskNumberRun(run: string): string {
 
 /** The text with every mobile number, ID number, bank card number and e-mail address masked. */
 export function maskPersonalData(text: string): string {
+  if (!mayHoldPersonalValue(foldCompatibility(text)?.text ?? text)) return text;
   const addressesMasked = replaceFolded(text, (normal) => replacementsOf(EMAIL, normal, maskAddress));
   return replaceFolded(addressesMasked, (normal) => replacementsOf(NUMBER_RUN, normal, maskNumberRun));
+}
+
+/** Whether a text (in its folded form) could hold an address (an `@`) or a number (11 digits or more in all). */
+function mayHoldPersonalValue(folded: string): boolean {
+  if (folded.includes('@')) return true;
+  let digits = 0;
+  for (let index = 0; index < folded.length; index++) {
+    const code = folded.charCodeAt(index);
+    if (code >= 0x30 && code <= 0x39 && ++digits >= 11) return true;
+  }
+  return false;
 }
 
 function maskAddress(address: string): string {
