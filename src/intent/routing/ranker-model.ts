@@ -11,6 +11,7 @@ import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-match
 import { normalizeText } from '../../text/text-terms.js';
 import type { PatternMatch, SafePattern } from '../../util/safe-pattern.js';
 import { buildKeywordCharacters, type KeywordCharacters } from './registry-evidence.js';
+import { trainGramClassifier, type GramClassifier } from './gram-classifier.js';
 
 export interface SnapshotModel {
   cards: readonly AgentCard[];
@@ -27,6 +28,10 @@ export interface SnapshotModel {
   masksOf: (text: string) => ValueSpan[];
   /** Weights of the characters of the cards' Chinese keywords (see `registry-evidence.ts`). */
   keywordCharacters: KeywordCharacters;
+  /** The discriminative n-gram model of the cards' texts (see `gram-classifier.ts`). */
+  grams: GramClassifier;
+  /** Probability the discriminative model must give a card to route a request nothing else routes (calibrated). */
+  gramConfidence: number;
 }
 
 /**
@@ -99,7 +104,18 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
     const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))];
     return words.length > 0 ? `${text} ${words.join(' ')}` : text;
   };
-  return { cards, index, keywords, masksOf, withSynonyms, keywordCharacters: buildKeywordCharacters(cards, (text) => keywords.findAll(text, { overlapping: true })), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
+  // The discriminative model learns from the same texts: examples, and the name, description and keywords of each card.
+  const gramDocuments = cards.flatMap((card, cardIndex) =>
+    [...card.examples, card.name, card.description, ...card.keywords].flatMap((raw) => {
+      const text = normalizeText(raw);
+      return text.trim().length > 0 ? [{ text, card: cardIndex, masks: masksOf(text) }] : [];
+    }),
+  );
+  const grams = trainGramClassifier(gramDocuments, cards.length);
+  // What a held-out example the model ranks right gets for its own card, lower quartile, within 0.5..0.9.
+  const right = grams.heldOut.filter((example) => example.first).map((example) => example.own).sort((a, b) => a - b);
+  const gramConfidence = right.length < 8 ? 0.9 : Math.min(0.9, Math.max(0.5, right[Math.floor(0.25 * (right.length - 1))]!));
+  return { cards, index, keywords, masksOf, withSynonyms, grams, gramConfidence, keywordCharacters: buildKeywordCharacters(cards, (text) => keywords.findAll(text, { overlapping: true })), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
 }
 
 /** Where the first capture group that took part is inside the match, when it is shorter than the match. */
