@@ -206,7 +206,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       };
       // A route the example model's most likely card earned (its similarity is what the thresholds below read),
       // given to the card both models support best.
-      const similarityRoute = (scores: ExampleScores, cardIndex: number, unit: Unit) => ({ cardIndex: chosenCard(scores, gramsOf(unit), gramOptions), similarity: scores.nearest[cardIndex]!, unit });
+      const similarityRoute = (scores: ExampleScores, cardIndex: number, unit: Unit) => ({ cardIndex: model.gramReorders ? chosenCard(scores, gramsOf(unit), gramOptions) : cardIndex, similarity: scores.nearest[cardIndex]!, unit });
       const units = unitsOf(text);
       const multiClause = units.length > 1;
       // Out of scope questions share a word or two with some card ("set an alarm" → "set my PIN"); a request

@@ -34,7 +34,7 @@ export interface GramClassifierOptions {
   epochs?: number;
   /** Step size of the first pass (then rate / (1 + pass)). Default 1. */
   learningRate?: number;
-  /** Rival cards each card's texts are told apart from (the closest in n-grams). Default 6. */
+  /** Rival cards each card's texts are told apart from (the closest in n-grams). Default 24. */
   rivals?: number;
   /** Seed of the order of the texts. Default 7. */
   seed?: number;
@@ -47,8 +47,11 @@ export interface GramClassifier {
   readonly cardCount: number;
   /** The calibrated temperature the scores are divided by. */
   readonly temperature: number;
-  /** For each held-out example, at the calibrated temperature: the probability of its own card, and whether that card came first. */
-  readonly heldOut: readonly { own: number; first: boolean }[];
+  /**
+   * For each held-out example (`document`: its position in the training documents), at the calibrated
+   * temperature: the probability of its own card, and whether that card came first.
+   */
+  readonly heldOut: readonly { document: number; own: number; first: boolean }[];
   /** Per card probability that `text` is its request (sums to 1); all zero when the text has no known feature. */
   probabilities(text: string, masks?: readonly TextMask[]): Float64Array;
 }
@@ -88,7 +91,7 @@ interface Encoded {
 /** Trains the model on `documents` over `cardCount` cards. */
 export function trainGramClassifier(documents: readonly GramDocument[], cardCount: number, options: GramClassifierOptions = {}): GramClassifier {
   const holdOutEvery = options.holdOutEvery ?? 5;
-  const rivals = options.rivals ?? 6;
+  const rivals = options.rivals ?? 24;
   const featureIds = new Map<string, number>();
   const encode = (text: string, masks: readonly TextMask[] | undefined, grow: boolean): Encoded => {
     const ids: number[] = [];
@@ -102,19 +105,38 @@ export function trainGramClassifier(documents: readonly GramDocument[], cardCoun
     }
     return { ids: Int32Array.from(ids), values: Float64Array.from(values), card: -1 };
   };
-  const encoded = documents.map((document) => ({ ...encode(document.text, document.masks, true), card: document.card }));
+  const all = documents.map((document) => ({ ...encode(document.text, document.masks, true), card: document.card }));
+  // A step updates a text's own card and its rivals only. An n-gram most cards hold (a sentence frame) would be
+  // pushed down for whichever cards happen to be rivals most often: with more cards than a step updates, such
+  // n-grams are left out (they tell no card from another anyway). Their share of a text's length still counts,
+  // so a text made of them stays unconfident.
+  const kept = new Uint8Array(featureIds.size).fill(1);
+  if (cardCount > rivals + 1) {
+    const holders = new Int32Array(featureIds.size);
+    const lastCard = new Int32Array(featureIds.size).fill(-1);
+    for (const { ids, card } of all) for (const id of ids) if (lastCard[id] !== card) (lastCard[id] = card), (holders[id]! += 1);
+    holders.forEach((count, id) => (kept[id] = count > cardCount / 2 ? 0 : 1));
+  }
+  const onlyKept = (document: Encoded): Encoded => {
+    const at = [...document.ids.keys()].filter((index) => kept[document.ids[index]!] === 1);
+    return { ids: Int32Array.from(at, (index) => document.ids[index]!), values: Float64Array.from(at, (index) => document.values[index]!), card: document.card };
+  };
+  const encoded = all.map(onlyKept);
   // Calibration: every n-th example of a card held out, the rest trained on, the temperature fitted on the held-out.
   let temperature = 1;
-  let heldOut: { own: number; first: boolean }[] = [];
+  let heldOut: { document: number; own: number; first: boolean }[] = [];
   if (holdOutEvery > 1 && cardCount > 1) {
     const seen = new Map<number, number>();
     const train: Encoded[] = [];
     const held: Encoded[] = [];
-    for (const document of encoded) {
+    const heldAt: number[] = [];
+    encoded.forEach((document, at) => {
       const position = seen.get(document.card) ?? 0;
       seen.set(document.card, position + 1);
-      (position % holdOutEvery === holdOutEvery - 1 ? held : train).push(document);
-    }
+      if (position % holdOutEvery !== holdOutEvery - 1) return void train.push(document);
+      held.push(document);
+      heldAt.push(at);
+    });
     if (held.length >= 8) {
       const weights = fit(train, featureIds.size, cardCount, options, rivalsOf(train, featureIds.size, cardCount, rivals));
       const logits = held.map((document) => ({ scores: scoresOf(weights, document.ids, document.values, cardCount), card: document.card }));
@@ -124,9 +146,9 @@ export function trainGramClassifier(documents: readonly GramDocument[], cardCoun
         for (const { scores, card } of logits) loss -= Math.log(softmax(scores, candidate)[card]! + 1e-12);
         if (loss < best) [best, temperature] = [loss, candidate];
       }
-      heldOut = logits.map(({ scores, card }) => {
+      heldOut = logits.map(({ scores, card }, index) => {
         const probabilities = softmax(scores, temperature);
-        return { own: probabilities[card]!, first: probabilities.every((value) => value <= probabilities[card]!) };
+        return { document: heldAt[index]!, own: probabilities[card]!, first: probabilities.every((value) => value <= probabilities[card]!) };
       });
     }
   }
@@ -136,7 +158,7 @@ export function trainGramClassifier(documents: readonly GramDocument[], cardCoun
     temperature,
     heldOut,
     probabilities(text, masks) {
-      const query = encode(text, masks, false);
+      const query = onlyKept(encode(text, masks, false));
       if (query.ids.length === 0 || cardCount === 0) return new Float64Array(cardCount);
       return softmax(scoresOf(weights, query.ids, query.values, cardCount), temperature);
     },
@@ -268,9 +290,11 @@ function fit(documents: readonly Encoded[], featureCount: number, cardCount: num
       const own = slots[at]!;
       scores.fill(0, 0, width);
       for (let index = 0; index < values.length; index += 1) for (let k = 0; k < width; k += 1) scores[k]! += values[index]! * weights[own[index * width + k]!]!;
-      let best = -Infinity;
+      // The cards outside the text's rivals hold no weight for its n-grams: they score 0 and share the rest of the sum.
+      const rest = cardCount - width;
+      let best = rest > 0 ? 0 : -Infinity;
       for (let k = 0; k < width; k += 1) best = Math.max(best, scores[k]!);
-      let sum = 0;
+      let sum = rest * Math.exp(-best);
       for (let k = 0; k < width; k += 1) sum += scores[k] = Math.exp(scores[k]! - best);
       // The gradient of each card: its probability, less 1 for the text's own card (the first).
       for (let k = 0; k < width; k += 1) scores[k] = scores[k]! / sum - (k === 0 ? 1 : 0);

@@ -32,6 +32,8 @@ export interface SnapshotModel {
   grams: GramClassifier;
   /** Probability the discriminative model must give a card to route a request nothing else routes (calibrated). */
   gramConfidence: number;
+  /** Whether it may give a similarity route to the example model's second card (held-out check). */
+  gramReorders: boolean;
 }
 
 /**
@@ -113,9 +115,13 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
   );
   const grams = trainGramClassifier(gramDocuments, cards.length);
   // What a held-out example the model ranks right gets for its own card, lower quartile, within 0.5..0.9.
+  // Too few held-out examples to tell (a small registry) or a single card: the model is never confident enough.
   const right = grams.heldOut.filter((example) => example.first).map((example) => example.own).sort((a, b) => a - b);
-  const gramConfidence = right.length < 8 ? 0.9 : Math.min(0.9, Math.max(0.5, right[Math.floor(0.25 * (right.length - 1))]!));
-  return { cards, index, keywords, masksOf, withSynonyms, grams, gramConfidence, keywordCharacters: buildKeywordCharacters(cards, (text) => keywords.findAll(text, { overlapping: true })), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
+  const gramConfidence = right.length < 8 || cards.length < 2 ? Infinity : Math.min(0.9, Math.max(0.5, right[Math.floor(0.25 * (right.length - 1))]!));
+  // May it overrule the example model's choice between its two most likely cards? Only where it ranks nine in
+  // ten held-out examples first (it had not seen them): on a registry of many near-identical cards it does not.
+  const gramReorders = grams.heldOut.length >= 8 && right.length >= 0.9 * grams.heldOut.length;
+  return { cards, index, keywords, masksOf, withSynonyms, grams, gramConfidence, gramReorders, keywordCharacters: buildKeywordCharacters(cards, (text) => keywords.findAll(text, { overlapping: true })), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
 }
 
 /** Where the first capture group that took part is inside the match, when it is shorter than the match. */

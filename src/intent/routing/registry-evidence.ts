@@ -32,6 +32,7 @@ export interface KeywordCharacters {
   /**
    * True when `text` (masked spans left out) holds a character of one of the card's keywords that the card's
    * examples never hold outside a keyword: 店 of 酒店 in "火锅店" names another kind of place, not the card's.
+   * Keywords themselves are not told apart: ask of a text that holds none (or mask them).
    */
   strays(text: string, cardIndex: number, masks?: readonly TextMask[]): boolean;
 }
