@@ -118,8 +118,17 @@ export function trainGramClassifier(documents: readonly GramDocument[], cardCoun
     holders.forEach((count, id) => (kept[id] = count > cardCount / 2 ? 0 : 1));
   }
   const onlyKept = (document: Encoded): Encoded => {
-    const at = [...document.ids.keys()].filter((index) => kept[document.ids[index]!] === 1);
-    return { ids: Int32Array.from(at, (index) => document.ids[index]!), values: Float64Array.from(at, (index) => document.values[index]!), card: document.card };
+    let count = 0;
+    for (const id of document.ids) count += kept[id]!;
+    if (count === document.ids.length) return document;
+    const ids = new Int32Array(count);
+    const values = new Float64Array(count);
+    for (let index = 0, at = 0; index < document.ids.length; index += 1) {
+      if (kept[document.ids[index]!] === 0) continue;
+      ids[at] = document.ids[index]!;
+      values[at++] = document.values[index]!;
+    }
+    return { ids, values, card: document.card };
   };
   const encoded = all.map(onlyKept);
   // Calibration: every n-th example of a card held out, the rest trained on, the temperature fitted on the held-out.
@@ -143,7 +152,7 @@ export function trainGramClassifier(documents: readonly GramDocument[], cardCoun
       let best = Infinity;
       for (const candidate of TEMPERATURES) {
         let loss = 0;
-        for (const { scores, card } of logits) loss -= Math.log(softmax(scores, candidate)[card]! + 1e-12);
+        for (const { scores, card } of logits) loss += logLoss(scores, card, candidate);
         if (loss < best) [best, temperature] = [loss, candidate];
       }
       heldOut = logits.map(({ scores, card }, index) => {
@@ -180,6 +189,15 @@ function scoresOf(weights: Weights, ids: Int32Array, values: Float64Array, cardC
     for (let at = weights.offsets[id]!, end = weights.offsets[id + 1]!; at < end; at += 1) scores[weights.cards[at]!]! += value * weights.values[at]!;
   }
   return scores;
+}
+
+/** −log of the probability of `card` at `temperature`, without building the distribution. */
+function logLoss(scores: Float64Array, card: number, temperature: number): number {
+  let best = -Infinity;
+  for (const score of scores) best = Math.max(best, score);
+  let sum = 0;
+  for (const score of scores) sum += Math.exp((score - best) / temperature);
+  return Math.log(sum) - (scores[card]! - best) / temperature;
 }
 
 function softmax(scores: Float64Array, temperature: number): Float64Array {

@@ -107,10 +107,11 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
     return words.length > 0 ? `${text} ${words.join(' ')}` : text;
   };
   // The discriminative model learns from the same texts: examples, and the name, description and keywords of each card.
+  // Enum values are masked as for the example model; pattern values need no matcher here (digits give no n-gram).
   const gramDocuments = cards.flatMap((card, cardIndex) =>
     [...card.examples, card.name, card.description, ...card.keywords].flatMap((raw) => {
       const text = normalizeText(raw);
-      return text.trim().length > 0 ? [{ text, card: cardIndex, masks: masksOf(text) }] : [];
+      return text.trim().length > 0 ? [{ text, card: cardIndex, masks: enumMasks(text) }] : [];
     }),
   );
   const grams = trainGramClassifier(gramDocuments, cards.length);
