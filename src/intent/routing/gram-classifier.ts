@@ -34,8 +34,10 @@ export interface GramClassifierOptions {
   epochs?: number;
   /** Step size of the first pass (then rate / (1 + pass)). Default 1. */
   learningRate?: number;
-  /** Rival cards each card's texts are told apart from (the closest in n-grams). Default 24. */
+  /** Rival cards each card's texts are told apart from (the closest in n-grams). Default 24, fewer on large registries. */
   rivals?: number;
+  /** About how many (n-gram, card) updates a pass may cost; sets the rivals of large registries. Default 2 000 000. */
+  budget?: number;
   /** Seed of the order of the texts. Default 7. */
   seed?: number;
   /** Hold out every n-th example of a card to calibrate the temperature. Default 5; 0 keeps temperature 1. */
@@ -91,7 +93,11 @@ interface Encoded {
 /** Trains the model on `documents` over `cardCount` cards. */
 export function trainGramClassifier(documents: readonly GramDocument[], cardCount: number, options: GramClassifierOptions = {}): GramClassifier {
   const holdOutEvery = options.holdOutEvery ?? 5;
-  const rivals = options.rivals ?? 24;
+  // Large registries get fewer rivals per card, so a pass costs at most about `budget` (n-gram, card) updates.
+  let grams = 0;
+  for (const document of documents) grams += document.text.length;
+  const budget = options.budget ?? 2_000_000;
+  const rivals = Math.max(4, Math.min(options.rivals ?? 24, Math.floor(budget / Math.max(1, grams)) - 1));
   const featureIds = new Map<string, number>();
   const encode = (text: string, masks: readonly TextMask[] | undefined, grow: boolean): Encoded => {
     const ids: number[] = [];
