@@ -30,13 +30,13 @@ export interface GramDocument {
 
 /** Training settings. */
 export interface GramClassifierOptions {
-  /** Passes over the texts. Default 6. */
+  /** Passes over the texts. Default 4. */
   epochs?: number;
   /** Step size of the first pass (then rate / (1 + pass)). Default 1. */
   learningRate?: number;
   /** Rival cards each card's texts are told apart from (the closest in n-grams). Default 24, fewer on large registries. */
   rivals?: number;
-  /** About how many (n-gram, card) updates a pass may cost; sets the rivals of large registries. Default 2 000 000. */
+  /** About how many (n-gram, card) updates a pass may cost; sets the rivals of large registries. Default 600 000. */
   budget?: number;
   /** Seed of the order of the texts. Default 7. */
   seed?: number;
@@ -93,11 +93,6 @@ interface Encoded {
 /** Trains the model on `documents` over `cardCount` cards. */
 export function trainGramClassifier(documents: readonly GramDocument[], cardCount: number, options: GramClassifierOptions = {}): GramClassifier {
   const holdOutEvery = options.holdOutEvery ?? 5;
-  // Large registries get fewer rivals per card, so a pass costs at most about `budget` (n-gram, card) updates.
-  let grams = 0;
-  for (const document of documents) grams += document.text.length;
-  const budget = options.budget ?? 2_000_000;
-  const rivals = Math.max(4, Math.min(options.rivals ?? 24, Math.floor(budget / Math.max(1, grams)) - 1));
   const featureIds = new Map<string, number>();
   const encode = (text: string, masks: readonly TextMask[] | undefined, grow: boolean): Encoded => {
     const ids: number[] = [];
@@ -112,6 +107,11 @@ export function trainGramClassifier(documents: readonly GramDocument[], cardCoun
     return { ids: Int32Array.from(ids), values: Float64Array.from(values), card: -1 };
   };
   const all = documents.map((document) => ({ ...encode(document.text, document.masks, true), card: document.card }));
+  // Large registries get fewer rivals per card, so a pass costs at most about `budget` (n-gram, card) updates.
+  let grams = 0;
+  for (const document of all) grams += document.ids.length;
+  const budget = options.budget ?? 600_000;
+  const rivals = Math.max(4, Math.min(options.rivals ?? 24, Math.floor(budget / Math.max(1, grams)) - 1));
   // A step updates a text's own card and its rivals only. An n-gram most cards hold (a sentence frame) would be
   // pushed down for whichever cards happen to be rivals most often: with more cards than a step updates, such
   // n-grams are left out (they tell no card from another anyway). Their share of a text's length still counts,
@@ -236,8 +236,9 @@ function rivalsOf(documents: readonly Encoded[], featureCount: number, cardCount
       norms[card]! += value * value;
     }
   });
-  // An n-gram most cards hold (a sentence frame) makes every card alike: it says nothing about which are rivals.
-  const common = Math.max(2, cardCount / 2);
+  // An n-gram many cards hold (a sentence frame) makes them all alike: it says nothing about which are rivals
+  // (and walking its long list for every card would cost cards × cards).
+  const common = Math.max(2, Math.min(cardCount / 2, 4 * (rivals + 1)));
   for (let id = 0; id < featureCount; id += 1) if (holders[id]!.length > common) holders[id] = [];
   const shared = new Float64Array(cardCount);
   return mass.map((own, card) => {
@@ -264,7 +265,7 @@ function rivalsOf(documents: readonly Encoded[], featureCount: number, cardCount
  * open-addressing table keyed by (feature, card), turned into compressed rows at the end.
  */
 function fit(documents: readonly Encoded[], featureCount: number, cardCount: number, options: GramClassifierOptions, candidates: readonly Int32Array[]): Weights {
-  const epochs = options.epochs ?? 6;
+  const epochs = options.epochs ?? 4;
   const learningRate = options.learningRate ?? 1;
   // The table grows (rehashing its keys) while it is more than half full, so it stays small enough to be fast.
   let bits = 12;
