@@ -42,6 +42,11 @@ export interface GramClassifierOptions {
   seed?: number;
   /** Hold out every n-th example of a card to calibrate the temperature. Default 5; 0 keeps temperature 1. */
   holdOutEvery?: number;
+  /**
+   * Share of the held-out examples that must come out first for the model to be trained on everything and used
+   * (`trusted`); with none held out, only 0 trusts it. Default 0.
+   */
+  minHeldOutRight?: number;
 }
 
 /** The trained model. */
@@ -51,9 +56,11 @@ export interface GramClassifier {
   readonly temperature: number;
   /**
    * For each held-out example (`document`: its position in the training documents), at the calibrated
-   * temperature: the probability of its own card, and whether that card came first.
+   * temperature: the probability of its own card, and whether that card came first (alone).
    */
   readonly heldOut: readonly { document: number; own: number; first: boolean }[];
+  /** False when too few held-out examples came out first (`minHeldOutRight`): every probability is then 0. */
+  readonly trusted: boolean;
   /** Per card probability that `text` is its request (sums to 1); all zero when the text has no known feature. */
   probabilities(text: string, masks?: readonly TextMask[]): Float64Array;
 }
@@ -163,18 +170,24 @@ export function trainGramClassifier(documents: readonly GramDocument[], cardCoun
       }
       heldOut = logits.map(({ scores, card }, index) => {
         const probabilities = softmax(scores, temperature);
-        return { document: heldAt[index]!, own: probabilities[card]!, first: probabilities.every((value) => value <= probabilities[card]!) };
+        // First alone: a tie (a text with nothing the model knows) is not a right answer.
+        return { document: heldAt[index]!, own: probabilities[card]!, first: probabilities.every((value, other) => other === card || value < probabilities[card]!) };
       });
     }
   }
-  const weights = fit(encoded, featureIds.size, cardCount, options, rivalsOf(encoded, featureIds.size, cardCount, rivals));
+  // Held out and too often wrong: the model trained on everything would not be used, so it is not trained.
+  const minHeldOutRight = options.minHeldOutRight ?? 0;
+  const right = heldOut.filter((example) => example.first).length;
+  const trusted = heldOut.length === 0 ? minHeldOutRight === 0 : right >= minHeldOutRight * heldOut.length;
+  const weights = trusted ? fit(encoded, featureIds.size, cardCount, options, rivalsOf(encoded, featureIds.size, cardCount, rivals)) : undefined;
   return {
     cardCount,
     temperature,
     heldOut,
+    trusted,
     probabilities(text, masks) {
       const query = onlyKept(encode(text, masks, false));
-      if (query.ids.length === 0 || cardCount === 0) return new Float64Array(cardCount);
+      if (!weights || query.ids.length === 0 || cardCount === 0) return new Float64Array(cardCount);
       return softmax(scoresOf(weights, query.ids, query.values, cardCount), temperature);
     },
   };

@@ -114,14 +114,15 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
       return text.trim().length > 0 ? [{ text, card: cardIndex, masks: enumMasks(text) }] : [];
     }),
   );
-  const grams = trainGramClassifier(gramDocuments, cards.length);
-  // What a held-out example the model ranks right gets for its own card, lower quartile, within 0.5..0.9.
-  // Too few held-out examples to tell (a small registry) or a single card: the model is never confident enough.
+  // It speaks only where it ranks nine in ten held-out examples first (it had not seen them): on a registry of
+  // many near-identical cards it does not, and is then not trained further. The 0.9 is a judgement, not calibrated.
+  const grams = trainGramClassifier(gramDocuments, cards.length, { minHeldOutRight: 0.9 });
+  // How sure it must be: what a held-out example it ranks right gets for its own card, lower quartile, within
+  // 0.5..0.9. Too few held-out examples (a small registry), a single card, or not trusted: never sure enough.
   const right = grams.heldOut.filter((example) => example.first).map((example) => example.own).sort((a, b) => a - b);
-  const gramConfidence = right.length < 8 || cards.length < 2 ? Infinity : Math.min(0.9, Math.max(0.5, right[Math.floor(0.25 * (right.length - 1))]!));
-  // May it overrule the example model's choice between its two most likely cards? Only where it ranks nine in
-  // ten held-out examples first (it had not seen them): on a registry of many near-identical cards it does not.
-  const gramReorders = grams.heldOut.length >= 8 && right.length >= 0.9 * grams.heldOut.length;
+  const usable = grams.trusted && right.length >= 8 && cards.length >= 2;
+  const gramConfidence = usable ? Math.min(0.9, Math.max(0.5, right[Math.floor(0.25 * (right.length - 1))]!)) : Infinity;
+  const gramReorders = usable;
   return { cards, index, keywords, masksOf, withSynonyms, grams, gramConfidence, gramReorders, keywordCharacters: buildKeywordCharacters(cards, (text) => keywords.findAll(text, { overlapping: true })), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
 }
 
