@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TRAVEL_MIN = '0.90';
 const ECOMMERCE_MIN = '0.85';
 /** The English assistant set: keyword-free cards, paraphrases that share few words with the examples. */
-const ASSISTANT_MIN = '0.70';
+const ASSISTANT_MIN = '0.75';
 /**
  * Dialogue floors (docs/api.md#commands): the share of the sample dialogues that pass whole, offline.
  * Set at what passes; the dialogues that fail are written for the contract's behaviour and named in the report.
@@ -94,6 +94,8 @@ describe('switchboard eval', () => {
     // The peer run in the same command: the recogniser must beat nearest-example on the keyword-free set.
     expect(report.baselineTop1).toBeGreaterThan(0.3);
     expect(report.top1).toBeGreaterThan(report.baselineTop1);
+    // And no longer loses to the linear n-gram classifier trained on the same examples (decision 0032).
+    expect(report.top1).toBeGreaterThanOrEqual(report.linearTop1);
   });
 
   it('the sample dialogues (zh and en) meet their floors through the real supervisor turn against recording stubs (offline)', async () => {

@@ -31,6 +31,7 @@ import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
 import type { ExampleScores, TextMask } from './example-index.js';
 import type { SemanticScores } from '../../embeddings/semantic-index.js';
 import { fuseMeaning } from './meaning-fusion.js';
+import { agreedCard, chosenCard } from './gram-evidence.js';
 import { splitRequests } from './clause-splitter.js';
 import { normalizeText } from '../../text/text-terms.js';
 import { buildModel, type SnapshotModel } from './ranker-model.js';
@@ -135,7 +136,12 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         model.withSynonyms(unit.text),
         [...valueHits, ...alsoMask].filter((hit) => hit.start >= unit.start && hit.end <= unit.end).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })),
       );
-    return { model, text, keywordHits, labelHits, valueHits, scoreUnit };
+    const gramsOf = (unit: Unit, alsoMask: readonly TextMask[] = []): Float64Array =>
+      model.grams.probabilities(
+        unit.text,
+        [...valueHits, ...alsoMask].filter((hit) => hit.start >= unit.start && hit.end <= unit.end).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })),
+      );
+    return { model, text, keywordHits, labelHits, valueHits, scoreUnit, gramsOf };
   }
 
   return {
@@ -165,7 +171,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     },
 
     rank(query, snapshot, semantic): RankResult {
-      const { model, text, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
+      const { model, text, keywordHits, labelHits, valueHits, scoreUnit, gramsOf } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return { intents: [], confidence: 'low', reason: 'empty query or no enabled agents' };
       const { minSimilarity, minCovered, minCentroid } = model;
       const inside = (unit: Unit) => (hit: TextMask) => hit.start >= unit.start && hit.end <= unit.end;
@@ -191,6 +197,16 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         const agrees = above <= 1 && scores.posterior[cardIndex]! >= 0.2 && scores.familiar >= minFamiliar / 2;
         return agrees ? { cardIndex, similarity: scores.nearest[cardIndex]! } : undefined;
       };
+      // The discriminative model's word where the example model is unsure (`gram-evidence.ts`).
+      const gramOptions = { confidence: model.gramConfidence, minFamiliar };
+      const byGrams = (unit: Unit): { cardIndex: number; similarity: number; value?: string } | undefined => {
+        const scores = scoreUnit(unit);
+        const cardIndex = agreedCard(scores, gramsOf(unit), gramOptions, (card) => model.keywordCharacters.strays(unit.text, card));
+        return cardIndex === undefined ? undefined : { cardIndex, similarity: scores.nearest[cardIndex]! };
+      };
+      // A route the example model's most likely card earned (its similarity is what the thresholds below read),
+      // given to the card both models support best.
+      const similarityRoute = (scores: ExampleScores, cardIndex: number, unit: Unit) => ({ cardIndex: model.gramReorders ? chosenCard(scores, gramsOf(unit), gramOptions) : cardIndex, similarity: scores.nearest[cardIndex]!, unit });
       const units = unitsOf(text);
       const multiClause = units.length > 1;
       // Out of scope questions share a word or two with some card ("set an alarm" → "set my PIN"); a request
@@ -289,7 +305,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         }
         const scores = scoresOf();
         const cardIndex = argmax(scores.posterior);
-        if (routable(scores, cardIndex)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
+        if (routable(scores, cardIndex)) similarityOnly.push(similarityRoute(scores, cardIndex, unit));
       }
       // No keyword anywhere: clauses joined by a comma, a full stop or "and" are one request told in parts
       // ("I ordered my card 2 weeks ago and it still isn't here? What do I do?"); each part would look like
@@ -299,7 +315,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         for (const unit of requests) {
           const scores = scoreUnit(unit);
           const cardIndex = argmax(scores.posterior);
-          if (routable(scores, cardIndex)) similarityOnly.push({ cardIndex, similarity: scores.nearest[cardIndex]!, unit });
+          if (routable(scores, cardIndex)) similarityOnly.push(similarityRoute(scores, cardIndex, unit));
         }
       }
       // Beside a keyword, a clause the user made a request of its own ("订一张明天飞上海的票，再在上海订个酒店")
@@ -328,10 +344,12 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         if (best) choose(best.cardIndex, { score: round(0.7 * best.similarity), keywords: [], coverage: round(best.similarity), clause: best.unit.text, position: best.unit.start });
       }
       // No keyword and nothing chosen: the registry's other evidence, request by request — a kind of value
-      // ("衣服不合身，想退掉，订单号 1234567890"), then the characters of a card's keywords ("这件外套有没有L码").
+      // ("衣服不合身，想退掉，订单号 1234567890"), then the characters of a card's keywords ("这件外套有没有L码"), then
+      // both models naming one card for a turn that is one request (a part of several says too little).
       if (chosen.size === 0 && !anyKeyword) {
+        const single = requests.length <= 1;
         for (const unit of requests.length > 0 ? requests : units.slice(0, 1)) {
-          const found = byValueKind(unit) ?? byKeywordCharacters(unit);
+          const found = byValueKind(unit) ?? byKeywordCharacters(unit) ?? (single ? byGrams(unit) : undefined);
           if (found) choose(found.cardIndex, { score: round(0.7 * Math.max(found.similarity, minSimilarity)), keywords: [], coverage: round(found.similarity), clause: unit.text, position: unit.start, ...(found.value ? { value: found.value } : {}) });
         }
       }

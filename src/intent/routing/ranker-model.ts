@@ -11,6 +11,7 @@ import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-match
 import { normalizeText } from '../../text/text-terms.js';
 import type { PatternMatch, SafePattern } from '../../util/safe-pattern.js';
 import { buildKeywordCharacters, type KeywordCharacters } from './registry-evidence.js';
+import { trainGramClassifier, type GramClassifier } from './gram-classifier.js';
 
 export interface SnapshotModel {
   cards: readonly AgentCard[];
@@ -27,6 +28,12 @@ export interface SnapshotModel {
   masksOf: (text: string) => ValueSpan[];
   /** Weights of the characters of the cards' Chinese keywords (see `registry-evidence.ts`). */
   keywordCharacters: KeywordCharacters;
+  /** The discriminative n-gram model of the cards' texts (see `gram-classifier.ts`). */
+  grams: GramClassifier;
+  /** Probability the discriminative model must give a card to route a request nothing else routes (calibrated). */
+  gramConfidence: number;
+  /** Whether it may give a similarity route to the example model's second card (held-out check). */
+  gramReorders: boolean;
 }
 
 /**
@@ -99,7 +106,24 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
     const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))];
     return words.length > 0 ? `${text} ${words.join(' ')}` : text;
   };
-  return { cards, index, keywords, masksOf, withSynonyms, keywordCharacters: buildKeywordCharacters(cards, (text) => keywords.findAll(text, { overlapping: true })), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
+  // The discriminative model learns from the same texts: examples, and the name, description and keywords of each card.
+  // Enum values are masked as for the example model; pattern values need no matcher here (digits give no n-gram).
+  const gramDocuments = cards.flatMap((card, cardIndex) =>
+    [...card.examples, card.name, card.description, ...card.keywords].flatMap((raw) => {
+      const text = normalizeText(raw);
+      return text.trim().length > 0 ? [{ text, card: cardIndex, masks: enumMasks(text) }] : [];
+    }),
+  );
+  // It speaks only where it ranks nine in ten held-out examples first (it had not seen them): on a registry of
+  // many near-identical cards it does not, and is then not trained further. The 0.9 is a judgement, not calibrated.
+  const grams = trainGramClassifier(gramDocuments, cards.length, { minHeldOutRight: 0.9 });
+  // How sure it must be: what a held-out example it ranks right gets for its own card, lower quartile, within
+  // 0.5..0.9. Too few held-out examples (a small registry), a single card, or not trusted: never sure enough.
+  const right = grams.heldOut.filter((example) => example.first).map((example) => example.own).sort((a, b) => a - b);
+  const usable = grams.trusted && right.length >= 8 && cards.length >= 2;
+  const gramConfidence = usable ? Math.min(0.9, Math.max(0.5, right[Math.floor(0.25 * (right.length - 1))]!)) : Infinity;
+  const gramReorders = usable;
+  return { cards, index, keywords, masksOf, withSynonyms, grams, gramConfidence, gramReorders, keywordCharacters: buildKeywordCharacters(cards, (text) => keywords.findAll(text, { overlapping: true })), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };
 }
 
 /** Where the first capture group that took part is inside the match, when it is shorter than the match. */

@@ -29,6 +29,12 @@ export interface KeywordCharacters {
    * characters of that card's keywords; all zero when none are.
    */
   evidence(text: string, masks?: readonly TextMask[]): Float64Array;
+  /**
+   * True when `text` (masked spans left out) holds a character of one of the card's keywords that the card's
+   * examples never hold outside a keyword: 店 of 酒店 in "火锅店" names another kind of place, not the card's.
+   * Keywords themselves are not told apart: ask of a text that holds none (or mask them).
+   */
+  strays(text: string, cardIndex: number, masks?: readonly TextMask[]): boolean;
 }
 
 /** Builds the keyword-character weights of `cards` from their keywords and examples (`keywordSpans`: where any card's keyword is in a text). */
@@ -53,16 +59,19 @@ export function buildKeywordCharacters(cards: readonly AgentCard[], keywordSpans
   });
   // char → [card, weight]: P(card | an example holds the character), for the characters of the card's keywords.
   const weights = new Map<string, { cardIndex: number; weight: number }[]>();
+  const strayCharacters = cards.map(() => new Set<string>());
   cards.forEach((card, cardIndex) => {
     const chars = new Set(card.keywords.flatMap((keyword) => [...normalizeText(keyword)].filter((char) => HAN.test(char) && !isFunctionTerm(char))));
     for (const char of chars) {
       const byCard = holders.get(char);
       const total = byCard ? [...byCard.values()].reduce((sum, count) => sum + count, 0) : 0;
-      // A character no example holds says nothing measurable: it gets no weight.
-      if (total === 0) continue;
       // One more example counted as no card's: a character one example happens to hold is weak evidence.
-      const weight = (byCard!.get(cardIndex) ?? 0) / (total + 1);
-      if (weight === 0) continue;
+      // A character no example of the card holds outside a keyword gets no weight, and marks a stray use.
+      const weight = (byCard?.get(cardIndex) ?? 0) / (total + 1);
+      if (weight === 0) {
+        strayCharacters[cardIndex]!.add(char);
+        continue;
+      }
       const list = weights.get(char) ?? [];
       list.push({ cardIndex, weight });
       weights.set(char, list);
@@ -79,6 +88,14 @@ export function buildKeywordCharacters(cards: readonly AgentCard[], keywordSpans
         for (const { cardIndex, weight } of weights.get(char)!) found[cardIndex]! += weight;
       }
       return found;
+    },
+    strays(text, cardIndex, masks = []) {
+      const own = strayCharacters[cardIndex];
+      if (!own || own.size === 0) return false;
+      for (let index = 0; index < text.length; index += 1) {
+        if (own.has(text[index]!) && !masks.some((mask) => mask.start <= index && index < mask.end)) return true;
+      }
+      return false;
     },
   };
 }
