@@ -13,7 +13,7 @@
  */
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { NearestBaseline } from './nearest-baseline.js';
-import { createRandom } from '../util/seeded-random.js';
+import { createRandom, shuffleInPlace } from '../util/seeded-random.js';
 
 /** Training settings; the defaults are the usual ones for a small text classifier. */
 export interface LinearBaselineOptions {
@@ -95,10 +95,7 @@ export function buildLinearBaseline(snapshot: RegistrySnapshot, options: LinearB
   const random = createRandom(options.seed ?? 7);
   const order = examples.map((_, index) => index);
   for (let epoch = 0; epoch < epochs && classes > 1; epoch += 1) {
-    for (let index = order.length - 1; index > 0; index -= 1) {
-      const other = Math.floor(random() * (index + 1));
-      [order[index], order[other]] = [order[other]!, order[index]!];
-    }
+    shuffleInPlace(order, random);
     const rate = learningRate / (1 + epoch);
     const shrink = 1 - rate * l2;
     for (const at of order) {

@@ -9,3 +9,12 @@ export function createRandom(seed: number): () => number {
     return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Shuffles `items` in place (Fisher–Yates) with `random`, so a seeded generator gives the same order on every run. */
+export function shuffleInPlace<T>(items: T[], random: () => number): T[] {
+  for (let index = items.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(random() * (index + 1));
+    [items[index], items[other]] = [items[other]!, items[index]!];
+  }
+  return items;
+}

@@ -17,7 +17,7 @@
  * that makes those held-out probabilities honest (least log-loss) is kept for
  * the model trained on everything.
  */
-import { createRandom } from '../../util/seeded-random.js';
+import { createRandom, shuffleInPlace } from '../../util/seeded-random.js';
 import type { TextMask } from './example-features.js';
 
 /** One training text of a card. */
@@ -316,10 +316,7 @@ function fit(documents: readonly Encoded[], featureCount: number, cardCount: num
   const random = createRandom(options.seed ?? 7);
   const order = documents.map((_, index) => index);
   for (let epoch = 0; epoch < epochs && cardCount > 1; epoch += 1) {
-    for (let index = order.length - 1; index > 0; index -= 1) {
-      const other = Math.floor(random() * (index + 1));
-      [order[index], order[other]] = [order[other]!, order[index]!];
-    }
+    shuffleInPlace(order, random);
     const rate = learningRate / (1 + epoch);
     for (const at of order) {
       const { values } = documents[at]!;
