@@ -199,7 +199,10 @@ export interface ReplicasBenchResult {
 }
 
 export async function main(): Promise<ReplicasBenchResult> {
-  const hotel: FakeAgent = await startFakeAgent(jsonReply({ message: '已为您预订北京饭店。', output: { booking_id: 'HB-1' } }));
+  // The reply meets the sample hotel card's `output_schema` (a reply that does not is a failed task).
+  const hotel: FakeAgent = await startFakeAgent(
+    jsonReply({ message: '已为您预订北京饭店。', output: { hotels: [{ name: '北京饭店', price: 880, address: '东长安街33号' }], booking_id: 'HB-1' } }),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-replicas-'));
   const configPath = join(dir, 'agents_config.yaml');
   writeFileSync(configPath, sampleRegistry('agents_config.yaml', { 7101: hotel.url }));

@@ -41,3 +41,8 @@ export function factFromRow(row: ProfileRow): ProfileFact | undefined {
 export function evidenceColumns(item: ProfileEvidence): [string, string, string | null, string, string] {
   return [JSON.stringify(item.value), item.session_id, item.turn_id ?? null, item.at, item.at];
 }
+
+/** The evidence of one record call, one item per key (the last): a key given twice in one call counts once. */
+export function lastPerKey(evidence: readonly ProfileEvidence[]): ProfileEvidence[] {
+  return [...new Map(evidence.map((item) => [item.key, item])).values()];
+}

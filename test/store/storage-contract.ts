@@ -335,6 +335,12 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
           facts[0]!.value = 'changed';
           await profiles.record('u1', [{ key: 'city', value: '广州', session_id: 's3', at: at(4) }]);
           expect((await profiles.get('u1'))[0]).toMatchObject({ key: 'city', value: '广州', hits: 1, first_seen: at(4) });
+          // A key given twice in one call counts once, with its last value.
+          await profiles.record('u1', [
+            { key: 'city', value: '广州', session_id: 's4', at: at(5) },
+            { key: 'city', value: '广州', session_id: 's4', turn_id: 't4', at: at(5) },
+          ]);
+          expect((await profiles.get('u1'))[0]).toMatchObject({ key: 'city', value: '广州', hits: 2, source: { session_id: 's4', turn_id: 't4' } });
           expect((await profiles.get('u2'))[0]).toMatchObject({ value: '北京', hits: 1 });
           await profiles.delete('u1');
           expect(await profiles.get('u1')).toEqual([]);

@@ -3,7 +3,7 @@
  * write in one transaction.
  */
 import type pg from 'pg';
-import { evidenceColumns, factFromRow, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
+import { evidenceColumns, factFromRow, lastPerKey, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
 import { checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
 
@@ -37,15 +37,17 @@ export function createPostgresProfiles(pool: pg.Pool): ProfileStore {
     },
     async record(userId, evidence) {
       if (evidence.length === 0) return;
-      await inTransaction(pool, async (client) => {
-        for (const item of evidence) {
-          await client.query(
-            `INSERT INTO sb_profiles (user_id, fact_key, value, hits, session_id, turn_id, first_seen, updated_at) VALUES ($1, $2, $3, 1, $4, $5, $6, $7)
-             ON CONFLICT (user_id, fact_key) DO UPDATE SET ${PROFILE_UPSERT_SET}`,
-            [userId, item.key, ...evidenceColumns(item)],
-          );
-        }
-      });
+      // One statement, one round trip (atomic by itself). A key twice in one call counts once, its last value:
+      // one row may be changed only once per statement.
+      const rows = lastPerKey(evidence).map((item) => [item.key, ...evidenceColumns(item)]);
+      const column = (index: number) => rows.map((row) => row[index] ?? null);
+      await pool.query(
+        `INSERT INTO sb_profiles (user_id, fact_key, value, hits, session_id, turn_id, first_seen, updated_at)
+         SELECT $1, e.fact_key, e.value, 1, e.session_id, e.turn_id, e.first_seen, e.updated_at
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS e(fact_key, value, session_id, turn_id, first_seen, updated_at)
+         ON CONFLICT (user_id, fact_key) DO UPDATE SET ${PROFILE_UPSERT_SET}`,
+        [userId, column(0), column(1), column(2), column(3), column(4), column(5)],
+      );
     },
     async delete(userId) {
       await pool.query('DELETE FROM sb_profiles WHERE user_id = $1', [userId]);

@@ -4,7 +4,7 @@
  * checkpoints go in one transaction.
  */
 import type Database from 'better-sqlite3';
-import { evidenceColumns, factFromRow, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
+import { evidenceColumns, factFromRow, lastPerKey, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
 import { checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
 
@@ -25,7 +25,7 @@ export function createSqliteProfiles(db: Database.Database): ProfileStore {
     },
     async record(userId, evidence) {
       db.transaction(() => {
-        for (const item of evidence) upsert.run(userId, item.key, ...evidenceColumns(item));
+        for (const item of lastPerKey(evidence)) upsert.run(userId, item.key, ...evidenceColumns(item));
       })();
     },
     async delete(userId) {
