@@ -1,6 +1,7 @@
 /**
- * Wires the supervisor graph. Only edges live here; each node is in its own
- * file under nodes/.
+ * The supervisor's flowchart: its steps and where each goes next. Each node
+ * is in its own file under nodes/; `flowchart-runner.ts` runs the flowchart
+ * (LangGraph's engine can run the same table, `engine: 'langgraph'`).
  *
  *   init → load_profile → control ─┬─ END (answered: cancel word, rejection, stale confirmation)
  *                   ├─ execute (confirmed side-effect tasks) ───────────────┐
