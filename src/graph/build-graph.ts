@@ -199,10 +199,7 @@ export function buildSupervisorGraph(dependencies: SupervisorDependencies, optio
 
 /** Every channel at its default: the state of a session with nothing saved. */
 function initialState(): SupervisorState {
-  const state: Record<string, unknown> = {};
-  for (const [channel, spec] of Object.entries(SupervisorStateAnnotation.spec)) {
-    const created = (spec as unknown as { ValueType?: unknown; default?: () => unknown; initialValueFactory?: () => unknown });
-    state[channel] = (created.initialValueFactory ?? created.default)?.();
-  }
-  return state as SupervisorState;
+  // Every channel is a "replace" channel with a default (`state.ts`): its factory gives the value.
+  const channels = Object.entries(SupervisorStateAnnotation.spec) as unknown as [string, { initialValueFactory: () => unknown }][];
+  return Object.fromEntries(channels.map(([channel, spec]) => [channel, spec.initialValueFactory()])) as SupervisorState;
 }

@@ -65,8 +65,9 @@ function maskNumberRun(run: string): string {
 
 /** The text with every mobile number, ID number, bank card number and e-mail address masked. */
 export function maskPersonalData(text: string): string {
-  if (!mayHoldPersonalValue(foldCompatibility(text)?.text ?? text)) return text;
-  const addressesMasked = replaceFolded(text, (normal) => replacementsOf(EMAIL, normal, maskAddress));
+  const folded = foldCompatibility(text);
+  if (!mayHoldPersonalValue(folded?.text ?? text)) return text;
+  const addressesMasked = replaceFolded(text, (normal) => replacementsOf(EMAIL, normal, maskAddress), folded);
   return replaceFolded(addressesMasked, (normal) => replacementsOf(NUMBER_RUN, normal, maskNumberRun));
 }
 

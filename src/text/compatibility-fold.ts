@@ -90,10 +90,10 @@ function mappedFold(text: string): FoldedText | undefined {
  * `text` with the stretches `find` reports in its normalised form replaced,
  * each mapped back to the written text. A stretch whose replacement equals
  * what it matched (nothing to mask) keeps its written form. `find` must
- * report non-overlapping stretches, left to right.
+ * report non-overlapping stretches, left to right. `folded` is the text's
+ * fold when the caller already has it.
  */
-export function replaceFolded(text: string, find: (normalised: string) => readonly FoldedReplacement[]): string {
-  const folded = foldCompatibility(text);
+export function replaceFolded(text: string, find: (normalised: string) => readonly FoldedReplacement[], folded = foldCompatibility(text)): string {
   const source = folded?.text ?? text;
   const found = find(source);
   if (found.length === 0) return text;
