@@ -95,6 +95,21 @@ function createHolds() {
   };
 }
 
+/** A peer's record at `base`, empty; closing it releases every held task and stops the server. */
+function newPeer(base: string, server: Server, holds: ReturnType<typeof createHolds>): A2aPeer {
+  return {
+    url: base,
+    cardUrl: `${base}/.well-known/agent-card.json`,
+    received: [],
+    cancelled: [],
+    cardFetches: 0,
+    async close() {
+      holds.releaseAll();
+      await closeServer(server);
+    },
+  };
+}
+
 function countCardFetches(peer: { cardFetches: number }): express.RequestHandler {
   return (request, _response, next) => {
     if (request.path.endsWith('agent-card.json')) peer.cardFetches++;
@@ -127,17 +142,7 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
     signatures: [],
   };
   const holds = createHolds();
-  const peer: A2aPeer = {
-    url: base,
-    cardUrl: `${base}/.well-known/agent-card.json`,
-    received: [],
-    cancelled: [],
-    cardFetches: 0,
-    async close() {
-      holds.releaseAll();
-      await closeServer(server);
-    },
-  };
+  const peer = newPeer(base, server, holds);
 
   const agentMessage = (context: RequestContext, parts: Part[]): Message => ({
     messageId: `${context.taskId}-${Math.random().toString(36).slice(2)}`,
@@ -243,17 +248,7 @@ export async function startLegacyA2aPeer(options: A2aPeerOptions = {}): Promise<
   const { server, base } = await listen(app);
   const skill = options.skill ?? DEFAULT_SKILL;
   const holds = createHolds();
-  const peer: A2aPeer = {
-    url: base,
-    cardUrl: `${base}/.well-known/agent-card.json`,
-    received: [],
-    cancelled: [],
-    cardFetches: 0,
-    async close() {
-      holds.releaseAll();
-      await closeServer(server);
-    },
-  };
+  const peer = newPeer(base, server, holds);
   const agentMessage = (taskId: string, contextId: string, parts: unknown[]) => ({
     kind: 'message' as const,
     role: 'agent' as const,

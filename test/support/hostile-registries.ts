@@ -9,20 +9,13 @@ export function aliasedExampleRegistry(url: string, options: { exampleBytes?: nu
   const exampleBytes = options.exampleBytes ?? 1_240_000;
   const copies = options.copies ?? 1000;
   const example = 'a'.repeat(exampleBytes);
-  return `version: 1
-agents:
-  - id: echo_agent
-    name: 回声服务
-    description: 回声 echo
-    keywords: [回声, echo]
-    endpoint: { url: "${url}", retries: 0 }
-    examples:
+  return `${plainRegistry(url)}    examples:
       - &big "${example}"
 ${Array.from({ length: copies }, () => '      - *big').join('\n')}
 `;
 }
 
-/** The same registry with plain, short examples (a good edit). */
+/** The same agent without the aliased examples (a good edit). */
 export function plainRegistry(url: string): string {
   return `version: 1
 agents:
