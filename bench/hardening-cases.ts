@@ -39,7 +39,7 @@ import { startTurnSweeper } from '../src/turn/turn-sweeper.js';
 import { createTicketWebhook } from '../src/escalation/ticket-webhook.js';
 import type { EscalationCard } from '../src/escalation/escalation-card.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../test/support/fake-agent.js';
-import { aliasedExampleRegistry, plainRegistry, quantile, startHealthProbe } from '../test/support/hostile-registries.js';
+import { aliasedExampleRegistry, plainRegistry, quantile, SPLIT_SECRET_TOKEN, splitSecretRegistry, startHealthProbe } from '../test/support/hostile-registries.js';
 import { chatOverSse } from '../test/support/switchboard-harness.js';
 
 /** What one case found. */
@@ -112,32 +112,7 @@ async function probed(name: string, url: string, body: () => Promise<{ leaked: n
   };
 }
 
-const TOKEN = 'vault-secret-4c1e9b7a2d';
-
-function splitRegistry(leaky: string, vault: string, chatty: string): string {
-  return `version: 1
-agents:
-  - id: leaky_agent
-    name: 报表服务
-    description: 生成报表 build a report
-    keywords: [报表, report]
-    endpoint: { url: "${leaky}", protocol: http-sse, retries: 0, timeout_ms: 10000 }
-  - id: vault_agent
-    name: 保险箱
-    description: 保管钥匙 keep the keys
-    keywords: [保险箱, vault]
-    endpoint:
-      url: "${vault}"
-      retries: 0
-      headers:
-        Authorization: "Bearer \${VAULT_TOKEN}"
-  - id: chatty_agent
-    name: 天气服务
-    description: 天气 weather
-    keywords: [天气, weather]
-    endpoint: { url: "${chatty}", protocol: http-sse, retries: 0, timeout_ms: 10000 }
-`;
-}
+const TOKEN = SPLIT_SECRET_TOKEN;
 
 /** The same prober on an idle server: what the machine's load alone costs /healthz. */
 async function baseline(): Promise<CaseFigures> {
@@ -162,7 +137,7 @@ async function splitSecret(): Promise<CaseFigures> {
   );
   const vault = await startFakeAgent(jsonReply());
   const chatty = await startFakeAgent(sseReply({ intervalMs: 40, progress: ['查询中', '还在查询', '快好了', '马上'], result: { status: 'completed', output: { temp: 21 }, message: '晴，21度。' } }));
-  const board = await startBoard(splitRegistry(leaky.url, vault.url, chatty.url), { VAULT_TOKEN: TOKEN });
+  const board = await startBoard(splitSecretRegistry(leaky.url, vault.url, chatty.url), { VAULT_TOKEN: TOKEN });
   try {
     return await probed('split secret', board.url, async () => {
       const alone = await chatOverSse(board.url, '帮我生成报表 report', { sessionId: 'split-1' });

@@ -12,35 +12,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+import { SPLIT_SECRET_TOKEN, splitSecretRegistry } from '../support/hostile-registries.js';
 
-const TOKEN = 'vault-secret-4c1e9b7a2d';
+const TOKEN = SPLIT_SECRET_TOKEN;
 const FIRST = TOKEN.slice(0, 11);
 const SECOND = TOKEN.slice(11);
 
-function registry(leaky: string, vault: string, chatty: string): string {
-  return `version: 1
-agents:
-  - id: leaky_agent
-    name: 报表服务
-    description: 生成报表 build a report
-    keywords: [报表, report]
-    endpoint: { url: "${leaky}", protocol: http-sse, retries: 0, timeout_ms: 10000 }
-  - id: vault_agent
-    name: 保险箱
-    description: 保管钥匙 keep the keys
-    keywords: [保险箱, vault]
-    endpoint:
-      url: "${vault}"
-      retries: 0
-      headers:
-        Authorization: "Bearer \${VAULT_TOKEN}"
-  - id: chatty_agent
-    name: 天气服务
-    description: 天气 weather
-    keywords: [天气, weather]
-    endpoint: { url: "${chatty}", protocol: http-sse, retries: 0, timeout_ms: 10000 }
-`;
-}
 
 /** Every SQLite file of the test's directory as one string. */
 function databaseText(dir: string): string {
@@ -65,7 +42,7 @@ describe('a secret split at the progress → result boundary', () => {
     const vault = await startFakeAgent(jsonReply());
     const chatty = await startFakeAgent(chattyReply);
     agents = [leaky, vault, chatty];
-    board = await startTestSwitchboard({ registryYaml: registry(leaky.url, vault.url, chatty.url), env: { VAULT_TOKEN: TOKEN } });
+    board = await startTestSwitchboard({ registryYaml: splitSecretRegistry(leaky.url, vault.url, chatty.url), env: { VAULT_TOKEN: TOKEN } });
     return board;
   }
 

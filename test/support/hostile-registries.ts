@@ -27,6 +27,38 @@ agents:
 `;
 }
 
+/** The bearer token of {@link splitSecretRegistry}'s vault agent (the value its `VAULT_TOKEN` is given). */
+export const SPLIT_SECRET_TOKEN = 'vault-secret-4c1e9b7a2d';
+
+/**
+ * Three agents for the split-secret cases: a leaky and a chatty SSE agent, and
+ * a vault agent whose `Authorization` header holds `\${VAULT_TOKEN}`.
+ */
+export function splitSecretRegistry(leaky: string, vault: string, chatty: string): string {
+  return `version: 1
+agents:
+  - id: leaky_agent
+    name: 报表服务
+    description: 生成报表 build a report
+    keywords: [报表, report]
+    endpoint: { url: "${leaky}", protocol: http-sse, retries: 0, timeout_ms: 10000 }
+  - id: vault_agent
+    name: 保险箱
+    description: 保管钥匙 keep the keys
+    keywords: [保险箱, vault]
+    endpoint:
+      url: "${vault}"
+      retries: 0
+      headers:
+        Authorization: "Bearer \${VAULT_TOKEN}"
+  - id: chatty_agent
+    name: 天气服务
+    description: 天气 weather
+    keywords: [天气, weather]
+    endpoint: { url: "${chatty}", protocol: http-sse, retries: 0, timeout_ms: 10000 }
+`;
+}
+
 /** Calls `GET /healthz` every `intervalMs` until stopped; the latencies (ms) of each probe, failures as Infinity. */
 export function startHealthProbe(baseUrl: string, intervalMs = 20): { stop(): Promise<number[]> } {
   const latencies: number[] = [];
