@@ -11,7 +11,7 @@
  */
 import type { ResponseState } from '../graph/response-state.js';
 import type { AgentCallRecord } from '../graph/context.js';
-import type { SubTask, TaskPlan } from '../graph/plan-types.js';
+import type { SubTask, TaskPlan } from '../planning/index.js';
 import type { ValueSource } from '../graph/value-source.js';
 import type { RecordedCall, RecordedInput, RecordedStage, RecordedTask, RecordedValueSource, RecordedVerdict, StoredTurnRecord, TurnUsage } from '../store/types.js';
 
