@@ -11,9 +11,9 @@ import { keyDescription } from '../../registry/localized-text.js';
 import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
 import { confirmationSummaryText, dateLabelText, profileValueText, type Language } from '../../i18n/index.js';
 import { cardName } from '../../registry/localized-text.js';
-import type { ConfirmationRequest, SubTask, TaskPlan } from '../plan-types.js';
+import type { ConfirmationRequest, SubTask, TaskPlan } from '../../planning/plan-types.js';
 import type { PendingTask } from '../state.js';
-import { classifyTaskType, topologicalOrder } from '../planning/dag.js';
+import { classifyTaskType, topologicalOrder } from '../../planning/dag.js';
 
 function valueText(value: unknown): string {
   if (typeof value === 'string') return value;
