@@ -18,6 +18,7 @@ import { main as abuse } from './abuse.js';
 import { main as traceOverhead } from './trace-overhead.js';
 import { main as vsPeer } from './vs-peer.js';
 import { main as load } from './load.js';
+import { main as publicRouting } from './public-routing.js';
 
 const { values } = parseArgs({ options: { quick: { type: 'boolean' }, postgres: { type: 'boolean' }, workers: { type: 'string' } } });
 const quick = values.quick ?? false;
@@ -29,6 +30,8 @@ console.log('');
 passed.load = (await load({ quick, postgres: values.postgres, workers: values.workers ? Number(values.workers) : undefined })).pass;
 console.log('');
 passed['llm-calls'] = (await llmCalls({ peer: peerResult.peer })).pass;
+console.log('');
+passed['public-routing'] = (await publicRouting(quick ? ['--quick'] : [])).pass;
 console.log('');
 if (!quick) {
   passed.reload = (await reload()).pass;

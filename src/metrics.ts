@@ -95,6 +95,12 @@ export interface CreateMetricsOptions {
 
 const SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60];
 
+/** Shows every outcome from the start (at 0), so a rate or an alert on one has a series before it first happens. */
+function zeroed(counter: Counter<'outcome'>, outcomes: readonly string[]): Counter<'outcome'> {
+  for (const outcome of outcomes) counter.inc({ outcome }, 0);
+  return counter;
+}
+
 /** Builds a fresh registry with every Switchboard instrument registered in it. */
 export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   const registry = new PrometheusRegistry();
@@ -205,12 +211,15 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       labelNames: ['agent', 'to'],
       registers,
     }),
-    registryReloads: new Counter({
-      name: 'switchboard_registry_reloads_total',
-      help: 'Registry reload attempts by outcome.',
-      labelNames: ['outcome'],
-      registers,
-    }),
+    registryReloads: zeroed(
+      new Counter({
+        name: 'switchboard_registry_reloads_total',
+        help: 'Registry reload attempts by outcome (applied, rejected: the last good version stays, unchanged).',
+        labelNames: ['outcome'],
+        registers,
+      }),
+      ['applied', 'rejected', 'unchanged'],
+    ),
     intentFallbacks: new Counter({
       name: 'switchboard_intent_fallbacks_total',
       help: 'Turns where the offline matcher decided the intent, by reason.',

@@ -170,8 +170,15 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const embeddings = createEmbeddingsFromEnv(options.env ?? process.env, logger, metrics);
   const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics, embeddings?.index);
   const a2aCardFetcher = createA2aCardFetcher({ checkedFetch: (fetch, lookup) => createEndpointFetch({ fetch, lookup }), ...options.a2aCards });
-  const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare, a2aCardFetcher });
-  registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
+  const registry = await createRegistry({
+    path: options.configPath,
+    logger,
+    env: options.env,
+    watch: options.watch ?? true,
+    prepare,
+    a2aCardFetcher,
+    onReloadOutcome: (outcome) => metrics.registryReloads.inc({ outcome }),
+  });
   const configuredKey = options.dataKey ?? (options.env ?? process.env).SWITCHBOARD_DATA_KEY;
   let storage: Storage;
   try {

@@ -27,7 +27,7 @@ describe('switchboard check-agent', () => {
     directory = mkdtempSync(join(tmpdir(), 'check-agent-'));
     // The root registry with the demo agents' ephemeral ports.
     let config = readFileSync(new URL('../../agents_config.yaml', import.meta.url), 'utf8');
-    config = config.replace('http://127.0.0.1:7101/invoke', agents.urls.hotel).replace('http://127.0.0.1:7104/invoke', agents.urls.weather);
+    config = config.replace('http://127.0.0.1:${DEMO_HOTEL_PORT:-7101}/invoke', agents.urls.hotel).replace('http://127.0.0.1:${DEMO_WEATHER_PORT:-7104}/invoke', agents.urls.weather);
     writeFileSync(join(directory, 'agents.yaml'), config);
   });
   afterAll(async () => {
@@ -73,7 +73,7 @@ describe('switchboard check-agent on A2A agents', () => {
   beforeAll(async () => {
     exchange = await startDemoA2aAgent({ port: 0 });
     directory = mkdtempSync(join(tmpdir(), 'check-a2a-'));
-    const config = readFileSync(new URL('../../agents_config.yaml', import.meta.url), 'utf8').replace('http://127.0.0.1:7105/.well-known/agent-card.json', exchange.cardUrl);
+    const config = readFileSync(new URL('../../agents_config.yaml', import.meta.url), 'utf8').replace('http://127.0.0.1:${DEMO_EXCHANGE_PORT:-7105}/.well-known/agent-card.json', exchange.cardUrl);
     writeFileSync(join(directory, 'agents.yaml'), config);
   });
   afterAll(async () => {

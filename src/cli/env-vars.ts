@@ -27,6 +27,11 @@ export const ENV_VARS = {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'full traces URL instead of OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces',
   OTEL_SERVICE_NAME: 'service.name of the exported spans (default switchboard)',
   DEMO_AGENT_LATENCY_MS: 'simulated latency of the demo sub-agents (default 300)',
+  DEMO_HOTEL_PORT: 'port of the demo hotel agent (default 7101; --agent-ports wins; the demo registry reads it too)',
+  DEMO_LIMO_PORT: 'port of the demo airport-transfer agent (default 7102)',
+  DEMO_FLIGHT_PORT: 'port of the demo flight agent (default 7103)',
+  DEMO_WEATHER_PORT: 'port of the demo weather agent (default 7104)',
+  DEMO_EXCHANGE_PORT: 'port of the demo A2A currency-exchange agent (default 7105)',
 } as const;
 
 /** Name of a documented environment variable. */

@@ -74,9 +74,9 @@ const COMMANDS: Record<string, CliCommand> = {
     load: () => import('./eval-command.js'),
   },
   demo: {
-    usage: 'demo [--port N]',
+    usage: 'demo [--port N] [--agent-ports PORTS]',
     summary: 'demo sub-agents + supervisor + chat page, offline',
-    env: ['SWITCHBOARD_CONFIG', 'PORT', 'HOST', 'DEMO_AGENT_LATENCY_MS', ...SERVER_ENV],
+    env: ['SWITCHBOARD_CONFIG', 'PORT', 'HOST', 'DEMO_AGENT_LATENCY_MS', 'DEMO_HOTEL_PORT', 'DEMO_LIMO_PORT', 'DEMO_FLIGHT_PORT', 'DEMO_WEATHER_PORT', 'DEMO_EXCHANGE_PORT', ...SERVER_ENV],
     readsRegistry: true,
     load: () => import('./demo-command.js'),
   },

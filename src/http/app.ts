@@ -29,6 +29,7 @@ import { createSessionCancelHandler, createSessionStreamHandler } from './sessio
 import { createProfileDeleteHandler, createProfileReadHandler, type ProfileRouteOptions } from './profile-route.js';
 import type { StreamTracker } from './stream-tracker.js';
 import { createTraceIdMiddleware } from './trace-id.js';
+import { routeLabel } from './route-label.js';
 
 /** Everything the HTTP layer needs, built once by the server at start. */
 export interface AppOptions {
@@ -71,16 +72,16 @@ export interface AppOptions {
   shutdownGraceMs?: number;
 }
 
-/** Records `httpRequests` once per response, labelled by the matched route pattern. */
+/** Records `httpRequests` once per response, labelled by the route template the request addresses. */
 function createRequestMetricsMiddleware(metrics: Metrics): RequestHandler {
   return (request, response, next) => {
     let recorded = false;
+    const path = request.path;
     const record = () => {
       if (recorded) return;
       recorded = true;
-      const routePath: unknown = request.route?.path;
-      const route = typeof routePath === 'string' ? `${request.baseUrl}${routePath}` : 'unmatched';
-      metrics.httpRequests.inc({ route, method: request.method, status: String(response.statusCode) });
+      // From the route table, not `request.route`: express has left the router (and its `/v1` base) by the time an error is answered.
+      metrics.httpRequests.inc({ route: routeLabel(path), method: request.method, status: String(response.statusCode) });
     };
     response.once('finish', record);
     response.once('close', record);

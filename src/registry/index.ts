@@ -1,5 +1,5 @@
 /** The registry: load, validate, watch and publish capability cards. */
-export { createRegistry, createStaticRegistry, type CreateRegistryOptions, type WatchedRegistry } from './watch-registry.js';
+export { createRegistry, createStaticRegistry, type CreateRegistryOptions, type ReloadOutcome, type WatchedRegistry } from './watch-registry.js';
 export {
   loadRegistryFile,
   loadRegistryText,

@@ -56,6 +56,8 @@ export function sampleRegistry(
   if (!options.keepDemoBreaker) text = text.replace(/^\s+circuit_breaker: \{ min_calls: 4, open_s: 20 \}.*\n/m, '');
   if (!options.keepSideEffects) text = text.replace(/^(\s+)side_effects: true\b/gm, '$1side_effects: false');
   if (options.answerCacheTtlS !== undefined) text = text.replace(/^supervisor:\n/m, `supervisor:\n  answer_cache_ttl_s: ${options.answerCacheTtlS}\n`);
+  // The demo registry's ports read `${DEMO_*_PORT:-N}`: the fixtures address the default N.
+  text = text.replace(/\$\{DEMO_[A-Z]+_PORT:-(\d+)\}/g, '$1');
   for (const [port, url] of Object.entries(urlsByPort)) text = text.replaceAll(`http://127.0.0.1:${port}/invoke`, url);
   return text;
 }
