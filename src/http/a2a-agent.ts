@@ -106,14 +106,16 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
       const message = context.userMessage;
       const caller = context.context.user instanceof A2aCaller ? context.context.user : new A2aCaller('default', false, 0, randomUUID());
       const existing = context.task;
+      // A state only moves forward: a follow-up on a task (input-required) makes it working, never submitted again.
+      const history = existing?.history ?? [];
       bus.publish(
         AgentEvent.task({
           id: context.taskId,
           contextId: context.contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+          status: { state: existing ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
           artifacts: existing?.artifacts ?? [],
-          history: [...(existing?.history ?? []), message],
-          metadata: undefined,
+          history: history.some((entry) => entry.messageId === message.messageId) ? [...history] : [...history, message],
+          metadata: existing?.metadata,
         }),
       );
       const fail = (text: string) => {

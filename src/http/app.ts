@@ -168,7 +168,8 @@ export function createApp(options: AppOptions): Express {
       keysOn,
       authenticate: auth,
       depthGuard,
-      bodyParsers: [createBodyTimeout(options.bodyTimeoutMs ?? 30_000), jsonBody],
+      bodyParsers: [refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024), createBodyTimeout(options.bodyTimeoutMs ?? 30_000)],
+      bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
     }),
   );
 
