@@ -52,6 +52,8 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer; s
         intents: intent.intents.map((item) => item.agentId),
         confidence: intent.confidence,
         rewritten_query: intent.rewrittenQuery,
+        // A correction of parked or held values is marked, so replay and review can find the turns where the user put us right.
+        ...(reading.act === 'correction' ? { act: 'correction' } : {}),
       },
     });
     return {
