@@ -12,9 +12,9 @@ import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
 import { confirmationSummaryText, dateLabelText, type Language } from '../../i18n/index.js';
 import { cardName } from '../../registry/localized-text.js';
 import type { ConfirmationRequest } from '../../events/index.js';
-import type { SubTask, TaskPlan } from '../plan-types.js';
+import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
 import type { PendingTask } from '../state.js';
-import { classifyTaskType, topologicalOrder } from '../planning/dag.js';
+import { classifyTaskType, topologicalOrder } from '../../planning/dag.js';
 
 function valueText(value: unknown): string {
   if (typeof value === 'string') return value;

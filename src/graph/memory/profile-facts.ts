@@ -21,7 +21,7 @@ import { keyDescription } from '../../registry/localized-text.js';
 import type { AgentCard } from '../../registry/types.js';
 import type { ProfileEvidence, ProfileFact } from '../../store/types.js';
 import { type Language, profileUsedText } from '../../i18n/index.js';
-import type { SubTask, TaskOutcome } from '../plan-types.js';
+import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
 import { checkKeyValue } from '../planning/semantic-check.js';
 
 /** A key filled from the profile this turn. */

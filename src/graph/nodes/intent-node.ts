@@ -5,7 +5,9 @@
 import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig, type TurnContext } from '../context.js';
 import { askAgainText, intentStartText } from '../../i18n/index.js';
-import { readTurnQuery, requestWordIn, type IntentResult, type QueryReading } from '../../intent/index.js';
+import type { IntentResult } from '../../intent/index.js';
+import { readTurnQuery, type QueryReading } from '../../understanding/index.js';
+import { requestWordIn } from '../../planning/index.js';
 import { renderSummary } from '../memory/layered-summary.js';
 import { renderProfile } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
