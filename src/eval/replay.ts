@@ -85,7 +85,7 @@ export interface ReplayOptions {
 const REPLAY_MARKS: readonly TurnMark[] = ['clarification', 'correction', 'escalated'];
 
 /** A message that only stands for body fields (`confirm: ...`, `reject: ...`, `choose: ...`): nothing to route. */
-const BODY_ONLY = /^(?:(?:confirm|reject|choose): [^;]+)(?:; (?:confirm|reject|choose): [^;]+)*$/u;
+const BODY_ONLY = /^(?:confirm|reject|choose): [^\s,;]+(?:, [^\s,;]+)*(?:; (?:confirm|reject|choose): [^\s,;]+(?:, [^\s,;]+)*)*$/u;
 
 /** Whether a stored message has text of its own to route. */
 export function isRoutableMessage(query: string): boolean {
