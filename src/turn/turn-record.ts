@@ -9,7 +9,7 @@
  * was sent with their sources. Personal data is masked by the storage it is
  * written to, like the transcript.
  */
-import type { ResponseState } from '../graph/response-state.js';
+import { isCompleteFinal, stageRow, type ResponseState } from '../events/index.js';
 import type { AgentCallRecord } from '../graph/context.js';
 import type { SubTask, TaskPlan } from '../planning/index.js';
 import type { ValueSource } from '../graph/value-source.js';
@@ -37,16 +37,6 @@ export interface TurnRecordParts {
   usage: TurnUsage;
   agentCalls: readonly AgentCallRecord[];
 }
-
-/** Which event starts each stage, and which events end it. */
-const STAGE_BOUNDS: readonly { stage: string; start: string; end: readonly string[] }[] = [
-  { stage: 'intent', start: 'intent_start', end: ['intent_done'] },
-  { stage: 'plan', start: 'plan_start', end: ['plan_done'] },
-  { stage: 'verify', start: 'verify_start', end: ['verify_done'] },
-  { stage: 'answer', start: 'summarize_start', end: ['final'] },
-];
-
-const isCompleteFinal = (event: ResponseState) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true;
 
 /** Builds the record of a finished turn. */
 export function buildTurnRecord(parts: TurnRecordParts): StoredTurnRecord {
@@ -164,25 +154,31 @@ function sentInputs(task: RecordedTask | undefined): RecordedInput[] {
   return task ? task.inputs.filter((input) => input.source !== undefined) : [];
 }
 
-/** Each stage from its start event to its end event; `execute` spans the calls; `escalate` is a moment. */
+/**
+ * Each section of the stage table (`events/stages.ts`) from the event that opens it to the one that
+ * closes it (the complete answer closes `summarize`, shown as `answer`); `execute` spans the calls;
+ * an answer with no summary step and an escalation are moments.
+ */
 function recordedStages(events: readonly ResponseState[], offsets: readonly number[], calls: readonly RecordedCall[]): RecordedStage[] {
   const stages: RecordedStage[] = [];
-  for (const bound of STAGE_BOUNDS) {
-    const start = events.findIndex((event) => event.metadata.stage === bound.start);
-    if (start < 0) continue;
-    let end = -1;
-    for (let index = start + 1; index < events.length; index++) {
-      const event = events[index]!;
-      if (bound.end.includes(event.metadata.stage) && (event.metadata.stage !== 'final' || isCompleteFinal(event))) end = index;
-      if (end >= 0) break;
+  const open = new Map<string, number>();
+  events.forEach((event, index) => {
+    const section = stageRow(event.metadata.stage)?.section;
+    if (!section || section.name === 'agent') return;
+    if (event.metadata.stage === 'final' && !isCompleteFinal(event)) return;
+    const at = offsets[index] ?? 0;
+    const name = section.name === 'summarize' ? 'answer' : section.name;
+    if (section.edge === 'open') {
+      if (!open.has(name)) open.set(name, at);
+      return;
     }
-    stages.push({ stage: bound.stage, start_ms: offsets[start] ?? 0, end_ms: offsets[end >= 0 ? end : start] ?? 0 });
-  }
+    stages.push({ stage: name, start_ms: open.get(name) ?? at, end_ms: at });
+    open.delete(name);
+  });
+  for (const [name, at] of open) stages.push({ stage: name, start_ms: at, end_ms: at });
   if (calls.length > 0) {
     stages.push({ stage: 'execute', start_ms: Math.min(...calls.map((call) => call.start_ms)), end_ms: Math.max(...calls.map((call) => call.end_ms)) });
   }
-  const finalAt = events.findIndex(isCompleteFinal);
-  if (finalAt >= 0 && !stages.some((stage) => stage.stage === 'answer')) stages.push({ stage: 'answer', start_ms: offsets[finalAt] ?? 0, end_ms: offsets[finalAt] ?? 0 });
   const escalated = events.findIndex((event) => event.metadata.stage === 'escalate');
   if (escalated >= 0) stages.push({ stage: 'escalate', start_ms: offsets[escalated] ?? 0, end_ms: offsets[escalated] ?? 0 });
   return stages.sort((a, b) => a.start_ms - b.start_ms);
