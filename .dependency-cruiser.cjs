@@ -19,13 +19,14 @@ const TIERS = [
   { tier: 1, name: 'text and telemetry', rooms: ['text', 'telemetry'] },
   { tier: 2, name: 'config and storage', rooms: ['registry', 'store'] },
   { tier: 3, name: 'model gateway, sub-agent client, outbound data', rooms: ['llm', 'agents', 'privacy'] },
-  { tier: 4, name: 'word meaning', rooms: ['embeddings'] },
-  { tier: 5, name: 'recognition and escalation', rooms: ['intent', 'escalation'] },
-  { tier: 6, name: 'the graph and the agent side', rooms: ['graph', 'agent-kit', 'conformance'] },
-  { tier: 7, name: 'turn and eval', rooms: ['turn', 'eval'] },
-  { tier: 8, name: 'HTTP', rooms: ['http'] },
-  { tier: 9, name: 'assembly', rooms: ['switchboard.ts'] },
-  { tier: 10, name: 'commands', rooms: ['cli'] },
+  { tier: 4, name: 'word meaning and the message\'s reading', rooms: ['embeddings', 'understanding'] },
+  { tier: 5, name: 'planning', rooms: ['planning'] },
+  { tier: 6, name: 'recognition and escalation', rooms: ['intent', 'escalation'] },
+  { tier: 7, name: 'the graph and the agent side', rooms: ['graph', 'agent-kit', 'conformance'] },
+  { tier: 8, name: 'turn and eval', rooms: ['turn', 'eval'] },
+  { tier: 9, name: 'HTTP', rooms: ['http'] },
+  { tier: 10, name: 'assembly', rooms: ['switchboard.ts'] },
+  { tier: 11, name: 'commands', rooms: ['cli'] },
 ];
 
 /** The path pattern of a room. */

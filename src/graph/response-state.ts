@@ -2,7 +2,7 @@
  * The outgoing event type (docs/api.md#events; `schemas/response-state.schema.json`). Separate from the
  * internal graph state on purpose: nothing internal leaks unless copied here.
  */
-import type { ConfirmationRequest } from './plan-types.js';
+import type { ConfirmationRequest } from '../planning/plan-types.js';
 
 export type Stage =
   | 'intent_start'

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.js';
 import { cardName } from '../registry/localized-text.js';
 import { agentFailedEvent, vanishedAgentFailedEvent } from './agent-failed-event.js';
 import { ownerOf, type NodeEvent, type TurnContext } from './context.js';
-import type { SubTask, TaskOutcome } from './plan-types.js';
+import type { SubTask, TaskOutcome } from '../planning/plan-types.js';
 import type { SemanticInfo } from './response-state.js';
 import type { ResponseCache } from './caches/response-cache.js';
 import type { SupervisorState } from './state.js';

@@ -128,6 +128,38 @@ export interface TurnEventStore {
   listEvents(turnId: string, afterSeq?: number): Promise<StoredEvent[]>;
 }
 
+/** One finished turn as read back for replay and review: its record, the user's message as stored (masked), its events when asked for. */
+export interface RecordedTurn extends TurnRecord {
+  /** The user's message of the turn, as stored ('' for a turn answered from body fields alone). */
+  query: string;
+  /** The user row's metadata (trace id and the request fields kept with the message). */
+  query_metadata: Record<string, unknown>;
+  /** The turn's stored events in order (only when `withEvents` was asked). */
+  events?: StoredEvent[];
+}
+
+/** Which recorded turns to read: finished ones, newest first, one page at a time. */
+export interface RecordedTurnQuery {
+  /** Only turns started at or after this ISO time. */
+  since?: string;
+  /** Only turns of this tenant's owners (`''`: the default tenant); absent: every tenant. */
+  tenant?: string;
+  /** The cursor: only turns that come after this one (older, in the newest-first order). */
+  before?: { started_at: string; turn_id: string };
+  /** Page size (at least 1). */
+  limit: number;
+  /** Read each turn's events too (one more query per page). */
+  withEvents?: boolean;
+}
+
+/** Reads recorded turns back, page by page (`switchboard replay` and `review`); never writes. */
+export interface TurnHistoryReader {
+  /** One page of finished turns, newest first (by start time, then turn id). */
+  page(query: RecordedTurnQuery): Promise<RecordedTurn[]>;
+  /** The turn started right after this one in its session, with its events (how a question the turn asked was answered). */
+  nextInSession(turnId: string): Promise<RecordedTurn | undefined>;
+}
+
 /** Status of a dispatched sub-task. */
 export type TaskStatus = 'dispatched' | 'completed' | 'failed' | 'input_required' | 'cancelled';
 
@@ -256,6 +288,8 @@ export interface Storage {
   readonly transcript: TranscriptStore;
   readonly events: TurnEventStore;
   readonly tasks: TaskStore;
+  /** Recorded turns read back in pages (replay and review). */
+  readonly history: TurnHistoryReader;
   readonly leases: LeaseStore;
   readonly signals: SignalBus;
   readonly kv: KeyValueStore;

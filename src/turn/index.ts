@@ -15,5 +15,5 @@ export { createTurnIdempotency, type IdempotencyClaim, type TurnIdempotency } fr
 export { DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
 export { recordCacheLookup, recordTurnMetrics, turnOutcomeLabel, type CacheName } from './turn-metrics.js';
 export type { ResponseState, SemanticInfo, Stage } from '../graph/response-state.js';
-export type { ConfirmationRequest } from '../graph/plan-types.js';
+export type { ConfirmationRequest } from '../planning/plan-types.js';
 export type { BudgetName } from '../graph/turn-budget.js';

@@ -9,7 +9,7 @@ import { detectLanguage } from '../text/index.js';
 import { checkpointThread } from '../store/owner-key.js';
 import type { TurnOutcome } from '../store/types.js';
 import { intentStartText, turnFailedText, turnStoppedText } from '../i18n/index.js';
-import { hasNoLanguage } from '../intent/index.js';
+import { hasNoLanguage } from '../understanding/index.js';
 import { classifyReplyWord } from '../graph/control/classify-reply-word.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 import type { AgentCard } from '../../registry/types.js';
 import type { Language } from '../../i18n/index.js';
-import type { SubTask, TaskOutcome, TaskPlan, TaskStatus } from '../plan-types.js';
+import type { SubTask, TaskOutcome, TaskPlan, TaskStatus } from '../../planning/plan-types.js';
 import type { SemanticInfo } from '../response-state.js';
 import { composeSummary, renderOutput } from './offline-answers.js';
 

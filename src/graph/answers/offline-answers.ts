@@ -21,7 +21,7 @@ import {
   serviceQuestionLine,
   unansweredLine,
 } from '../../i18n/index.js';
-import type { TaskOutcome } from '../plan-types.js';
+import type { TaskOutcome } from '../../planning/plan-types.js';
 import type { SemanticInfo } from '../response-state.js';
 import { serviceNames } from '../service-name.js';
 import type { AnswerComposer, SummaryInput } from './types.js';

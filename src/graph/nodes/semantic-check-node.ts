@@ -6,7 +6,7 @@
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { type Language, planDescriptionText } from '../../i18n/index.js';
-import type { SubTask, TaskPlan } from '../plan-types.js';
+import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
 import { serviceNames } from '../service-name.js';
 import { holdSideEffects } from '../control/confirmation.js';
 import { checkPlanSemantics } from '../planning/semantic-check.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeText } from '../../text/index.js';
+import { normalizeText } from '../text/index.js';
 import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from './follow-up.js';
-import { card, snapshotOf } from '../../../test/support/registry-fixtures.js';
+import { card, snapshotOf } from '../../test/support/registry-fixtures.js';
 
 describe('follow-up rules', () => {
   it.each(['地址呢？', '那后天呢', '上海呢', '换成从广州出发', '还有别的颜色吗', 'and the day after?', 'what about Shanghai?', 'how much is it per night?'])('%j leans on the previous turn', (query) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SubTask, TaskOutcome, TaskStatus } from '../plan-types.js';
+import type { SubTask, TaskOutcome, TaskStatus } from './plan-types.js';
 import { runTaskGraph, type ScheduleOptions } from './scheduler.js';
 
 function task(taskId: string, dependencies: string[] = [], status: TaskStatus = 'pending'): SubTask {

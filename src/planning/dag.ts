@@ -2,8 +2,8 @@
  * Dependency handling for task plans: ordering, cycle detection and the
  * sequential / parallel / mixed classification.
  */
-import { findCycles } from '../../util/find-cycles.js';
-import type { SubTask, TaskType } from '../plan-types.js';
+import { findCycles } from '../util/find-cycles.js';
+import type { SubTask, TaskType } from './plan-types.js';
 
 /** sequential: one chain; parallel: no edges; mixed: anything else. */
 export function classifyTaskType(tasks: readonly Pick<SubTask, 'task_id' | 'dependencies'>[]): TaskType {

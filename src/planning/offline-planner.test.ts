@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
-import type { RankedIntent } from '../../intent/types.js';
-import type { AgentCard } from '../../registry/types.js';
-import { emptyMemory, type SessionMemory } from '../state.js';
-import { buildSubTasks, createOfflinePlanner } from './offline-planner.js';
+import { snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
+import type { RankedIntent } from '../intent/types.js';
+import type { AgentCard } from '../registry/types.js';
+import { emptyMemory, type SessionMemory } from '../graph/state.js';
+import { createOfflinePlanner } from './offline-planner.js';
+import { buildSubTasks } from './sub-tasks.js';
 import type { PlanRequest } from './types.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);

@@ -5,7 +5,7 @@
  * task can actually run. Tasks that are not sent this turn anyway (parked,
  * awaiting confirmation) do not count.
  */
-import type { SubTask } from '../plan-types.js';
+import type { SubTask } from './plan-types.js';
 import { topologicalOrder } from './dag.js';
 
 /** The runnable tasks split into those the budget admits and those it cuts (both in run order). */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentCard } from '../../registry/types.js';
-import { createExampleRanker } from './example-ranker.js';
+import type { AgentCard } from '../registry/types.js';
+import { createExampleRanker } from '../intent/routing/example-ranker.js';
 import { attributeClauseValues, type ClauseValuesRequest } from './clause-values.js';
-import { ecommerceCards, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
+import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const TOMORROW = '2026-11-23';

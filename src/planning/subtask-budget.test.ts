@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SubTask, TaskStatus } from '../plan-types.js';
+import type { SubTask, TaskStatus } from './plan-types.js';
 import { selectWithinSubtaskBudget } from './subtask-budget.js';
 
 function task(taskId: string, dependencies: string[] = [], status: TaskStatus = 'pending'): SubTask {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { card, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
-import type { DraftSubTask } from '../../intent/llm/intent-schema.js';
-import type { IntentResult } from '../../intent/types.js';
-import { silentLogger } from '../../logger.js';
-import type { AgentCard } from '../../registry/types.js';
-import { emptyMemory, type SessionMemory } from '../state.js';
+import { card, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
+import type { DraftSubTask } from './draft-schema.js';
+import type { IntentResult } from '../intent/types.js';
+import { silentLogger } from '../logger.js';
+import type { AgentCard } from '../registry/types.js';
+import { emptyMemory, type SessionMemory } from '../graph/state.js';
 import { createLlmPlanner } from './llm-planner.js';
 import { createOfflinePlanner } from './offline-planner.js';
 import type { PlanRequest } from './types.js';
@@ -33,7 +33,7 @@ function request(query: string, subTasks: DraftSubTask[] | undefined, options: {
   return {
     query,
     intents: intent.intents,
-    intent,
+    ...(intent.draftPlan ? { draft: intent.draftPlan } : {}),
     snapshot: snapshotOf(options.snapshotCards ?? cards()),
     memory: options.memory ?? emptyMemory(),
     now: NOW,

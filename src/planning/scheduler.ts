@@ -6,7 +6,7 @@
  * are skipped (reason `max_turn_ms`), and the ones running end as their calls
  * observe the same deadline.
  */
-import type { SubTask, TaskOutcome } from '../plan-types.js';
+import type { SubTask, TaskOutcome } from './plan-types.js';
 
 export interface ScheduleOptions {
   tasks: readonly SubTask[];

@@ -3,7 +3,7 @@
  * this is also the JSON shape the LLM planner returns and the event metadata shows.
  */
 
-import type { ValueSource } from './value-source.js';
+import type { ValueSource } from '../store/parked-task.js';
 
 export type TaskType = 'sequential' | 'parallel' | 'mixed';
 

@@ -7,23 +7,25 @@
  * agents (one per agent, the intents' agents added when forgotten), the
  * dependencies the cards allow, and input values the conversation supports
  * and that keep to the agent's own clause (as the offline planner's do:
- * `intent/routing/clause-values.ts`); the user's own words outrank the
+ * `planning/clause-values.ts`); the user's own words outrank the
  * model's rewrite. A model must never invent a value, and a side-effect agent
  * never takes one from outside its own words unless it was parked waiting for
  * it. Missing keys are then filled as the offline planner fills them, so the
  * semantic check parks exactly what is really missing. No usable draft → the
  * offline planner.
  */
-import { findDates } from '../../text/date-extractor.js';
-import { extractOne } from '../../text/key-extractor.js';
-import { resolveAgentId } from '../../registry/index.js';
-import { attributeClauseValues, requestWordIn, splitClauses, type AgentClauseValues, type Clause, type DraftPlanEnvelope, type DraftSubTask, type RankedIntent } from '../../intent/index.js';
-import type { Logger } from '../../logger.js';
-import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';
-import type { InvalidKey, SubTask } from '../plan-types.js';
+import { findDates } from '../text/date-extractor.js';
+import { extractOne } from '../text/key-extractor.js';
+import { resolveAgentId } from '../registry/index.js';
+import { splitClauses, type Clause } from '../understanding/index.js';
+import { attributeClauseValues, requestWordIn, type AgentClauseValues } from './clause-values.js';
+import type { DraftPlanEnvelope, DraftSubTask } from './draft-schema.js';
+import type { Logger } from '../logger.js';
+import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
+import type { InvalidKey, SubTask } from './plan-types.js';
 import { findCycle, topologicalOrder } from './dag.js';
-import { assemblePlan, buildSubTasks, extractOptionalInputs } from './offline-planner.js';
-import type { Planner, PlanRequest, PlanResult } from './types.js';
+import { assemblePlan, buildSubTasks, extractOptionalInputs } from './sub-tasks.js';
+import type { Planner, PlanRequest, PlanResult, RankedIntent } from './types.js';
 
 /** Dependencies of the LLM planner. */
 export interface LlmPlannerOptions {
@@ -54,7 +56,7 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
     async plan(request: PlanRequest): Promise<PlanResult> {
       request.signal?.throwIfAborted();
       // The draft was schema-checked where the model reply was parsed; here it is checked against the registry only.
-      const draft = request.intent?.draftPlan;
+      const draft = request.draft;
       if (draft === undefined) return fallback.plan(request);
       const { result, corrections } = planFromDraft(draft, request);
       if (!result) return fallback.plan(request);

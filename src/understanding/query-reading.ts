@@ -13,7 +13,7 @@
  *   parked or held is a correction, not a confirmation: the yes/no word is set
  *   aside and the rest is what routes (`request`).
  */
-import { splitClauses, type Clause } from './routing/clause-splitter.js';
+import { splitClauses, type Clause } from './clause-splitter.js';
 import { detectLanguage, normalizeText } from '../text/text-terms.js';
 import { CORRECTION_CONNECTORS, NO_WORDS, YES_WORDS } from '../i18n/index.js';
 

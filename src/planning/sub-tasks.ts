@@ -1,16 +1,18 @@
 /**
- * The offline planner: one sub-task per matched agent, dependencies from the
- * cards' `depends_on` when both agents are in the plan, inputs from the
- * semantic keys extracted from each agent's own clause of the (rewritten)
+ * Sub-tasks from clauses, shared by both planners: one sub-task per agent,
+ * dependencies from the cards' `depends_on` when both agents are in the plan,
+ * inputs from the semantic keys of each agent's own clause of the (rewritten)
  * query, completed by slot memory (values known from earlier turns and the
- * inputs of parked tasks). The sub-task's message is that clause.
+ * inputs of parked tasks); and the plan assembled around them. The offline
+ * planner is these alone; the LLM planner checks its draft against them.
  */
-import { attributeClauseValues, isFollowUp, type AgentClauseValues } from '../../intent/index.js';
-import { extractOne, normalizeText, orderByMention } from '../../text/index.js';
-import type { ExtractSpec } from '../../registry/types.js';
-import type { AgentCard } from '../../registry/types.js';
-import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';
-import type { PendingTask } from '../state.js';
+import { isFollowUp } from '../understanding/index.js';
+import { attributeClauseValues, type AgentClauseValues } from './clause-values.js';
+import { extractOne, normalizeText, orderByMention } from '../text/index.js';
+import type { ExtractSpec } from '../registry/types.js';
+import type { AgentCard } from '../registry/types.js';
+import type { InvalidKey, SubTask, TaskPlan } from './plan-types.js';
+import type { PendingTask } from '../store/parked-task.js';
 import { classifyTaskType, topologicalOrder } from './dag.js';
 import type { Planner, PlanRequest, PlanResult } from './types.js';
 
@@ -21,7 +23,7 @@ export function buildSubTasks(
 ): { tasks: SubTask[]; invalidKeys: Record<string, InvalidKey[]>; attributed: Map<string, AgentClauseValues> } {
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
   const invalidKeys: Record<string, InvalidKey[]> = {};
-  // Each agent reads its keys from its own clause of the query (see intent/routing/clause-values.ts).
+  // Each agent reads its keys from its own clause of the query (see planning/clause-values.ts).
   const attributed = attributeClauseValues({
     text: request.query,
     turnText: request.turnQuery,
@@ -144,24 +146,5 @@ export function assemblePlan(planId: string, tasks: SubTask[], reasoning: string
     total_tasks: tasks.length,
     missing_semantic_keys: [],
     user_friendly_message: message,
-  };
-}
-
-/** Creates the planner used when no LLM is configured (and as the LLM's fallback). */
-export function createOfflinePlanner(): Planner {
-  return {
-    async plan(request: PlanRequest): Promise<PlanResult> {
-      // Tasks follow the order the user mentioned them (then rank), so results read in that order.
-      const cards = orderByMention(request.intents, request.query)
-        .map((intent) => request.snapshot.byId.get(intent.agentId))
-        .filter((card): card is AgentCard => card !== undefined && card.enabled);
-      const unique = [...new Map(cards.map((card) => [card.id, card])).values()];
-      const { tasks, invalidKeys } = buildSubTasks(unique, request);
-      const names = unique.map((card) => card.name).join('、');
-      return {
-        plan: assemblePlan(request.planId, tasks, `matched capabilities: ${names}`, ''),
-        invalidKeys,
-      };
-    },
   };
 }
