@@ -5,8 +5,7 @@
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
-import type { ConfirmationRequest } from '../planning/plan-types.js';
-import type { SemanticInfo, Stage } from './response-state.js';
+import type { ConfirmationRequest, SemanticInfo, Stage } from '../events/index.js';
 import type { TurnBudget } from './turn-budget.js';
 import type { TurnMeaning } from '../embeddings/turn-meaning.js';
 

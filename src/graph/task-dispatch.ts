@@ -14,7 +14,7 @@ import { cardName } from '../registry/localized-text.js';
 import { agentFailedEvent, vanishedAgentFailedEvent } from './agent-failed-event.js';
 import { ownerOf, type NodeEvent, type TurnContext } from './context.js';
 import type { SubTask, TaskOutcome } from '../planning/plan-types.js';
-import type { SemanticInfo } from './response-state.js';
+import type { SemanticInfo } from '../events/index.js';
 import type { ResponseCache } from './caches/response-cache.js';
 import type { SupervisorState } from './state.js';
 import { insufficiencyOf } from './verify/rule-check.js';

@@ -14,6 +14,4 @@ export { traceTurns } from './traced-turns.js';
 export { createTurnIdempotency, type IdempotencyClaim, type TurnIdempotency } from './turn-idempotency.js';
 export { DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
 export { recordCacheLookup, recordTurnMetrics, turnOutcomeLabel, type CacheName } from './turn-metrics.js';
-export type { ResponseState, SemanticInfo, Stage } from '../graph/response-state.js';
-export type { ConfirmationRequest } from '../planning/plan-types.js';
 export type { BudgetName } from '../graph/turn-budget.js';

@@ -15,7 +15,7 @@ import type { LlmUsage } from '../llm/types.js';
 import type { NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';
 import type { OutputGuard } from '../graph/output-guard.js';
 import type { TextScrubber } from '../text/id-scrubber.js';
-import type { ResponseState } from '../graph/response-state.js';
+import type { ResponseState } from '../events/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { startTurnBudgets } from './budget-clock.js';
 import { createEventPipeline } from './event-pipeline.js';

@@ -7,7 +7,7 @@ import type { Registry } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
 import type { StopNoticeReason } from '../i18n/index.js';
 import type { LlmUsage } from '../llm/types.js';
-import type { ResponseState } from '../graph/response-state.js';
+import type { ResponseState } from '../events/index.js';
 import type { SupervisorGraph } from '../graph/build-graph.js';
 import type { BudgetName } from '../graph/turn-budget.js';
 import type { StreamCapName, StreamCaps } from './stream-caps.js';

@@ -4,7 +4,7 @@
  * carried (docs/api.md#conversation-rules, turn-outcome.ts) — and its stage timings.
  * Cache hits and misses are counted by the caches themselves (`recordCacheLookup`), misses being invisible in events.
  */
-import type { ResponseState } from '../graph/response-state.js';
+import { doneOf, outcomeOf, type ResponseState } from '../events/index.js';
 import type { TurnOutcome } from '../store/types.js';
 import type { Metrics } from '../metrics.js';
 import { decideTurnOutcome, isTurnOutcomeWord, type TurnOutcomeWord } from './turn-outcome.js';
@@ -15,8 +15,7 @@ import { decideTurnOutcome, isTurnOutcomeWord, type TurnOutcomeWord } from './tu
  * `done` was sent.
  */
 export function turnOutcomeLabel(lifecycle: TurnOutcome, events: readonly ResponseState[]): TurnOutcomeWord {
-  const done = events.find((event) => event.metadata.stage === 'done');
-  const said = done?.metadata.state?.outcome;
+  const said = outcomeOf(doneOf(events));
   return isTurnOutcomeWord(said) ? said : decideTurnOutcome(lifecycle, events);
 }
 
@@ -24,8 +23,7 @@ export function turnOutcomeLabel(lifecycle: TurnOutcome, events: readonly Respon
 export function recordTurnMetrics(metrics: Metrics, lifecycle: TurnOutcome, durationMs: number, events: readonly ResponseState[]): void {
   metrics.turns.inc({ outcome: turnOutcomeLabel(lifecycle, events) });
   metrics.turnDuration.observe(durationMs / 1000);
-  const done = events.find((event) => event.metadata.stage === 'done');
-  const timings = done?.metadata.state?.timings_ms;
+  const timings = doneOf(events)?.metadata.state?.timings_ms;
   if (timings && typeof timings === 'object') {
     for (const [stage, ms] of Object.entries(timings as Record<string, unknown>)) {
       if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) metrics.stageDuration.observe({ stage }, ms / 1000);

@@ -15,7 +15,7 @@ import { spawnServer, type ServerProcess } from '../contract/harness.js';
 import { hangReply, jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { createDatabaseFactory, postgresAvailable } from '../support/services.js';
 import { chatOverSse, finalEvent, sampleRegistry } from '../support/switchboard-harness.js';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 
 const hasPostgres = await postgresAvailable();
 const LEASE_TTL_MS = 3000;

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParser } from 'eventsource-parser';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { startServer, type RunningServer } from '../../src/http/index.js';
 import type { LlmGateway } from '../../src/llm/types.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
