@@ -298,6 +298,8 @@ export interface TurnHistoryReader {
   page(query: RecordedTurnQuery): Promise<RecordedTurn[]>;
   /** The turn started right after this one in its session, with its events (how a question the turn asked was answered). */
   nextInSession(turnId: string): Promise<RecordedTurn | undefined>;
+  /** The stored events of these turns, in order, by turn id (one query; a turn without events maps to []). */
+  eventsOf(turnIds: readonly string[]): Promise<Map<string, StoredEvent[]>>;
 }
 
 /** Status of a dispatched sub-task. */
