@@ -8,17 +8,10 @@
  */
 import { keyDescription } from '../registry/localized-text.js';
 import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
+import type { SemanticInfo } from '../events/index.js';
 
-/** Keys still needed by one parked sub-task; the four arrays are index-aligned (`metadata.semantic_info[]`). */
-export interface KeyRequest {
-  type: 'miss' | 'invalid';
-  sub_agent_id: string;
-  keys: string[];
-  key_descriptions: string[];
-  fe_widgets_suggestion: string[];
-  /** Allowed values per key (an enum key's values), `[]` for free input. */
-  key_options: string[][];
-}
+/** A request for keys: `metadata.semantic_info[]`, whose type the events room owns. */
+export type KeyRequest = SemanticInfo;
 
 /** How to ask (all optional). */
 export interface KeyRequestOptions {
