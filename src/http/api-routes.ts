@@ -303,7 +303,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/v1/agents',
     operation: {
       operationId: 'agents',
-      summary: 'The live registry: public cards with health, version, loaded_at, last_error',
+      summary: 'The live registry: public cards with health, version, loaded_at, last_error, warnings',
       tags: ['registry'],
       security: [{}, { bearer: [] }],
       responses: {

@@ -94,11 +94,20 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, unknown>> = {
   },
   RegistrySnapshot: {
     type: 'object',
-    required: ['version', 'loaded_at', 'last_error', 'agents'],
+    required: ['version', 'loaded_at', 'last_error', 'warnings', 'agents'],
     properties: {
       version: { type: 'string', description: 'Content hash of the registry file.' },
       loaded_at: { type: 'string' },
       last_error: { oneOf: [{ $ref: '#/components/schemas/RegistryLoadError' }, { type: 'null' }], description: 'The last failed reload (the previous registry stays live), or null.' },
+      warnings: {
+        type: 'array',
+        description: 'What the live version was warned about (registry lint: cards whose examples or keywords overlap, actions without side_effects, unused widgets keys; deprecations). It routes all the same.',
+        items: {
+          type: 'object',
+          required: ['line', 'col', 'pointer', 'message'],
+          properties: { line: { type: 'integer' }, col: { type: 'integer' }, pointer: { type: 'string' }, message: { type: 'string' } },
+        },
+      },
       agents: { type: 'array', items: { $ref: '#/components/schemas/PublicAgentCard' } },
     },
   },
