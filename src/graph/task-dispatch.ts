@@ -169,6 +169,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       const outcome: AgentOutcome = cutByDeadline && !called.ok ? { ...called, code: 'aborted', reason: 'the turn reached its time budget' } : called;
       const failureCode = outcome.ok ? undefined : cutByDeadline ? 'max_turn_ms' : outcome.code;
       dependencies.onAgentCall?.(card.id, outcome.ok ? outcome.reply.status : outcome.code, outcome.durationMs);
+      context.agentCalls?.push({ task_id: requestTaskId, agent_id: card.id, ok: outcome.ok, status: outcome.ok ? outcome.reply.status : outcome.code, ms: outcome.durationMs });
       context.tasks?.settled(
         requestTaskId,
         outcome.ok ? outcome.reply.status : outcome.code === 'aborted' ? 'cancelled' : 'failed',

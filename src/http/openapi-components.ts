@@ -7,6 +7,8 @@
  * "no fields at all").
  */
 
+import { TURN_SCHEMAS } from './openapi-turn-schemas.js';
+
 /** Any JSON object (a schema the registry author wrote, stage-specific state). */
 export const OPEN_OBJECT = { type: 'object', additionalProperties: {} } as const;
 
@@ -18,6 +20,7 @@ export const ERROR_DETAILS = { ...OPEN_OBJECT, description: 'What went wrong, wh
 
 /** The named response schemas; merged into `components/schemas` by `openapi-document.ts`. */
 export const RESPONSE_SCHEMAS: Readonly<Record<string, unknown>> = {
+  ...TURN_SCHEMAS,
   ChatAnswer: {
     type: 'object',
     required: ['session_id', 'final_answer', 'events'],
