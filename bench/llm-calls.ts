@@ -24,7 +24,7 @@ import { createInMemoryIntentCache, createLlmRecognizer, createOfflineRecognizer
 import { createLlmGateway, createLlmUsage, type UsageSummary } from '../src/llm/index.js';
 import { silentLogger } from '../src/logger.js';
 import { loadRegistryText } from '../src/registry/index.js';
-import { readQuery } from '../src/text/index.js';
+import { readTurnQuery } from '../src/understanding/index.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../test/support/fake-agent.js';
 import { startFakeOpenAI, type FakeOpenAI, type ScriptedReplySpec } from '../test/support/fake-openai.js';
 import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../test/support/switchboard-harness.js';
@@ -272,7 +272,7 @@ async function measurePromptSizes(): Promise<PromptSize[]> {
         const recognizer = createLlmRecognizer({ gateway, fallback: createOfflineRecognizer(), cache: createInMemoryIntentCache(), logger: silentLogger, maxPromptCards });
         fake.push(MIXED_INTENT());
         const usage = createLlmUsage();
-        await recognizer.recognize({ ...readQuery(MIXED), history: [], pendingAgents: [], snapshot, usage, now: NOW });
+        await recognizer.recognize({ ...readTurnQuery(MIXED), history: [], pendingAgents: [], snapshot, usage, now: NOW });
         const system = fake.requests.at(-1)!.messages[0]!.content;
         return { tokens: usage.calls[0]!.promptTokens, cards: (system.match(/^- id: /gm) ?? []).length };
       };

@@ -18,7 +18,7 @@ import { createCardPreselector } from '../src/intent/routing/card-preselect.js';
 import { createExampleRanker } from '../src/intent/routing/example-ranker.js';
 import { silentLogger } from '../src/logger.js';
 import { loadRegistryFile } from '../src/registry/load-registry.js';
-import { readQuery } from '../src/text/index.js';
+import { readTurnQuery } from '../src/understanding/index.js';
 import { startFakeEmbeddings } from '../test/support/fake-embeddings.js';
 
 const SETS = [
@@ -40,7 +40,7 @@ export async function main(): Promise<void> {
       if (!(await semantic.prepare(snapshot))) throw new Error('cards could not be embedded');
       const ranker = createExampleRanker();
       const cases = parsed.cases.filter((item) => item.agents.length > 0 && item.session.length === 0);
-      const scores = await Promise.all(cases.map((item) => semantic.scores(readQuery(item.query).normalizedQuery, snapshot)));
+      const scores = await Promise.all(cases.map((item) => semantic.scores(readTurnQuery(item.query).normalizedQuery, snapshot)));
       const figures: string[] = [];
       for (const limit of [1, 2, 3, 4, 6, 8].filter((value) => value < snapshot.enabledAgents.length)) {
         const preselector = createCardPreselector({ limit, ranker });

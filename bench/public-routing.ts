@@ -153,7 +153,8 @@ interface Code {
   loadRegistryText: (text: string, file: string, options?: { env?: NodeJS.ProcessEnv }) => { ok: true; snapshot: unknown } | { ok: false; issues: unknown[] };
   createExampleRanker: () => { prepare(snapshot: unknown): void };
   createOfflineRecognizer: (options: { ranker: unknown }) => { recognize(input: unknown): Promise<{ kind: string; intents: { agentId: string }[]; clarification?: { options: { sub_agent_id: string }[] } }> };
-  readQuery: (query: string) => Record<string, unknown>;
+  /** The message's reading (`src/understanding/`; a checkout from before that room: `src/text/` `readQuery`). */
+  readTurnQuery: (query: string) => Record<string, unknown>;
   buildNearestBaseline: (snapshot: unknown) => (query: string) => string | undefined;
   buildLinearBaseline: (snapshot: unknown) => (query: string) => string | undefined;
 }
@@ -173,7 +174,7 @@ export async function loadCode(root: string = resolve(dirname(fileURLToPath(impo
     loadRegistryText: registry.loadRegistryText,
     createExampleRanker: ranker.createExampleRanker,
     createOfflineRecognizer: recognizer.createOfflineRecognizer,
-    readQuery: text.readQuery,
+    readTurnQuery: (await at('src/understanding/index.ts').catch(() => undefined))?.readTurnQuery ?? text.readQuery,
     buildNearestBaseline: nearest.buildNearestBaseline,
     buildLinearBaseline: linear.buildLinearBaseline,
   };
@@ -193,7 +194,7 @@ export async function measure(set: PublicRoutingSet, k: number, code: Code): Pro
   let ms = 0;
   for (const line of set.lines) {
     const started = performance.now();
-    const result = await recognizer.recognize({ ...code.readQuery(line.text), history: [], snapshot, pendingAgents: [] });
+    const result = await recognizer.recognize({ ...code.readTurnQuery(line.text), history: [], snapshot, pendingAgents: [] });
     ms += performance.now() - started;
     const routed = result.kind === 'business' ? [...new Set(result.intents.map((intent) => intent.agentId))] : [];
     const offered = result.clarification?.options.map((option) => option.sub_agent_id) ?? [];

@@ -6,7 +6,7 @@ import type { RegistrySnapshot } from '../registry/types.js';
 import { createMemoryKeyValueStore } from '../store/kv-store.js';
 import { createOfflineRecognizer } from '../intent/offline-recognizer.js';
 import { createExampleRanker } from '../intent/routing/example-ranker.js';
-import { readQuery } from '../text/index.js';
+import { readTurnQuery } from '../understanding/index.js';
 import { createEmbeddingsClient } from './embeddings-client.js';
 import { createEmbeddingsFromEnv } from './from-env.js';
 import { createSemanticIndex } from './semantic-index.js';
@@ -91,7 +91,7 @@ describe('word meaning in offline routing (fake concept-space endpoint)', () => 
     snapshot = loaded.snapshot;
   });
   const recognise = async (recognizer: ReturnType<typeof createOfflineRecognizer>, query: string) => {
-    const result = await recognizer.recognize({ ...readQuery(query), history: [], pendingAgents: [], snapshot });
+    const result = await recognizer.recognize({ ...readTurnQuery(query), history: [], pendingAgents: [], snapshot });
     return result.intents.map((intent) => intent.agentId);
   };
 

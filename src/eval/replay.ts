@@ -13,7 +13,7 @@ import type { IntentRecognizer, IntentResult } from '../intent/types.js';
 import { createLlmUsage } from '../llm/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { RecordedTurn, TurnHistoryReader } from '../store/index.js';
-import { readQuery } from '../text/index.js';
+import { readTurnQuery } from '../understanding/index.js';
 import { readTurnFacts, type TurnMark } from './turn-facts.js';
 
 /** How a message was routed: to a set of agents, to none, or to a clarification between some. */
@@ -122,7 +122,7 @@ export function createRouter(recognizer: IntentRecognizer, snapshot: RegistrySna
   return async (query) => {
     const known = cache.get(query);
     if (known) return known;
-    const intent = await recognizer.recognize({ ...readQuery(query), history: [], snapshot, pendingAgents: [], usage: createLlmUsage(), now });
+    const intent = await recognizer.recognize({ ...readTurnQuery(query), history: [], snapshot, pendingAgents: [], usage: createLlmUsage(), now });
     const routing = routingOf(intent);
     cache.set(query, routing);
     return routing;

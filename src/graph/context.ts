@@ -8,6 +8,7 @@ import type { LlmUsage } from '../llm/types.js';
 import type { ConfirmationRequest, SemanticInfo, Stage } from '../events/index.js';
 import type { TurnBudget } from './turn-budget.js';
 import type { TurnMeaning } from '../embeddings/turn-meaning.js';
+import type { MessageReading } from '../understanding/index.js';
 
 export interface TurnContext {
   /** The registry version this turn started on; kept for the whole turn. */
@@ -49,12 +50,12 @@ export interface TurnContext {
    */
   admitProgress?: (agentId: string, content: string) => boolean;
   /**
-   * Set when the runner sent `intent_start` before the graph started (the
-   * message's own words fix its language, so the first frame needs no storage
-   * read): the intent node does not send it again, and a turn the control node
-   * ends closes it with `intent_done`.
+   * The turn's one reading of the user's message (`understanding/query-reading.ts`), made by the turn before
+   * the graph starts and never made again. When `announcesEarly(message)`, the turn sent `intent_start`
+   * before the graph started: the intent node does not send it again, and a turn the control node ends
+   * closes it with `intent_done`.
    */
-  announced?: boolean;
+  message: MessageReading;
   /** Each remote sub-agent call of this turn, appended as it ends (the turn's usage, `turn/turn-usage.ts`); absent in unit tests. */
   agentCalls?: AgentCallRecord[];
   /**

@@ -1,7 +1,7 @@
 /**
  * The words that, alone in a message, answer a pending confirmation or drop
  * the session's parked tasks (docs/api.md#conversation-rules): yes, no and cancel in both
- * languages. `graph/control/classify-reply-word.ts` decides when a message is only one.
+ * languages. `understanding/reply-word.ts` decides when a message is only one.
  */
 
 /** Words that confirm every task awaiting confirmation. */

@@ -7,7 +7,7 @@ import { createLlmRecognizer } from './llm-recognizer.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
 import { card, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { IntentInput } from './types.js';
-import { readQuery } from '../text/index.js';
+import { readTurnQuery } from '../understanding/index.js';
 import { fileURLToPath } from 'node:url';
 import { loadRegistryFile } from '../registry/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
@@ -22,7 +22,7 @@ const snapshot = snapshotOf([...travelCards(), card({ id: 'train_agent', name: '
 const model = useFakeModelGateway();
 
 function input(query: string, fields: Partial<IntentInput> = {}): IntentInput {
-  return { ...readQuery(query), history: [], snapshot, pendingAgents: [], now: NOW, usage: createLlmUsage(), ...fields };
+  return { ...readTurnQuery(query), history: [], snapshot, pendingAgents: [], now: NOW, usage: createLlmUsage(), ...fields };
 }
 
 function reply(fields: Record<string, unknown>) {
@@ -205,7 +205,7 @@ describe('LLM pre-selection with word meaning (fake concept-space embeddings end
       expect(shown(first)).not.toContain('weather_agent');
 
       fake.requests.length = 0;
-      const meaning = createTurnMeaning(semantic, readQuery(QUERY).normalizedQuery, cards);
+      const meaning = createTurnMeaning(semantic, readTurnQuery(QUERY).normalizedQuery, cards);
       const result = await recognizer.recognize(input(QUERY, { snapshot: cards, meaning }));
       expect(shown(first + 1)).toContain('weather_agent');
       expect(shown(first + 1)).toHaveLength(3);
@@ -231,7 +231,7 @@ describe('LLM pre-selection with word meaning (fake concept-space embeddings end
         model.fake.push(reply({ intent: ['hotel_agent'] }));
         const at = model.fake.requests.length;
         const started = Date.now();
-        const result = await recognizer.recognize(input(query, { snapshot: cards, meaning: createTurnMeaning(semantic, readQuery(query).normalizedQuery, cards) }));
+        const result = await recognizer.recognize(input(query, { snapshot: cards, meaning: createTurnMeaning(semantic, readTurnQuery(query).normalizedQuery, cards) }));
         expect(Date.now() - started).toBeLessThan(2000);
         expect(result).toMatchObject({ kind: 'business', source: 'model' });
         expect(shown(at)).toHaveLength(3);

@@ -5,7 +5,7 @@ import type { RegistrySnapshot } from '../registry/types.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
 import { snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { MemoryTurn } from './types.js';
-import { readQuery } from '../text/index.js';
+import { readTurnQuery } from '../understanding/index.js';
 
 const TODAY = new Date('2026-06-01T08:00:00Z');
 const recognizer = createOfflineRecognizer({ now: () => TODAY });
@@ -13,7 +13,7 @@ const snapshot = snapshotOf(travelCards());
 const hotelTurn: MemoryTurn = { query: '帮我订上海明天的酒店', rewrittenQuery: '帮我订上海明天的酒店', answer: '已为您找到酒店', agents: ['hotel_agent'] };
 
 function recognize(query: string, history: MemoryTurn[]) {
-  return recognizer.recognize({ ...readQuery(query), history, snapshot, pendingAgents: [] });
+  return recognizer.recognize({ ...readTurnQuery(query), history, snapshot, pendingAgents: [] });
 }
 
 describe('offline follow-ups', () => {
@@ -50,7 +50,7 @@ describe('offline follow-ups on the travel sample registry', () => {
   const hotel = turn('帮我订成都明天的酒店', 'hotel_agent');
   const flight = turn('查一下明天从北京到西安的机票', 'flight_agent');
   const routed = async (query: string, history: MemoryTurn[]) => {
-    const result = await recognizer.recognize({ ...readQuery(query), history, snapshot: sample, pendingAgents: [] });
+    const result = await recognizer.recognize({ ...readTurnQuery(query), history, snapshot: sample, pendingAgents: [] });
     return { agents: result.intents.map((intent) => intent.agentId), rewrittenQuery: result.rewrittenQuery };
   };
 
@@ -88,7 +88,7 @@ describe('answers to a parked request', () => {
     ecommerce = loaded.snapshot;
   });
   const agents = async (query: string, pendingAgents: string[]) =>
-    (await recognizer.recognize({ ...readQuery(query), history: [refundTurn], snapshot: ecommerce, pendingAgents })).intents.map((intent) => intent.agentId);
+    (await recognizer.recognize({ ...readTurnQuery(query), history: [refundTurn], snapshot: ecommerce, pendingAgents })).intents.map((intent) => intent.agentId);
 
   it('the name of the awaited key is no new request: "订单号是 …" completes the parked refund', async () => {
     expect(await agents('订单号是 2024051812345678', ['refund_agent'])).toEqual(['refund_agent']);

@@ -5,14 +5,14 @@ import type { RegistrySnapshot } from '../registry/types.js';
 import { createOfflineRecognizer } from './offline-recognizer.js';
 import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { IntentInput, MemoryTurn } from './types.js';
-import { readQuery } from '../text/index.js';
+import { readTurnQuery } from '../understanding/index.js';
 
 const travel = snapshotOf(travelCards());
 const ecommerce = snapshotOf(ecommerceCards());
 const TODAY = new Date(2026, 10, 25, 12, 0);
 
 function input(query: string, extra: Partial<IntentInput> = {}, snapshot: RegistrySnapshot = travel): IntentInput {
-  return { ...readQuery(query), history: [], pendingAgents: [], snapshot, ...extra };
+  return { ...readTurnQuery(query), history: [], pendingAgents: [], snapshot, ...extra };
 }
 
 function turn(fields: Partial<MemoryTurn>): MemoryTurn {

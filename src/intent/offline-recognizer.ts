@@ -25,7 +25,6 @@ import { orderByMention } from '../text/mention-order.js';
 import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from '../understanding/follow-up.js';
 import { extractOne } from '../text/key-extractor.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple/simple-intents.js';
-import { splitClauses } from '../understanding/clause-splitter.js';
 import { readAsAnswer } from '../planning/clause-values.js';
 import { readAttributeClause } from './routing/attribute-clause.js';
 import type { Language } from '../i18n/index.js';
@@ -116,7 +115,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         // ("北京，明天，顺便查下天气"): keep the parked request alongside the new one.
         const matchedClauses = new Set(intents.map((intent) => intent.clause).filter((clause): clause is string => clause !== undefined));
         const pendingLeft = carried.source === 'pending' ? carried.agents.filter((agentId) => !intents.some((intent) => intent.agentId === agentId)) : [];
-        const fragments = (input.clauses ?? splitClauses(query)).filter((clause) => !matchedClauses.has(clause.text) && ![...matchedClauses].some((matched) => matched.includes(clause.text)));
+        const fragments = input.clauses.filter((clause) => !matchedClauses.has(clause.text) && ![...matchedClauses].some((matched) => matched.includes(clause.text)));
         if (pendingLeft.length > 0 && fragments.some((clause) => isFragment(clause.text, pendingLeft, snapshot))) {
           const withPending = [...intents, ...pendingLeft.map((agentId) => ({ agentId, score: 0.5 }))];
           return business(snapshot, language, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text, language));
@@ -277,7 +276,7 @@ function simple(
 function assertInput(input: IntentInput): void {
   if (input === null || typeof input !== 'object') throw new TypeError('intent input must be an object');
   if (typeof input.query !== 'string') throw new TypeError('intent input: query must be a string');
-  if (typeof input.normalizedQuery !== 'string') throw new TypeError('intent input: normalizedQuery must be a string (see readQuery)');
+  if (typeof input.normalizedQuery !== 'string') throw new TypeError('intent input: normalizedQuery must be a string (see understanding/query-reading.ts)');
   if (input.language !== 'zh' && input.language !== 'en') throw new TypeError('intent input: language must be "zh" or "en"');
   if (!input.snapshot || !Array.isArray(input.snapshot.enabledAgents) || !(input.snapshot.byId instanceof Map)) {
     throw new TypeError('intent input: snapshot must be a registry snapshot');

@@ -48,17 +48,18 @@ export interface IntentResult {
 }
 
 /**
- * What a recogniser reads. The turn reads the query once — its normal form
- * and its language travel with it (`text/readQuery`) — so no recogniser
- * normalises or detects the language again.
+ * What a recogniser reads. The turn reads the message once
+ * (`understanding/query-reading.ts`): its normal form, its language and its
+ * clauses travel with it, so no recogniser normalises, detects the language
+ * or splits clauses again.
  */
 export interface IntentInput {
   /** What the user typed. */
   query: string;
   /** `query` in normal form (NFKC, trimmed): what matching reads. */
   normalizedQuery: string;
-  /** The clauses of `normalizedQuery` with where each starts, split once for the turn (`QueryReading.clauses`); absent: split where needed. */
-  clauses?: readonly Clause[];
+  /** The clauses of `normalizedQuery` with where each starts, split once for the turn (`QueryReading.clauses`). */
+  clauses: readonly Clause[];
   /** The language of the turn: replies and messages are written in it. */
   language: Language;
   history: readonly MemoryTurn[];

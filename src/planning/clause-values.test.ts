@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentCard } from '../registry/types.js';
 import { createExampleRanker } from '../intent/routing/example-ranker.js';
 import { attributeClauseValues, type ClauseValuesRequest } from './clause-values.js';
+import { clausesOfText } from '../understanding/index.js';
 import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
@@ -13,7 +14,7 @@ function attribute(text: string, cards: AgentCard[], extra: Partial<ClauseValues
   const snapshot = snapshotOf(cards);
   const intents = extra.intents ?? ranker.rank(text, snapshot).intents;
   const chosen = cards.filter((card) => intents.some((intent) => intent.agentId === card.id));
-  const result = attributeClauseValues({ text, intents, cards: chosen, now: NOW, ...extra });
+  const result = attributeClauseValues({ text, intents, cards: chosen, clauses: clausesOfText(text), now: NOW, ...extra });
   return Object.fromEntries([...result].map(([agentId, values]) => [agentId, values.extraction.values]));
 }
 
@@ -105,6 +106,7 @@ describe('attributeClauseValues', () => {
       intents: [{ agentId: 'weather_agent', clause: '查一下上海的天气' }, { agentId: 'hotel_agent' }],
       cards: [hotel, weather],
       pendingAgents: ['hotel_agent'],
+      clauses: clausesOfText(text),
       now: NOW,
     });
     expect(result.get('hotel_agent')).toMatchObject({ scope: 'answer', extraction: { values: { check_in_date: TOMORROW } } });
@@ -113,7 +115,7 @@ describe('attributeClauseValues', () => {
 
   it('reads the whole query when no clause is known (a request carried from the last turn)', () => {
     const [hotel] = travelCards() as [AgentCard];
-    const result = attributeClauseValues({ text: '帮我订北京的酒店，上海呢', intents: [{ agentId: 'hotel_agent' }], cards: [hotel], now: NOW });
+    const result = attributeClauseValues({ text: '帮我订北京的酒店，上海呢', intents: [{ agentId: 'hotel_agent' }], cards: [hotel], clauses: clausesOfText('帮我订北京的酒店，上海呢'), now: NOW });
     expect(result.get('hotel_agent')).toMatchObject({ scope: 'open', extraction: { values: { city: '上海' } } });
   });
 });

@@ -28,7 +28,7 @@
  * A key with no value attributed this way stays missing and is asked for.
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
-import { separatorBetween, splitClauses, type Clause } from '../understanding/index.js';
+import { separatorBetween, type Clause } from '../understanding/index.js';
 import { extractKeys, extractOne } from '../text/key-extractor.js';
 import { termsOf } from '../text/text-terms.js';
 import type { ExtractionResult } from '../text/key-extractor.js';
@@ -46,8 +46,8 @@ export interface ClauseValuesRequest {
   cards: readonly AgentCard[];
   /** Agents parked last turn waiting for the user's answer. */
   pendingAgents?: readonly string[];
-  /** The clauses of `text` when the turn already split it (its reading); absent: split here. */
-  clauses?: readonly Clause[];
+  /** The clauses of `text` in its normal form, from the turn's reading (`understanding/clausesOfText`). */
+  clauses: readonly Clause[];
   now: Date;
 }
 
@@ -76,7 +76,7 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
   const withClause = request.intents.filter((intent) => cardsById.has(intent.agentId) && intent.clause);
   const intents = withClause.filter((intent, index) => withClause.findIndex((other) => other.agentId === intent.agentId) === index);
   // Two full requests joined by 和 / and in one clause are two clauses, each request owning its own.
-  const { clauses, placed } = splitSharedClauses(text, request.clauses ? [...request.clauses] : splitClauses(text), intents, cardsById, turnStart);
+  const { clauses, placed } = splitSharedClauses(text, [...request.clauses], intents, cardsById, turnStart);
   const firstTurnClause = Math.max(0, clauses.findIndex((clause) => clause.start >= turnStart));
 
   // Owners of each clause: agents recognised in exactly that clause first, then agents whose clause spans several.

@@ -17,7 +17,7 @@
 import { findDates } from '../text/date-extractor.js';
 import { extractOne } from '../text/key-extractor.js';
 import { resolveAgentId } from '../registry/index.js';
-import { splitClauses, type Clause } from '../understanding/index.js';
+import { clausesOfText, type Clause } from '../understanding/index.js';
 import { attributeClauseValues, requestWordIn, type AgentClauseValues } from './clause-values.js';
 import type { DraftPlanEnvelope, DraftSubTask } from './draft-schema.js';
 import type { Logger } from '../logger.js';
@@ -97,7 +97,7 @@ export function planFromDraft(
   if (cards.length === 0) return { corrections };
 
   // The offline view of the same agents, each read from its own clause: extracted keys, slot memory, invalid values.
-  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request.query, splitClauses(request.query.normalize('NFKC')), request) });
+  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request.query, clausesOfText(request.query, request.reading), request) });
   const offlineByAgent = new Map(offline.tasks.map((task) => [task.assigned_agent, task]));
   // The user's own words decide first where the model's rewrite is not what the user typed.
   const userWords = userClauseValues(cards, request);
@@ -267,12 +267,11 @@ function userClauseValues(cards: readonly AgentCard[], request: PlanRequest): Ma
   const typed = request.turnQuery ?? '';
   if (squash(typed).length === 0 || squash(typed) === squash(request.query)) return undefined;
   // The turn's reading split the user's text once; its clauses are reused when they are of this text.
-  const reading = request.reading;
-  const clauses = reading && reading.normalizedQuery === typed.normalize('NFKC').trim() ? reading.clauses : splitClauses(typed.normalize('NFKC'));
+  const clauses = clausesOfText(typed, request.reading);
   return attributeClauseValues({
     text: typed,
     intents: withClauses(cards, typed, clauses, request),
-    ...(reading && reading.normalizedQuery === typed.normalize('NFKC') ? { clauses: reading.clauses } : {}),
+    clauses,
     cards,
     pendingAgents: request.memory.pending.map((task) => task.agent_id),
     now: request.now,

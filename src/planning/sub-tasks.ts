@@ -6,7 +6,7 @@
  * inputs of parked tasks); and the plan assembled around them. The offline
  * planner is these alone; the LLM planner checks its draft against them.
  */
-import { isFollowUp } from '../understanding/index.js';
+import { clausesOfText, isFollowUp } from '../understanding/index.js';
 import { attributeClauseValues, type AgentClauseValues } from './clause-values.js';
 import { extractOne, normalizeText, orderByMention } from '../text/index.js';
 import type { ExtractSpec } from '../registry/types.js';
@@ -31,7 +31,7 @@ export function buildSubTasks(
     cards,
     pendingAgents: request.memory.pending.map((task) => task.agent_id),
     // The turn's reading split the user's text once; reused when the plan is made from that very text.
-    ...(request.reading && request.reading.normalizedQuery === request.query.normalize('NFKC') ? { clauses: request.reading.clauses } : {}),
+    clauses: clausesOfText(request.query, request.reading),
     now: request.now,
   });
   // "那物流呢" after an order lookup goes on with the values of this session's previous request.

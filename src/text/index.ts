@@ -4,7 +4,7 @@
  * key extraction, mention order and the id scrubber for user-facing text.
  * Nothing here knows about recognisers, plans or the graph.
  */
-export { detectLanguage, isFunctionTerm, isHan, normalizeText, readQuery, stemWord, termsOf, type ReadQuery, type Term } from './text-terms.js';
+export { detectLanguage, isFunctionTerm, isHan, normalizeText, stemWord, termsOf, type Term } from './text-terms.js';
 export { createPhraseMatcher, lowerAscii, type PhraseHit, type PhraseMatcher } from './phrase-matcher.js';
 export { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
 export { findDates, type DateHit } from './date-extractor.js';

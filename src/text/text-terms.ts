@@ -57,21 +57,6 @@ export function detectLanguage(text: string): 'zh' | 'en' {
   return hanCount >= latinWords ? 'zh' : 'en';
 }
 
-/** A user's query with the two readings every recogniser needs, made once. */
-export interface ReadQuery {
-  /** What the user typed. */
-  query: string;
-  /** Its normal form (`normalizeText`), the text every matcher reads. */
-  normalizedQuery: string;
-  /** The language to answer in (`detectLanguage`). */
-  language: 'zh' | 'en';
-}
-
-/** Reads a query once: its normal form and its language. */
-export function readQuery(query: string): ReadQuery {
-  return { query, normalizedQuery: normalizeText(query), language: detectLanguage(query) };
-}
-
 /** Light English stemming: plural and possessive endings only. */
 export function stemWord(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;

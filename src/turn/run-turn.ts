@@ -5,12 +5,10 @@
  * graph still ends with a `final` the user can read. Each event is stored as
  * sent and each sub-task recorded before it is sent.
  */
-import { detectLanguage } from '../text/index.js';
 import { checkpointThread } from '../store/owner-key.js';
 import type { TurnOutcome } from '../store/types.js';
 import { intentStartText, turnFailedText, turnStoppedText } from '../i18n/index.js';
-import { hasNoLanguage } from '../understanding/index.js';
-import { classifyReplyWord } from '../graph/control/classify-reply-word.js';
+import { announcesEarly, readMessage } from '../understanding/index.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { AgentCallRecord, NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';
 import type { OutputGuard } from '../graph/output-guard.js';
@@ -95,12 +93,15 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     const send = pipeline.send;
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
 
+    // The message is read once, here, before anything routes it; every step reads this reading, not the text.
+    const message = readMessage(request.query);
     const context: TurnContext = {
       snapshot,
       signal,
       now: now(),
       traceId: request.traceId,
-      language: detectLanguage(request.query),
+      language: message.asRequest.language,
+      message,
       usage,
       timings: {},
       turnId: request.turnId,
@@ -115,10 +116,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     // The first frame leaves before any storage read or recognition when the message's own words fix its
     // language (an id-only or empty message is answered in the session's language, known only from storage)
     // and it is a request, not a bare yes / no / cancel word (those are answered without recognition).
-    if (request.query.trim() !== '' && !hasNoLanguage(request.query) && classifyReplyWord(request.query) === null) {
-      send({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
-      context.announced = true;
-    }
+    if (announcesEarly(message)) send({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     let stopReason: TurnStopReason | undefined;
     try {
       const stream = await options.graph.stream(

@@ -4,6 +4,7 @@
  * (does it refer to the previous turn). Every room above reads these instead
  * of the raw text.
  */
-export { hasNoLanguage, readTurnQuery, type DialogueAct, type QueryReading, type ReadingContext } from './query-reading.js';
+export { announcesEarly, clausesOfText, hasNoLanguage, readingInSession, readMessage, readTurnQuery, type DialogueAct, type MessageReading, type QueryReading, type ReadingContext } from './query-reading.js';
 export { separatorBetween, splitClauses, splitRequests, type Clause } from './clause-splitter.js';
 export { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from './follow-up.js';
+export { classifyReplyWord, type ReplyWord } from './reply-word.js';

@@ -1,38 +1,58 @@
 /**
- * One reading of the user's message per turn. The turn reads the text once,
- * before anything routes it, and every later step (recognisers, planners,
- * value rules) reads this value instead of normalising, detecting the
- * language or splitting clauses again.
+ * The message's reading, made once per turn by the turn (`readMessage`, in
+ * `turn/run-turn.ts`) before anything routes it, immutable, and handed on in
+ * the turn's context: its normal form, its language, whether it is only a
+ * yes / no / cancel word, and its clauses with where each starts. Every later
+ * step (control, recognisers, planners, value rules) reads this value instead
+ * of normalising, detecting the language, classifying the reply word or
+ * splitting clauses again. The eval reads its lines with the same function.
  *
- * Two readings depend on the conversation, so they are made here too:
+ * Two readings depend on the conversation; both are made here, once, and the
+ * control node picks between them when the session is known
+ * (`readingInSession`, a choice, not a second reading):
  * - The language of a message with no words of either language (a bare id
  *   "A1001", a number) is the session's: an answer to a Chinese question
  *   stays Chinese.
  * - A message that opens with a yes or no word and goes on ("好的，不过改成上海",
  *   "确认，不过日期改成后天", "yes, but make it Shanghai") while tasks are
  *   parked or held is a correction, not a confirmation: the yes/no word is set
- *   aside and the rest is what routes (`request`).
+ *   aside and the rest is what routes.
  */
 import { splitClauses, type Clause } from './clause-splitter.js';
+import { classifyReplyWord, type ReplyWord } from './reply-word.js';
 import { detectLanguage, normalizeText } from '../text/text-terms.js';
 import { CORRECTION_CONNECTORS, NO_WORDS, YES_WORDS } from '../i18n/index.js';
 
 /** What the message does in the dialogue, as far as it can be told from its words. */
 export type DialogueAct = 'request' | 'correction';
 
-/** The turn's reading of the user's message. */
+/** The message read as a request or as a correction: what routes, in what language, and its reply word. */
 export interface QueryReading {
   /** What the user typed. */
-  query: string;
+  readonly query: string;
   /** The normal form (NFKC, trimmed) of the part that routes: the whole message, or what follows the yes/no word of a correction. */
-  normalizedQuery: string;
+  readonly normalizedQuery: string;
   /** Where `normalizedQuery` starts in the normal form of the whole message. */
-  offset: number;
+  readonly offset: number;
   /** The language to answer in. */
-  language: 'zh' | 'en';
-  act: DialogueAct;
+  readonly language: 'zh' | 'en';
+  readonly act: DialogueAct;
   /** The clauses of `normalizedQuery`, each with where it starts in it. */
-  clauses: Clause[];
+  readonly clauses: readonly Clause[];
+  /** The message is only a yes / no / cancel word (a correction: the word it opens with, when its rest is one), else null. */
+  readonly replyWord: ReplyWord | null;
+}
+
+/** The turn's one reading of the user's message (see the file header). */
+export interface MessageReading {
+  /** What the user typed. */
+  readonly query: string;
+  /** The message's own words fix its language (false for ids, numbers, punctuation or nothing: the session's language). */
+  readonly hasLanguage: boolean;
+  /** The whole message as a request. */
+  readonly asRequest: QueryReading;
+  /** When it opens with a yes/no word and goes on: the rest, as a correction of open tasks. */
+  readonly asCorrection?: QueryReading;
 }
 
 /** What the reading needs of the session. */
@@ -61,21 +81,58 @@ export function hasNoLanguage(text: string): boolean {
   return words.length === 0 || letterRuns.length === 0;
 }
 
-/** Reads the message once (see the file header). */
-export function readTurnQuery(query: string, context: ReadingContext = {}): QueryReading {
+/** Reads the message once (see the file header). The result and everything in it are frozen. */
+export function readMessage(query: string): MessageReading {
   const whole = normalizeText(query);
-  let normalizedQuery = whole;
-  let offset = 0;
-  let act: DialogueAct = 'request';
-  if (context.openTasks) {
-    const lead = LEADING_REPLY.exec(whole);
-    const rest = lead ? whole.slice(lead[0].length).replace(SEPARATOR, '') : '';
-    if (lead && rest.length > 0) {
-      offset = whole.length - rest.length;
-      normalizedQuery = rest;
-      act = 'correction';
-    }
-  }
-  const language = context.sessionLanguage && hasNoLanguage(whole) ? context.sessionLanguage : detectLanguage(query);
-  return { query, normalizedQuery, offset, language, act, clauses: splitClauses(normalizedQuery) };
+  const language = detectLanguage(query);
+  const replyWord = classifyReplyWord(query);
+  const asRequest = part(query, whole, 0, language, 'request', replyWord);
+  const lead = LEADING_REPLY.exec(whole);
+  const rest = lead ? whole.slice(lead[0].length).replace(SEPARATOR, '') : '';
+  const asCorrection = lead && rest.length > 0 ? part(query, rest, whole.length - rest.length, language, 'correction', replyWord ?? classifyReplyWord(rest)) : undefined;
+  return Object.freeze({ query, hasLanguage: !hasNoLanguage(whole), asRequest, ...(asCorrection ? { asCorrection } : {}) });
+}
+
+function part(query: string, normalizedQuery: string, offset: number, language: 'zh' | 'en', act: DialogueAct, replyWord: ReplyWord | null): QueryReading {
+  const clauses = Object.freeze(splitClauses(normalizedQuery).map((clause) => Object.freeze(clause)));
+  return Object.freeze({ query, normalizedQuery, offset, language, act, clauses, replyWord });
+}
+
+/**
+ * The reading this turn goes by, once the session is known: the correction when
+ * tasks are open and the message corrects them, else the request; in the
+ * session's language when the message has none of its own. Nothing is read
+ * again: this only chooses among what `readMessage` read.
+ */
+export function readingInSession(message: MessageReading, context: ReadingContext = {}): QueryReading {
+  const chosen = context.openTasks && message.asCorrection ? message.asCorrection : message.asRequest;
+  if (message.hasLanguage || !context.sessionLanguage || context.sessionLanguage === chosen.language) return chosen;
+  return Object.freeze({ ...chosen, language: context.sessionLanguage });
+}
+
+/**
+ * Whether the turn's first frame (`intent_start`) can leave before any storage
+ * read or recognition: the message's own words fix its language and it is a
+ * request, not a bare yes / no / cancel word (those are answered without
+ * recognition). The turn sends it then, and the graph knows it was sent from
+ * the same reading.
+ */
+export function announcesEarly(message: MessageReading): boolean {
+  return message.hasLanguage && message.asRequest.replyWord === null;
+}
+
+/**
+ * The clauses of a planner's text (the rewritten query, the user's words of this
+ * turn) in its normal form: the reading's own when that text is what the reading
+ * routes, else split here, once per text (a rewrite is a new text, not the
+ * message). The one place outside `readMessage` that splits clauses.
+ */
+export function clausesOfText(text: string, reading?: QueryReading): readonly Clause[] {
+  const normal = text.normalize('NFKC');
+  return reading && reading.normalizedQuery === normal ? reading.clauses : splitClauses(normal);
+}
+
+/** Reads a text that is the message and nothing else (an eval line, a bench query): the message read as a request. */
+export function readTurnQuery(query: string): QueryReading {
+  return readMessage(query).asRequest;
 }

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DialogueCase } from '../../src/eval/dialogue-set.js';
 import { openDialogueRunner, type DialogueRunner, type TurnObservation } from '../../src/cli/run-dialogues.js';
-import { classifyReplyWord } from '../../src/graph/control/classify-reply-word.js';
+import { classifyReplyWord } from '../../src/understanding/index.js';
 import { findDates } from '../../src/text/date-extractor.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

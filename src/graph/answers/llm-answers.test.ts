@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readMessage } from '../../understanding/index.js';
 import { useFakeModelGateway } from '../../../test/support/fake-model-gateway.js';
 import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 import { createLlmUsage } from '../../llm/index.js';
@@ -15,7 +16,7 @@ const snapshot = snapshotOf(travelCards());
 const model = useFakeModelGateway();
 
 function context(): TurnContext {
-  return { snapshot, signal: new AbortController().signal, now: NOW, traceId: 't', language: 'zh', usage: createLlmUsage(), timings: {} };
+  return { snapshot, signal: new AbortController().signal, now: NOW, traceId: 't', language: 'zh', message: readMessage(''), usage: createLlmUsage(), timings: {} };
 }
 
 const PLAN: TaskPlan = {

@@ -16,12 +16,11 @@ import type { RegistrySnapshot } from '../../registry/types.js';
 import { planFromConfirmed } from '../control/confirmation.js';
 import { askAgainText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
-import { classifyReplyWord } from '../control/classify-reply-word.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { rememberTurn } from '../memory/memory.js';
 import type { PendingTask, SessionMemory, SupervisorState, SupervisorUpdate } from '../state.js';
 import { newPlanId } from './plan-node.js';
-import { hasNoLanguage, readTurnQuery } from '../../understanding/index.js';
+import { announcesEarly, hasNoLanguage, readingInSession } from '../../understanding/index.js';
 import { readAsAnswer } from '../../planning/index.js';
 import { detectLanguage, extractOne } from '../../text/index.js';
 
@@ -48,7 +47,7 @@ export function createControlNode(dependencies: ControlDependencies) {
     const context = turnContext(config);
     const send = eventWriter(config);
     // The runner's early intent_start is closed before the first event of a turn this node answers or runs itself.
-    let intentOpen = context.announced === true;
+    let intentOpen = announcesEarly(context.message);
     const emit: typeof send = (event) => {
       if (intentOpen) {
         intentOpen = false;
@@ -60,14 +59,16 @@ export function createControlNode(dependencies: ControlDependencies) {
     const ttlSeconds = snapshot.supervisor.pendingTtlS ?? DEFAULT_PENDING_TTL_S;
     const { live, expired } = expireParked(state.memory.pending, context.now, ttlSeconds);
     const awaiting = live.filter((task) => task.confirmation && task.task_id);
-    // A body-only confirmation has no text to detect the language from: answer in the parked task's language.
-    if (state.query.trim() === '') {
+    // The turn read the message; here, where the session is known, its reading is chosen (an id-only message keeps the
+    // session's language; a yes/no word that goes on corrects open tasks).
+    const reading = readingInSession(context.message, { sessionLanguage: sessionLanguage(state.memory), openTasks: live.length > 0 });
+    // Only a message with no words of a language takes one from the session (a body-only confirmation: its parked task's).
+    if (reading.normalizedQuery === '' && reading.act === 'request') {
       const language = [...awaiting, ...expired].find((task) => task.confirmation)?.confirmation?.language;
       if (language) context.language = language;
+    } else if (!context.message.hasLanguage) {
+      context.language = reading.language;
     }
-    // The message is read once, here, where the session is known (an id-only message keeps its language; a yes/no word that goes on corrects).
-    const reading = readTurnQuery(state.query, { sessionLanguage: sessionLanguage(state.memory), openTasks: live.length > 0 });
-    if (state.query.trim() !== '') context.language = reading.language;
     const { language } = context;
     const notices = expired.length > 0 ? [noticeText('expired', parkedTaskLabels(expired, snapshot, language), language, ttlSeconds)] : [];
     // An expired task is gone: the turn that asked for it no longer carries its agent into a follow-up.
@@ -89,7 +90,7 @@ export function createControlNode(dependencies: ControlDependencies) {
     };
 
     // "好的，确认" is a yes; "好的，不过改成上海" is a correction and confirms nothing.
-    const word = classifyReplyWord(state.query) ?? (reading.act === 'correction' ? classifyReplyWord(reading.normalizedQuery) : null);
+    const word = reading.replyWord;
     const byFields = state.confirm.length > 0 || state.reject.length > 0;
     let confirmIds: string[] = [];
     let rejectIds: string[] = [];

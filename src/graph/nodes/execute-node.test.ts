@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readMessage } from '../../understanding/index.js';
 import { pino } from 'pino';
 import type { AgentClient } from '../../agents/types.js';
 import { card, snapshotOf } from '../../../test/support/registry-fixtures.js';
@@ -38,7 +39,7 @@ describe('execute node', () => {
     const agentClient: AgentClient = { call: async (target) => (calls.push(target.id), { ok: true, reply: { status: 'completed' }, attempts: 1, durationMs: 1 }) };
     const snapshot = snapshotOf([card({ id: 'hotel_agent', name: '酒店服务', description: 'd' }), card({ id: 'weather_agent', name: '天气服务', description: 'd' })]);
     const events: NodeEvent[] = [];
-    const context: TurnContext = { snapshot, signal: new AbortController().signal, now: new Date(), traceId: 't1', language: 'zh', usage: { calls: [] }, timings: {} };
+    const context: TurnContext = { snapshot, signal: new AbortController().signal, now: new Date(), traceId: 't1', language: 'zh', message: readMessage(''), usage: { calls: [] }, timings: {} };
     const node = createExecuteNode({ agentClient, logger });
     const update = await node(plannedState('ghost_agent'), { context, writer: (event: NodeEvent) => events.push(event) } as unknown as NodeConfig);
     expect(calls).toEqual([]);
@@ -58,7 +59,7 @@ describe('execute node', () => {
     const depths: (number | undefined)[] = [];
     const agentClient: AgentClient = { call: async (_target, _body, options) => (depths.push(options?.delegationDepth), { ok: true, reply: { status: 'completed' }, attempts: 1, durationMs: 1 }) };
     const snapshot = snapshotOf([card({ id: 'hotel_agent', name: '酒店服务', description: 'd' })]);
-    const context: TurnContext = { snapshot, signal: new AbortController().signal, now: new Date(), traceId: 't1', language: 'zh', usage: { calls: [] }, timings: {}, delegationDepth: 2 };
+    const context: TurnContext = { snapshot, signal: new AbortController().signal, now: new Date(), traceId: 't1', language: 'zh', message: readMessage(''), usage: { calls: [] }, timings: {}, delegationDepth: 2 };
     await createExecuteNode({ agentClient, logger: pino({ level: 'silent' }) })(plannedState('hotel_agent'), { context, writer: () => undefined } as unknown as NodeConfig);
     expect(depths).toEqual([2]);
   });

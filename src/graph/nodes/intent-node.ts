@@ -6,7 +6,7 @@ import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig, type TurnContext } from '../context.js';
 import { askAgainText, intentStartText } from '../../i18n/index.js';
 import type { IntentResult } from '../../intent/index.js';
-import { readTurnQuery, type QueryReading } from '../../understanding/index.js';
+import { announcesEarly, type QueryReading } from '../../understanding/index.js';
 import { requestWordIn } from '../../planning/index.js';
 import { renderSummary } from '../memory/layered-summary.js';
 import { renderProfile } from '../memory/profile-facts.js';
@@ -19,11 +19,11 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer; s
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
     const emit = eventWriter(config);
-    if (!context.announced) emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
+    if (!announcesEarly(context.message)) emit({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     // Memory blocks of prompts carry personal data masked (docs/api.md#personal-data); stored memory already is, this holds whatever the source.
     const masker = maskForSnapshot(context.snapshot);
-    // The message was read once by the control node; a correction's yes/no word is set aside there.
-    const reading = state.reading ?? readTurnQuery(state.query);
+    // The turn read the message once; the control node chose the reading for the session (a correction's yes/no word set aside).
+    const reading = state.reading ?? context.message.asRequest;
     // Its meaning is read at most once, by the first step that needs it (recogniser, pre-selection, answer cache).
     if (dependencies.semantic && reading.normalizedQuery.length > 0) {
       context.meaning = createTurnMeaning(dependencies.semantic, reading.normalizedQuery, context.snapshot, context.signal);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyReplyWord } from './classify-reply-word.js';
+import { classifyReplyWord } from './reply-word.js';
 
 describe('classifyReplyWord', () => {
   it('recognises yes, no and cancel words of the contract', () => {

@@ -6,7 +6,7 @@
  * "好的，帮我再订一间" is a new request, not a yes.
  */
 
-import { CANCEL_WORDS, NO_WORDS, POLITE_AFFIXES, YES_WORDS } from '../../i18n/index.js';
+import { CANCEL_WORDS, NO_WORDS, POLITE_AFFIXES, YES_WORDS } from '../i18n/index.js';
 
 const PUNCTUATION = /[\p{P}\p{S}\s]+/gu;
 

@@ -1,0 +1,88 @@
+/**
+ * The rule that keeps the message read once (docs/architecture.md, "The
+ * message's reading"), checked on source text: dependency-cruiser sees imports,
+ * not calls.
+ *
+ * 1. The reading's own steps — `readMessage`, `readTurnQuery`, `splitClauses`,
+ *    `classifyReplyWord` — are imported from `src/understanding/` only where the
+ *    reading is made: the turn makes it (`readMessage`), the eval reads its
+ *    lines with it (`readTurnQuery`); nowhere else re-reads the message.
+ * 2. A normal form (`.normalize(...)`, `normalizeText(...)`) is taken in
+ *    `src/understanding/` and `src/text/` (which provides it), and elsewhere
+ *    only in the files listed in `NORMALISING_FILES`, each for a text that is
+ *    not the turn's message, or named as a known place still to move. The list
+ *    only shrinks: a new file that normalises breaks the rule.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+
+/** Which rooms may import each step of the reading (paths under src/, by prefix). */
+export const READING_STEPS: Readonly<Record<string, readonly string[]>> = {
+  readMessage: ['src/turn/'],
+  readTurnQuery: ['src/eval/'],
+  splitClauses: ['src/intent/routing/match-rules.ts'],
+  classifyReplyWord: [],
+};
+
+/** Files outside the reading room that take a normal form, and of what. */
+export const NORMALISING_FILES: Readonly<Record<string, string>> = {
+  'src/conformance/resolve-target.ts': 'registry examples',
+  'src/escalation/emotion.ts': 'the message, for the emotion words (still to move onto the reading)',
+  'src/eval/dialogue-report.ts': 'expected and actual key values of a dialogue line',
+  'src/eval/linear-baseline.ts': "the baseline's own tokens (a baseline shares nothing with the product)",
+  'src/eval/nearest-baseline.ts': "the baseline's own tokens (a baseline shares nothing with the product)",
+  'src/graph/caches/answer-cache.ts': "the registry's enum values",
+  'src/graph/caches/cache-scope.ts': 'an answer text, cache phrases and registry examples',
+  'src/graph/value-source.ts': 'key values and the text a value is found in',
+  'src/http/turns-route.ts': "a stored turn's words, for the span of a value source",
+  'src/intent/intent-cache.ts': "the cache key's form of the query (still to move onto the reading)",
+  'src/intent/routing/attribute-clause.ts': 'a clause and key labels',
+  'src/intent/routing/example-features.ts': 'registry examples and the ranker text',
+  'src/intent/routing/example-ranker.ts': "registry examples and the ranker's bounded text (still to move onto the reading)",
+  'src/intent/routing/gram-classifier.ts': 'registry examples and the ranker text',
+  'src/intent/routing/ranker-model.ts': 'registry examples',
+  'src/intent/routing/registry-evidence.ts': 'registry examples and keywords',
+  'src/planning/clause-values.ts': 'the plan text, clause texts and key phrases',
+  'src/planning/llm-planner.ts': "a draft's values and the texts they are checked against",
+  'src/planning/sub-tasks.ts': "the user's words of this turn when the plan is made from a rewrite",
+  'src/privacy/mask-personal-data.ts': 'one character at a time, for the personal-data fold',
+  'src/registry/registry-lint.ts': 'registry examples',
+  'src/turn/turn-record.ts': "a stored turn's words, for the span of a value source",
+};
+
+const NORMALISES = /\.normalize\(|\bnormalizeText\(/;
+const IMPORT = /import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'([^']+)'/g;
+
+/** The breaches of the rule in the production files under `root`/src, as `rule: file: detail` lines. */
+export async function readingBreaches(root: string): Promise<string[]> {
+  const breaches: string[] = [];
+  for (const file of await sourceFiles(join(root, 'src'))) {
+    const path = relative(root, file).split('\\').join('/');
+    if (path.startsWith('src/understanding/')) continue;
+    const text = await readFile(file, 'utf8');
+    for (const [, names, from] of text.matchAll(IMPORT)) {
+      if (!/(^|\/)understanding\//.test(from!)) continue;
+      for (const name of names!.split(',').map((part) => part.replace(/^\s*type\s+/, '').split(/\s+as\s+/)[0]!.trim())) {
+        const allowed = READING_STEPS[name];
+        if (allowed && !allowed.some((prefix) => path.startsWith(prefix))) breaches.push(`reading-made-once: ${path}: imports ${name}`);
+      }
+    }
+    if (!path.startsWith('src/text/') && NORMALISES.test(text) && !(path in NORMALISING_FILES)) {
+      const line = text.split('\n').findIndex((candidate) => NORMALISES.test(candidate)) + 1;
+      breaches.push(`normal-form-in-the-reading: ${path}:${line}: takes a normal form outside src/understanding/`);
+    }
+  }
+  return breaches.sort();
+}
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.map((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return sourceFiles(path);
+      return Promise.resolve(entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : []);
+    }),
+  );
+  return nested.flat();
+}
