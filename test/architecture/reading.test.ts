@@ -36,9 +36,9 @@ describe('the message is read once (test/architecture/reading-rule.ts)', () => {
       );
       await writeFile(join(dir, 'src/turn/run-turn.ts'), "import { readMessage } from '../understanding/index.js';\nexport const read = (query: string) => readMessage(query);\n");
       expect(await readingBreaches(dir)).toEqual([
+        'normal-form-in-the-reading: src/graph/nodes/plan-node.ts:1: takes a normal form outside src/understanding/',
         'reading-made-once: src/graph/nodes/control-node.ts: imports classifyReplyWord',
         'reading-made-once: src/graph/nodes/control-node.ts: imports splitClauses',
-        'normal-form-in-the-reading: src/graph/nodes/plan-node.ts:1: takes a normal form outside src/understanding/',
       ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
