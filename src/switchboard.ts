@@ -284,6 +284,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     logger,
     metrics,
     createRateLimiter: storage.createRateLimiter,
+    a2aTasks: storage.a2aTasks,
     apiKeys: options.apiKeys,
     chatPage: options.chatPage,
     traceContext: options.traceContext,

@@ -39,6 +39,12 @@ const MIGRATIONS: readonly string[] = [
      user_id TEXT NOT NULL, fact_key TEXT NOT NULL, value TEXT NOT NULL, hits INTEGER NOT NULL,
      session_id TEXT NOT NULL, turn_id TEXT, first_seen TEXT NOT NULL, updated_at TEXT NOT NULL,
      PRIMARY KEY (user_id, fact_key));`,
+  // 4: tasks of the A2A server, per owner.
+  `CREATE TABLE sb_a2a_tasks (
+     owner TEXT NOT NULL, task_id TEXT NOT NULL, context_id TEXT NOT NULL, state TEXT NOT NULL,
+     body TEXT NOT NULL, updated_at TEXT NOT NULL,
+     PRIMARY KEY (owner, task_id));
+   CREATE INDEX sb_a2a_tasks_by_update ON sb_a2a_tasks (owner, updated_at, task_id);`,
 ];
 
 /** Applies the migrations the file does not have yet, each in its own transaction. */
