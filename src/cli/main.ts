@@ -73,6 +73,20 @@ const COMMANDS: Record<string, CliCommand> = {
     readsRegistry: true,
     load: () => import('./eval-command.js'),
   },
+  replay: {
+    usage: 'replay --config NEW.yaml [--base F] [--since 7d] [--json] [...]',
+    summary: 'route recorded turns with the live and an edited registry; print what moves',
+    env: ['SWITCHBOARD_CONFIG', 'DATABASE_URL', ...LLM_ENV_VARS],
+    readsRegistry: true,
+    load: () => import('./replay-command.js'),
+  },
+  review: {
+    usage: 'review [--since 7d] [--out FILE] | --apply FILE --config F',
+    summary: 'recorded turns worth a label as eval lines; add labelled lines to examples',
+    env: ['SWITCHBOARD_CONFIG', 'DATABASE_URL', ...LLM_ENV_VARS],
+    readsRegistry: true,
+    load: () => import('./review-command.js'),
+  },
   demo: {
     usage: 'demo [--port N] [--agent-ports PORTS]',
     summary: 'demo sub-agents + supervisor + chat page, offline',

@@ -1,7 +1,8 @@
 /**
  * The labelled routing set read by `switchboard eval` (docs/api.md#commands): one
  * JSON object per line,
- * `{ "query", "agents": [ids], "session"?: [earlier queries], "inputs"?: { agent_id: { key: value } } }`.
+ * `{ "query", "agents": [ids], "session"?: [earlier queries], "inputs"?: { agent_id: { key: value } } }`
+ * (a line written by `switchboard review` also carries `review`, its provenance, which is not scored).
  * A line may instead be a dialogue (docs/api.md#commands, dialogue-set.ts).
  * Blank lines and lines starting with `//` are skipped. Every bad line is
  * reported with its number and what is wrong; a set with any bad line is not run.
@@ -71,7 +72,8 @@ function readCase(value: unknown, line: number, problems: string[], knownAgents?
     return undefined;
   }
   for (const key of Object.keys(value)) {
-    if (!['query', 'agents', 'session', 'inputs'].includes(key)) problems.push(`unknown field "${key}" (expected query, agents, session, inputs)`);
+    // `review` is where a line written by `switchboard review` came from: kept for the labeller, not scored.
+    if (!['query', 'agents', 'session', 'inputs', 'review'].includes(key)) problems.push(`unknown field "${key}" (expected query, agents, session, inputs)`);
   }
   const { query, agents, session, inputs } = value;
   if (typeof query !== 'string' || query.trim().length === 0) problems.push('"query" must be a non-empty string');

@@ -6,7 +6,7 @@
  * Safety words decide first: an empty query is out of scope, a request for a
  * human escalates, abusive and sensitive words win over any business match.
  * Then a short follow-up goes on with the previous turn's agents
- * (`routing/follow-up.ts`), ranked cards give business intents
+ * (`understanding/follow-up.ts`), ranked cards give business intents
  * (`routing/example-ranker.ts`), and greetings, thanks and capability
  * questions are simple turns; anything else is out of scope.
  *
@@ -22,11 +22,11 @@ import type { AgentMatch, AgentRanker, RankResult } from './routing/card-ranker.
 import { createExampleRanker } from './routing/example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import { orderByMention } from '../text/mention-order.js';
-import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from './routing/follow-up.js';
+import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from '../understanding/follow-up.js';
 import { extractOne } from '../text/key-extractor.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple/simple-intents.js';
-import { splitClauses } from './routing/clause-splitter.js';
-import { readAsAnswer } from './routing/clause-values.js';
+import { splitClauses } from '../understanding/clause-splitter.js';
+import { readAsAnswer } from '../planning/clause-values.js';
 import { readAttributeClause } from './routing/attribute-clause.js';
 import type { Language } from '../i18n/index.js';
 import type { SemanticIndex } from '../embeddings/semantic-index.js';

@@ -5,8 +5,8 @@
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { Language } from '../i18n/language.js';
-import type { DraftPlanEnvelope } from './llm/intent-schema.js';
-import type { Clause } from './routing/clause-splitter.js';
+import type { DraftPlanEnvelope, RankedIntent } from '../planning/index.js';
+import type { Clause } from '../understanding/index.js';
 import type { TurnMeaning } from '../embeddings/turn-meaning.js';
 
 export type SimpleIntentKind =
@@ -25,12 +25,7 @@ export interface MemoryTurn {
   agents: string[];
 }
 
-export interface RankedIntent {
-  agentId: string;
-  score: number;
-  /** The part of the query this intent was recognised from, when known (a clause of a multi-intent query). */
-  clause?: string;
-}
+export type { RankedIntent } from '../planning/index.js';
 
 export interface IntentResult {
   /** `business` goes to the planner, `simple` is answered directly, `escalate` goes to a human. */

@@ -14,7 +14,7 @@
  */
 import type { SemanticKeySpec } from '../../registry/types.js';
 import { extractOne } from '../../text/key-extractor.js';
-import { readAsAnswer } from './clause-values.js';
+import { readAsAnswer } from '../../planning/index.js';
 
 /** A value a clause gives for a key, and which key. */
 export interface AttributeReading {
