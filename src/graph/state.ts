@@ -7,8 +7,8 @@
 import { Annotation } from '@langchain/langgraph';
 import type { IntentResult, MemoryTurn } from '../intent/types.js';
 import type { QueryReading } from '../understanding/query-reading.js';
-import type { SemanticInfo } from './response-state.js';
-import type { ConfirmationRequest, InvalidKey, TaskOutcome, TaskPlan } from '../planning/plan-types.js';
+import type { ConfirmationRequest, SemanticInfo } from '../events/index.js';
+import type { InvalidKey, TaskOutcome, TaskPlan } from '../planning/plan-types.js';
 import type { Verification } from './verify/types.js';
 import type { LayeredSummary } from './memory/layered-summary.js';
 import type { ProfileFact } from '../store/types.js';

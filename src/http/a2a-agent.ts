@@ -22,14 +22,15 @@ import { Role, TaskState, type AgentCard as A2aCard, type Message, type Part } f
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from '@a2a-js/sdk/server';
 import type { Request } from 'express';
 import { isValidId } from '../id-patterns.js';
-import type { ResponseState, TurnFeed, TurnIdempotency, TurnRequest, TurnRunner } from '../turn/index.js';
+import { answerOf, type ResponseState } from '../events/index.js';
+import type { TurnFeed, TurnIdempotency, TurnRequest, TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { ownerKey } from '../store/index.js';
 import { callerTenant } from './auth.js';
 import { delegationDepthOf } from './delegation-depth.js';
 import { requireTraceId } from './trace-id.js';
-import { answerOf, readTurnEvents } from './turn-outcome.js';
+import { readTurnEvents } from './turn-outcome.js';
 
 /** The caller of one A2A request, as the HTTP layer saw it (API key tenant, depth, trace id). */
 export class A2aCaller implements User {

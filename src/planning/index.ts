@@ -10,5 +10,5 @@ export { createLlmPlanner } from './llm-planner.js';
 export { createOfflinePlanner } from './offline-planner.js';
 export { runTaskGraph, type ScheduleOptions } from './scheduler.js';
 export { selectWithinSubtaskBudget } from './subtask-budget.js';
-export type { ConfirmationRequest, InvalidKey, SubTask, TaskOutcome, TaskPlan, TaskStatus, TaskType } from './plan-types.js';
+export type { InvalidKey, SubTask, TaskOutcome, TaskPlan, TaskStatus, TaskType } from './plan-types.js';
 export type { PlanMemory, Planner, PlanRequest, PlanResult, RankedIntent } from './types.js';

@@ -66,15 +66,3 @@ export interface TaskOutcome {
   /** Served from cache because the call failed (`stale_if_error_s`). */
   stale?: boolean;
 }
-
-/**
- * A side-effect sub-task waiting for the user's yes (docs/api.md#conversation-rules
- * `metadata.confirmation`). `summary` is user-facing; `sub_agent_id` is for
- * the front end and never goes into event content.
- */
-export interface ConfirmationRequest {
-  task_id: string;
-  sub_agent_id: string;
-  summary: string;
-  inputs: Record<string, unknown>;
-}

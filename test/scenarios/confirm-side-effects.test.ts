@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { startBookingBoard, type BookingBoard } from '../support/booking-board.js';
 import type { FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, stageEvents, type TestSwitchboard } from '../support/switchboard-harness.js';

@@ -6,7 +6,7 @@
  * check-in date) is never filled from another session.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { startBookingBoard, type BookingBoard } from '../support/booking-board.js';
 import { finalEvent, stageEvents } from '../support/switchboard-harness.js';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParser } from 'eventsource-parser';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { startServer, type RunningServer } from '../../src/http/index.js';
 import type { LlmGateway } from '../../src/llm/types.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
@@ -82,6 +82,10 @@ export async function startTestSwitchboard(options: {
   streamCaps?: SwitchboardOptions['streamCaps'];
   /** `SWITCHBOARD_API_KEYS` entries (default: keys off). */
   apiKeys?: readonly string[];
+  /** `SWITCHBOARD_ADMIN_KEYS` entries (default: none). */
+  adminKeys?: readonly string[];
+  /** HTML served at `GET /console`. */
+  consolePage?: string;
   /** Fetching of `a2a_card` Agent Cards (default: the product's). */
   a2aCards?: SwitchboardOptions['a2aCards'];
 }): Promise<TestSwitchboard> {
@@ -103,6 +107,8 @@ export async function startTestSwitchboard(options: {
     tracing: options.tracing,
     streamCaps: options.streamCaps,
     apiKeys: options.apiKeys,
+    adminKeys: options.adminKeys,
+    consolePage: options.consolePage,
     a2aCards: options.a2aCards,
     watch: true,
   });

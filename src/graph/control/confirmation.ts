@@ -11,7 +11,8 @@ import { keyDescription } from '../../registry/localized-text.js';
 import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
 import { confirmationSummaryText, dateLabelText, profileValueText, type Language } from '../../i18n/index.js';
 import { cardName } from '../../registry/localized-text.js';
-import type { ConfirmationRequest, SubTask, TaskPlan } from '../../planning/plan-types.js';
+import type { ConfirmationRequest } from '../../events/index.js';
+import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
 import type { PendingTask } from '../state.js';
 import { classifyTaskType, topologicalOrder } from '../../planning/dag.js';
 

@@ -45,6 +45,8 @@ export function createSemanticCheckNode() {
       profile: state.profile_filled,
       now: context.now,
     });
+    // The number value-source.ts gives this turn (`sessionEvidence`): the turn record keeps it.
+    context.sessionTurn = (state.memory.summary?.turns ?? 0) + state.memory.history.length + 1;
     const sourced: TaskPlan = {
       ...state.task_plan,
       sub_tasks: state.task_plan.sub_tasks.map((task) => {

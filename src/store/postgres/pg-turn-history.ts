@@ -13,14 +13,18 @@ const SELECT = `SELECT t.turn_id, t.user_id, t.session_id, t.status, t.trace_id,
 
 /** The reader over the storage's pool. */
 export function createPostgresTurnHistory(pool: pg.Pool): TurnHistoryReader {
-  const withEvents = async (turns: RecordedTurn[]): Promise<RecordedTurn[]> => {
-    if (turns.length === 0) return turns;
-    const byTurn = new Map<string, StoredEvent[]>(turns.map((turn) => [turn.turn_id, []]));
+  const eventsByTurn = async (turnIds: readonly string[]): Promise<Map<string, StoredEvent[]>> => {
+    const byTurn = new Map<string, StoredEvent[]>(turnIds.map((turnId) => [turnId, []]));
+    if (turnIds.length === 0) return byTurn;
     const { rows } = await pool.query<{ turn_id: string; seq: number; data: string }>(
       'SELECT turn_id, seq, data FROM sb_events WHERE turn_id = ANY($1::text[]) ORDER BY turn_id, seq',
-      [turns.map((turn) => turn.turn_id)],
+      [turnIds],
     );
     for (const row of rows) byTurn.get(row.turn_id)?.push({ seq: Number(row.seq), data: row.data });
+    return byTurn;
+  };
+  const withEvents = async (turns: RecordedTurn[]): Promise<RecordedTurn[]> => {
+    const byTurn = await eventsByTurn(turns.map((turn) => turn.turn_id));
     for (const turn of turns) turn.events = byTurn.get(turn.turn_id) ?? [];
     return turns;
   };
@@ -56,5 +60,6 @@ export function createPostgresTurnHistory(pool: pg.Pool): TurnHistoryReader {
       const row = rows[0];
       return row ? (await withEvents([recordedTurnFromRow(row)]))[0] : undefined;
     },
+    eventsOf: eventsByTurn,
   };
 }

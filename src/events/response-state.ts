@@ -1,24 +1,9 @@
 /**
  * The outgoing event type (docs/api.md#events; `schemas/response-state.schema.json`). Separate from the
- * internal graph state on purpose: nothing internal leaks unless copied here.
+ * internal graph state on purpose: nothing internal leaks unless copied here. Only this room defines it.
  */
-import type { ConfirmationRequest } from '../planning/plan-types.js';
-
-export type Stage =
-  | 'intent_start'
-  | 'intent_done'
-  | 'plan_start'
-  | 'plan_done'
-  | 'agent_start'
-  | 'agent_stream'
-  | 'agent_done'
-  | 'agent_failed'
-  | 'summarize_start'
-  | 'final'
-  | 'escalate'
-  | 'verify_start'
-  | 'verify_done'
-  | 'done';
+import { readFileSync } from 'node:fs';
+import type { Stage } from './stages.js';
 
 /** Keys still needed by one parked sub-task; the four arrays are index-aligned. */
 export interface SemanticInfo {
@@ -31,6 +16,19 @@ export interface SemanticInfo {
   key_options: string[][];
 }
 
+/**
+ * A side-effect sub-task waiting for the user's yes (docs/api.md#conversation-rules
+ * `metadata.confirmation`). `summary` is user-facing; `sub_agent_id` is for
+ * the front end and never goes into event content.
+ */
+export interface ConfirmationRequest {
+  task_id: string;
+  sub_agent_id: string;
+  summary: string;
+  inputs: Record<string, unknown>;
+}
+
+/** One event of a turn: one SSE `data:` frame of `POST /v1/chat`, or one element of its JSON `events`. */
 export interface ResponseState {
   type: 'content' | 'done';
   content: string;
@@ -48,4 +46,9 @@ export interface ResponseState {
     confirmation?: ConfirmationRequest[];
     state?: Record<string, unknown>;
   };
+}
+
+/** The JSON Schema of `ResponseState` (`schemas/response-state.schema.json`, served at `GET /v1/schemas/response-state.json`), read afresh. */
+export function readResponseStateSchema(): Record<string, unknown> {
+  return JSON.parse(readFileSync(new URL('../../schemas/response-state.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 }
