@@ -5,7 +5,7 @@
  * drops the other without a word.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, sampleRegistry, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 
