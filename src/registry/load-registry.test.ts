@@ -398,6 +398,7 @@ describe('loadRegistryText: valid registries', () => {
       memoryMaxHistory: 5,
       maxParallel: 4,
       defaultTimeoutMs: 15000,
+      maxConnectionsPerAgent: 256,
       escalateAfterFailures: 2,
       wordLists: { sensitive: [], abusive: [], escalation: [] },
       verify: { enabled: true, maxRetries: 1, judge: 'on_doubt' },
