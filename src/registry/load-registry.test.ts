@@ -420,6 +420,7 @@ describe('loadRegistryText: valid registries', () => {
       protocol: 'http-json',
       timeoutMs: 15000,
       retries: 1,
+      maxConnections: 256,
       headers: {},
       circuitBreaker: { enabled: true, errorRate: 0.5, minCalls: 10, windowS: 60, openS: 300 },
     });
