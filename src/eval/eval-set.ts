@@ -1,7 +1,8 @@
 /**
  * The labelled routing set read by `switchboard eval` (docs/api.md#commands): one
  * JSON object per line,
- * `{ "query", "agents": [ids], "session"?: [earlier queries], "inputs"?: { agent_id: { key: value } } }`.
+ * `{ "query", "agents": [ids], "session"?: [earlier queries], "inputs"?: { agent_id: { key: value } }, "clarify"?: true }`
+ * (`clarify: true`: a clarification whose options hold the expected agent counts as right).
  * A line may instead be a dialogue (docs/api.md#commands, dialogue-set.ts).
  * Blank lines and lines starting with `//` are skipped. Every bad line is
  * reported with its number and what is wrong; a set with any bad line is not run.
@@ -20,6 +21,8 @@ export interface EvalCase {
   session: string[];
   /** Expected extracted values per agent (only the keys listed are scored). */
   inputs: Record<string, Record<string, string | number>>;
+  /** True when asking "do you mean …?" with the expected agent among the options is a right answer too. */
+  clarify?: boolean;
 }
 
 /** A problem with one line of the set. */
@@ -71,9 +74,10 @@ function readCase(value: unknown, line: number, problems: string[], knownAgents?
     return undefined;
   }
   for (const key of Object.keys(value)) {
-    if (!['query', 'agents', 'session', 'inputs'].includes(key)) problems.push(`unknown field "${key}" (expected query, agents, session, inputs)`);
+    if (!['query', 'agents', 'session', 'inputs', 'clarify'].includes(key)) problems.push(`unknown field "${key}" (expected query, agents, session, inputs, clarify)`);
   }
-  const { query, agents, session, inputs } = value;
+  const { query, agents, session, inputs, clarify } = value;
+  if (clarify !== undefined && typeof clarify !== 'boolean') problems.push('"clarify" must be true or false');
   if (typeof query !== 'string' || query.trim().length === 0) problems.push('"query" must be a non-empty string');
   if (!Array.isArray(agents) || !agents.every((id) => typeof id === 'string')) problems.push('"agents" must be an array of agent ids ([] = out of scope)');
   else if (new Set(agents).size !== agents.length) problems.push('"agents" lists an agent twice');
@@ -106,6 +110,7 @@ function readCase(value: unknown, line: number, problems: string[], knownAgents?
     agents: [...(agents as string[])],
     session: ((session as string[] | undefined) ?? []).map((item) => item.trim()),
     inputs: expectedInputs,
+    ...(clarify === true ? { clarify: true } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * internal graph state on purpose: nothing internal leaks unless copied here.
  */
 import type { ConfirmationRequest } from './plan-types.js';
+import type { Clarification } from '../intent/index.js';
 
 export type Stage =
   | 'intent_start'
@@ -46,6 +47,8 @@ export interface ResponseState {
     semantic_info?: SemanticInfo[];
     /** Side-effect tasks held until the user confirms them (plan_done and final). */
     confirmation?: ConfirmationRequest[];
+    /** The options a turn offers instead of guessing which agent is meant (plan_done and final; contract v4). */
+    clarification?: Clarification;
     state?: Record<string, unknown>;
   };
 }

@@ -5,12 +5,15 @@
  * keys still missing and the side effects held for confirmation.
  */
 import { turnOutcomeLabel, type ConfirmationRequest, type ResponseState, type SemanticInfo } from '../turn/index.js';
+import type { Clarification } from '../intent/index.js';
 
 export interface TurnEnding {
   /** completed · partial · failed · input_required · awaiting_confirmation · escalated · unresolved · cancelled (· aborted · error). */
   outcome: string;
   semanticInfo: SemanticInfo[];
   confirmation: ConfirmationRequest[];
+  /** The options of the clarification the turn asked (its final event's), when it asked one. */
+  clarification?: Clarification;
 }
 
 /** The complete `final` event of a turn (not a streamed piece of it). */
@@ -37,8 +40,10 @@ export function readTurnEvents(events: readonly ResponseState[]): TurnEnding {
   };
   const semanticInfo = lastNonEmpty((event) => event.metadata.semantic_info);
   const confirmation = lastNonEmpty((event) => event.metadata.confirmation);
+  const clarification = final?.metadata.clarification;
   const stated = done?.metadata.state?.outcome;
   if (stated === 'cancelled' || stated === 'aborted' || stated === 'error') return { outcome: stated, semanticInfo, confirmation };
+  if (clarification && clarification.options.length > 0) return { outcome: 'input_required', semanticInfo, confirmation, clarification };
   const label = turnOutcomeLabel('completed', events);
   if (semanticInfo.length === 0 && confirmation.length > 0 && (label === 'input_required' || label === 'completed')) {
     return { outcome: 'awaiting_confirmation', semanticInfo, confirmation };
