@@ -16,17 +16,25 @@ const BASE_FILES = ['errors.ts', 'logger.ts', 'metrics.ts', 'trace-context.ts', 
 /** Lowest first. A room is a folder under src/, `base` (the files above), or the assembly file at the root. */
 const TIERS = [
   { tier: 0, name: 'foundation', rooms: ['util', 'i18n', 'base'] },
-  { tier: 1, name: 'text and telemetry', rooms: ['text', 'telemetry'] },
+  { tier: 1, name: 'text, telemetry, what a turn says', rooms: ['text', 'telemetry', 'events'] },
   { tier: 2, name: 'config and storage', rooms: ['registry', 'store'] },
   { tier: 3, name: 'model gateway, sub-agent client, outbound data', rooms: ['llm', 'agents', 'privacy'] },
-  { tier: 4, name: 'word meaning', rooms: ['embeddings'] },
-  { tier: 5, name: 'recognition and escalation', rooms: ['intent', 'escalation'] },
-  { tier: 6, name: 'the graph and the agent side', rooms: ['graph', 'agent-kit', 'conformance'] },
-  { tier: 7, name: 'turn and eval', rooms: ['turn', 'eval'] },
-  { tier: 8, name: 'HTTP', rooms: ['http'] },
-  { tier: 9, name: 'assembly', rooms: ['switchboard.ts'] },
-  { tier: 10, name: 'commands', rooms: ['cli'] },
+  { tier: 4, name: 'word meaning and the message\'s reading', rooms: ['embeddings', 'understanding'] },
+  { tier: 5, name: 'planning', rooms: ['planning'] },
+  { tier: 6, name: 'recognition and escalation', rooms: ['intent', 'escalation'] },
+  { tier: 7, name: 'the graph and the agent side', rooms: ['graph', 'agent-kit', 'conformance'] },
+  { tier: 8, name: 'turn and eval', rooms: ['turn', 'eval'] },
+  { tier: 9, name: 'HTTP', rooms: ['http'] },
+  { tier: 10, name: 'assembly', rooms: ['switchboard.ts'] },
+  { tier: 11, name: 'commands', rooms: ['cli'] },
 ];
+
+/**
+ * Names one room alone defines, and every other file imports from that room's index.ts: the
+ * event a turn sends out and its parts. dependency-cruiser sees files, not names, so the layering
+ * test reads these from every import and declaration (test/architecture/owned-names.ts).
+ */
+const OWNED_NAMES = { ResponseState: 'events', SemanticInfo: 'events', ConfirmationRequest: 'events' };
 
 /** The path pattern of a room. */
 function roomPath(room) {
@@ -76,6 +84,13 @@ module.exports = {
       to: { path: '^src/turn/', pathNot: '^src/turn/index\\.ts$' },
     },
     {
+      name: 'response-state-in-events-only',
+      comment: 'the outgoing event type has one home: src/events/ (a response-state module anywhere else is a second definition)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '(^|/)response-state[^/]*\\.ts$', pathNot: '^src/events/' },
+    },
+    {
       name: 'express-in-http-only',
       comment: 'only the HTTP edge (and the assembly that starts it) speaks express',
       severity: 'error',
@@ -101,3 +116,4 @@ module.exports = {
 // The tiers, for the test that holds docs/architecture.md to them (not enumerable: the config format allows no extra key).
 Object.defineProperty(module.exports, 'TIERS', { value: TIERS, enumerable: false });
 Object.defineProperty(module.exports, 'BASE_FILES', { value: BASE_FILES, enumerable: false });
+Object.defineProperty(module.exports, 'OWNED_NAMES', { value: OWNED_NAMES, enumerable: false });

@@ -19,7 +19,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import type { ResponseState } from '../src/graph/response-state.js';
+import type { ResponseState } from '../src/events/index.js';
 import { createLlmGateway } from '../src/llm/index.js';
 import { silentLogger } from '../src/logger.js';
 import { jsonReply, sseReply, startFakeAgent } from '../test/support/fake-agent.js';

@@ -13,13 +13,19 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { createAgentServer } from './agent-server.js';
+import { DEFAULT_DEMO_PORTS, readDemoPorts } from './demo-ports.js';
 import { TRAVEL_AGENTS } from './travel-agents.js';
 
 /** Short names of the demo agents (`hotel` serves `hotel_agent`, and so on). */
 export type DemoAgentName = keyof typeof TRAVEL_AGENTS;
 
-/** The default ports, matching the root `agents_config.yaml`. */
-export const DEMO_AGENT_PORTS: Readonly<Record<DemoAgentName, number>> = { hotel: 7101, limo: 7102, flight: 7103, weather: 7104 };
+/** The default ports, matching the root `agents_config.yaml` (each moves with its `DEMO_*_PORT` variable). */
+export const DEMO_AGENT_PORTS: Readonly<Record<DemoAgentName, number>> = {
+  hotel: DEFAULT_DEMO_PORTS.hotel,
+  limo: DEFAULT_DEMO_PORTS.limo,
+  flight: DEFAULT_DEMO_PORTS.flight,
+  weather: DEFAULT_DEMO_PORTS.weather,
+};
 
 /** Options of `startDemoAgents`. */
 export interface DemoAgentsOptions {
@@ -128,7 +134,7 @@ if (isMainModule()) {
   const onlyAt = process.argv.indexOf('--only');
   Promise.resolve()
     .then(() => (onlyAt > 0 ? parseDemoAgentNames(process.argv[onlyAt + 1] ?? '') : undefined))
-    .then((only) => startDemoAgents({ host: process.env.DEMO_AGENTS_HOST, latencyMs, ...(only ? { only } : {}) }))
+    .then((only) => startDemoAgents({ host: process.env.DEMO_AGENTS_HOST, latencyMs, ports: readDemoPorts(undefined, process.env), ...(only ? { only } : {}) }))
     .then(
     (agents) => {
       for (const [name, url] of Object.entries(agents.urls)) {

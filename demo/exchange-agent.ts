@@ -17,9 +17,10 @@ import express from 'express';
 import { Role, TaskState, type AgentCard, type Message, type Part } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { DEFAULT_DEMO_PORTS } from './demo-ports.js';
 
-/** The demo port, matching the root `agents_config.yaml`. */
-export const DEMO_A2A_AGENT_PORT = 7105;
+/** The demo port, matching the root `agents_config.yaml` (`DEMO_EXCHANGE_PORT` moves both). */
+export const DEMO_A2A_AGENT_PORT = DEFAULT_DEMO_PORTS.exchange;
 
 /** Yuan per unit of each currency (fixed demo values), by every name the agent accepts. */
 const RATES: Readonly<Record<string, { code: string; zh: string; cny: number }>> = {

@@ -35,6 +35,8 @@ export interface Metrics {
   readonly llmCalls: Counter<'purpose' | 'model' | 'tier' | 'outcome'>;
   /** Model tokens by model name and kind (`prompt`, `completion`). */
   readonly llmTokens: Counter<'model' | 'kind'>;
+  /** Tokens of the turns' model calls as the endpoint reported them, by kind (`prompt`, `completion`) and model (counted at each turn's end). */
+  readonly modelTokens: Counter<'kind' | 'model'>;
   /** Wall time of each graph stage (node) of a turn, in seconds. */
   readonly stageDuration: Histogram<'stage'>;
   /**
@@ -95,6 +97,12 @@ export interface CreateMetricsOptions {
 
 const SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60];
 
+/** Shows every outcome from the start (at 0), so a rate or an alert on one has a series before it first happens. */
+function zeroed(counter: Counter<'outcome'>, outcomes: readonly string[]): Counter<'outcome'> {
+  for (const outcome of outcomes) counter.inc({ outcome }, 0);
+  return counter;
+}
+
 /** Builds a fresh registry with every Switchboard instrument registered in it. */
 export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
   const registry = new PrometheusRegistry();
@@ -145,6 +153,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       name: 'switchboard_llm_tokens_total',
       help: 'Model tokens used, by model and kind.',
       labelNames: ['model', 'kind'],
+      registers,
+    }),
+    modelTokens: new Counter({
+      name: 'switchboard_model_tokens_total',
+      help: 'Tokens of the turns\' model calls as the endpoint reported them, by kind (prompt, completion) and model.',
+      labelNames: ['kind', 'model'],
       registers,
     }),
     stageDuration: new Histogram({
@@ -205,12 +219,15 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       labelNames: ['agent', 'to'],
       registers,
     }),
-    registryReloads: new Counter({
-      name: 'switchboard_registry_reloads_total',
-      help: 'Registry reload attempts by outcome.',
-      labelNames: ['outcome'],
-      registers,
-    }),
+    registryReloads: zeroed(
+      new Counter({
+        name: 'switchboard_registry_reloads_total',
+        help: 'Registry reload attempts by outcome (applied, rejected: the last good version stays, unchanged).',
+        labelNames: ['outcome'],
+        registers,
+      }),
+      ['applied', 'rejected', 'unchanged'],
+    ),
     intentFallbacks: new Counter({
       name: 'switchboard_intent_fallbacks_total',
       help: 'Turns where the offline matcher decided the intent, by reason.',

@@ -13,10 +13,8 @@ import { createLlmAnswers } from './graph/answers/llm-answers.js';
 import { createOfflineAnswers } from './graph/answers/offline-answers.js';
 import type { AnswerComposer } from './graph/answers/types.js';
 import { buildSupervisorGraph } from './graph/build-graph.js';
-import { createLlmPlanner } from './graph/planning/llm-planner.js';
-import { createOfflinePlanner } from './graph/planning/offline-planner.js';
-import type { Planner } from './graph/planning/types.js';
-import { createTurnFeed, createTurnIdempotency, createTurnRunner, recordCacheLookup, recordTurnMetrics, startTurnSweeper, traceTurns, type BudgetName, type StreamCaps, type TurnRunner } from './turn/index.js';
+import { createLlmPlanner, createOfflinePlanner, type Planner } from './planning/index.js';
+import { createTurnFeed, createTurnIdempotency, createTurnRunner, recordCacheLookup, recordModelTokens, recordTurnMetrics, startTurnSweeper, traceTurns, type BudgetName, type StreamCaps, type TurnRunner } from './turn/index.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
 import { createCardPreselector, createExampleRanker, createIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
 import type { IntentRecognizer } from './intent/types.js';
@@ -65,7 +63,11 @@ export interface SwitchboardOptions {
   /** Model gateway; absent or disabled = offline matcher. */
   llm?: LlmGateway;
   apiKeys?: readonly string[];
+  /** Keys of `apiKeys` that may read turn records and the console (`SWITCHBOARD_ADMIN_KEYS`). */
+  adminKeys?: readonly string[];
   chatPage?: string;
+  /** HTML served at `GET /console`; absent means `GET /console` is a 404. */
+  consolePage?: string;
   /** The trace context the logger reads (see createLogger); requests run inside it. */
   traceContext?: TraceContext;
   /** Spans of turns, sub-agent and model calls (hand the same one to the model gateway); default: ids only, for `traceparent`. */
@@ -170,8 +172,15 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   const embeddings = createEmbeddingsFromEnv(options.env ?? process.env, logger, metrics);
   const { recognizer, planner, answers, verifier, prepare } = chooseStrategies(options.llm, logger, metrics, embeddings?.index);
   const a2aCardFetcher = createA2aCardFetcher({ checkedFetch: (fetch, lookup) => createEndpointFetch({ fetch, lookup }), ...options.a2aCards });
-  const registry = await createRegistry({ path: options.configPath, logger, env: options.env, watch: options.watch ?? true, prepare, a2aCardFetcher });
-  registry.onReload(() => metrics.registryReloads.inc({ outcome: 'applied' }));
+  const registry = await createRegistry({
+    path: options.configPath,
+    logger,
+    env: options.env,
+    watch: options.watch ?? true,
+    prepare,
+    a2aCardFetcher,
+    onReloadOutcome: (outcome) => metrics.registryReloads.inc({ outcome }),
+  });
   const configuredKey = options.dataKey ?? (options.env ?? process.env).SWITCHBOARD_DATA_KEY;
   let storage: Storage;
   try {
@@ -251,6 +260,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     now: options.now,
     summariseUsage: (usage) => ({ ...summariseUsage(usage) }),
     onTurnEnd: (outcome, durationMs, events) => recordTurnMetrics(metrics, outcome, durationMs, events),
+    onModelCalls: (calls) => recordModelTokens(metrics, calls),
     onBudgetReached: (budget) => metrics.guardStops.inc({ guard: BUDGET_GUARDS[budget] }),
     streamCaps: options.streamCaps,
     onStreamDrop: (cap, first) => {
@@ -278,7 +288,10 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     metrics,
     createRateLimiter: storage.createRateLimiter,
     apiKeys: options.apiKeys,
+    adminKeys: options.adminKeys,
+    turnRecords: storage.transcript,
     chatPage: options.chatPage,
+    consolePage: options.consolePage,
     traceContext: options.traceContext,
     heartbeatMs: options.heartbeatMs,
     bodyTimeoutMs: options.bodyTimeoutMs,

@@ -179,7 +179,7 @@ describe('createAgentClient', () => {
     const fake = await start(jsonReply({ body: { status: 'done', output: {} } }));
     const outcome = await client.call(fakeAgentCard({ url: fake.url }), body);
     expect(outcome).toMatchObject({ ok: false, code: 'bad_body' });
-    if (!outcome.ok) expect(outcome.reason).toMatch(/\/status must be equal to one of the allowed values/);
+    if (!outcome.ok) expect(outcome.reason).toMatch(/\/status must be one of "completed", "failed", "input_required" \(got "done"\)/);
   });
 
   it('rejects output that violates the output_schema, naming the path', async () => {

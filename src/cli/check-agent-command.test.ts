@@ -27,7 +27,7 @@ describe('switchboard check-agent', () => {
     directory = mkdtempSync(join(tmpdir(), 'check-agent-'));
     // The root registry with the demo agents' ephemeral ports.
     let config = readFileSync(new URL('../../agents_config.yaml', import.meta.url), 'utf8');
-    config = config.replace('http://127.0.0.1:7101/invoke', agents.urls.hotel).replace('http://127.0.0.1:7104/invoke', agents.urls.weather);
+    config = config.replace('http://127.0.0.1:${DEMO_HOTEL_PORT:-7101}/invoke', agents.urls.hotel).replace('http://127.0.0.1:${DEMO_WEATHER_PORT:-7104}/invoke', agents.urls.weather);
     writeFileSync(join(directory, 'agents.yaml'), config);
   });
   afterAll(async () => {
@@ -54,6 +54,26 @@ describe('switchboard check-agent', () => {
     expect(report.checks.filter((check) => check.outcome === 'fail' && check.level === 'MUST').map((check) => check.id)).toContain('envelope_shape');
   });
 
+  it('says, under each failed check, what was sent, what came back and what was expected', async () => {
+    const run = capture(directory);
+    expect(await runCommand([broken.url], run.io)).toBe(1);
+    const out = run.stdout();
+    const at = out.indexOf('FAIL  MUST    envelope_shape');
+    expect(at, out).toBeGreaterThanOrEqual(0);
+    const [, sent, received, expected] = out.slice(at).split('\n');
+    expect(sent).toMatch(new RegExp(`^ +sent: +POST ${broken.url.replace(/[.:/]/g, '\\$&')} \\{"task_id":"check_[^"]+","message":"conformance check"`));
+    expect(received).toMatch(/^ +received: +HTTP 200 application\/json(; charset=utf-8)? \{"status":"ok"\}$/);
+    expect(out).toContain(`envelope_shape               the reply body is not a valid reply: /status must be one of "completed", "failed", "input_required" (got "ok")`);
+    expect(expected).toMatch(/^ +expected: +a reply envelope \{"status": "completed" \| "failed" \| "input_required"/);
+    // The oversized request says what it was, briefly, and what would have passed.
+    const large = out.slice(out.indexOf('FAIL  SHOULD  large_request')).split('\n').slice(0, 4);
+    expect(large[0]).toMatch(/a 512 KiB request: HTTP 200 in \d+ ms: the reply body is not a valid reply/);
+    expect(large[1]).toMatch(/"message":"xxxxxxxxxxxxxxxxxxxx…\(524288 chars\)"/);
+    expect(large[3]).toMatch(/expected: +HTTP 413, or a reply envelope/);
+    // Passing checks stay one line.
+    expect(out).not.toMatch(/^PASS .*\n +sent:/m);
+  });
+
   it('exits 2 on usage mistakes and 1 on an unknown agent id, naming the known ones', async () => {
     for (const args of [[], ['a', 'b'], ['--bogus', 'x'], [agents.urls.hotel, '--timeout-ms', '-1'], [agents.urls.hotel, '--inputs', '[1]']]) {
       const run = capture(directory);
@@ -73,7 +93,7 @@ describe('switchboard check-agent on A2A agents', () => {
   beforeAll(async () => {
     exchange = await startDemoA2aAgent({ port: 0 });
     directory = mkdtempSync(join(tmpdir(), 'check-a2a-'));
-    const config = readFileSync(new URL('../../agents_config.yaml', import.meta.url), 'utf8').replace('http://127.0.0.1:7105/.well-known/agent-card.json', exchange.cardUrl);
+    const config = readFileSync(new URL('../../agents_config.yaml', import.meta.url), 'utf8').replace('http://127.0.0.1:${DEMO_EXCHANGE_PORT:-7105}/.well-known/agent-card.json', exchange.cardUrl);
     writeFileSync(join(directory, 'agents.yaml'), config);
   });
   afterAll(async () => {

@@ -2,11 +2,13 @@
  * `switchboard demo` (`npm start`): the travel demo sub-agents on
  * 127.0.0.1:7101-7104 (http-json and http-sse), the currency-exchange A2A agent
  * on 7105 (registered by its Agent Card), the supervisor on the root registry,
- * and the chat page.
+ * and the chat page. `--agent-ports` or the `DEMO_*_PORT` variables move the
+ * agents; the registry reads the same variables, set here to the ports taken.
  * Offline: no model, no API key.
  */
 import { parseArgs } from 'node:util';
 import { DEMO_AGENT_PORTS, parseDemoAgentNames, startDemoAgents, type DemoAgentName } from '../../demo/agents.js';
+import { demoPortEnvironment, readDemoPorts, type DemoPortName } from '../../demo/demo-ports.js';
 import { startDemoA2aAgent } from '../../demo/exchange-agent.js';
 import type { CliIo } from './cli-io.js';
 import { startSwitchboard, waitForShutdown } from './serve-command.js';
@@ -19,11 +21,17 @@ const EXAMPLES = [
 ];
 
 /** The help text of this command (main adds the environment section). */
-export const HELP = `Usage: switchboard demo [--port N] [--config FILE] [--without NAMES]
+export const HELP = `Usage: switchboard demo [--port N] [--agent-ports PORTS] [--config FILE] [--without NAMES]
 
 Starts the travel demo sub-agents on 127.0.0.1:7101-7104, the currency-exchange
 A2A agent on 7105, the supervisor on the root registry and the chat page at /. Offline unless LLM_* is set. The banner
 goes to stderr; stdout carries only JSON log lines.
+
+  --agent-ports PORTS  where the demo agents listen: N = five consecutive ports from N
+                   (hotel, limo, flight, weather, exchange; 0 = any free ports), or
+                   hotel=N,weather=M,... (default: DEMO_HOTEL_PORT, DEMO_LIMO_PORT,
+                   DEMO_FLIGHT_PORT, DEMO_WEATHER_PORT, DEMO_EXCHANGE_PORT, else 7101-7105).
+                   The registry reads the same variables (\${DEMO_HOTEL_PORT:-7101}).
 
   --without NAMES  comma list of demo agents not to start here (hotel, limo,
                    flight, weather); run them on their own with
@@ -31,11 +39,17 @@ goes to stderr; stdout carries only JSON log lines.
 `;
 
 export async function runCommand(args: string[], io: CliIo): Promise<number> {
-  let values: { port?: string; config?: string; without?: string };
+  let values: { port?: string; config?: string; without?: string; 'agent-ports'?: string };
   let without: DemoAgentName[] = [];
+  let agentPorts: Record<DemoPortName, number>;
   try {
-    ({ values } = parseArgs({ args, options: { port: { type: 'string', short: 'p' }, config: { type: 'string', short: 'c' }, without: { type: 'string' } }, strict: true }));
+    ({ values } = parseArgs({
+      args,
+      options: { port: { type: 'string', short: 'p' }, config: { type: 'string', short: 'c' }, without: { type: 'string' }, 'agent-ports': { type: 'string' } },
+      strict: true,
+    }));
     if (values.without !== undefined) without = parseDemoAgentNames(values.without);
+    agentPorts = readDemoPorts(values['agent-ports'], io.env);
   } catch (error) {
     io.stderr(`switchboard demo: ${(error as Error).message}\n`);
     return 2;
@@ -51,21 +65,25 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   const latencyMs = Number(io.env.DEMO_AGENT_LATENCY_MS ?? 300) || 0;
   try {
     const only = (Object.keys(DEMO_AGENT_PORTS) as DemoAgentName[]).filter((name) => !without.includes(name));
-    agents = await startDemoAgents({ latencyMs, only });
+    agents = await startDemoAgents({ latencyMs, only, ports: agentPorts });
   } catch (error) {
     io.stderr(`switchboard demo: could not start the demo sub-agents: ${(error as Error).message}\n`);
     return 1;
   }
   try {
-    a2aAgent = await startDemoA2aAgent({ latencyMs });
+    a2aAgent = await startDemoA2aAgent({ latencyMs, port: agentPorts.exchange });
   } catch (error) {
     await agents.close();
     io.stderr(`switchboard demo: could not start the demo A2A agent: ${(error as Error).message}\n`);
     return 1;
   }
+  // The registry's `${DEMO_*_PORT:-…}` references resolve to the ports actually taken (0 = a free one).
+  const taken = { ...agentPorts, exchange: Number(new URL(a2aAgent.url).port) };
+  for (const [name, url] of Object.entries(agents.urls)) taken[name as DemoAgentName] = Number(new URL(url).port);
+  const registryIo: CliIo = { ...io, env: { ...io.env, ...demoPortEnvironment(taken) } };
   let started;
   try {
-    started = await startSwitchboard({ config: values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml', port, host: io.env.HOST ?? '127.0.0.1', drainGraceMs: 2000 }, io);
+    started = await startSwitchboard({ config: values.config ?? io.env.SWITCHBOARD_CONFIG ?? 'agents_config.yaml', port, host: io.env.HOST ?? '127.0.0.1', drainGraceMs: 2000 }, registryIo);
   } catch (error) {
     await agents.close();
     await a2aAgent.close();

@@ -12,6 +12,7 @@ export const ENV_VARS = {
   REDIS_URL: 'shared state for several replicas (leases, caches, rate limits); unset = in-process',
   LOG_LEVEL: 'JSON log level on stdout: trace, debug, info (default), warn, error, silent',
   SWITCHBOARD_API_KEYS: 'comma list of key or key=tenant; /v1 calls and /metrics then need authorization: Bearer <key> (default open)',
+  SWITCHBOARD_ADMIN_KEYS: 'comma list of keys of SWITCHBOARD_API_KEYS (key or key=tenant) that may read /v1/turns and the console, within their tenant (unset: none; with no API keys, loopback only)',
   SWITCHBOARD_DRAIN_GRACE_MS: 'how long shutdown lets running turns finish (--drain-grace-ms wins)',
   SWITCHBOARD_WORKERS: 'processes sharing the port (default: the number of cores on PostgreSQL, 1 on SQLite; --workers wins)',
   SWITCHBOARD_LEASE_TTL_MS: 'how long a replica holds a session turn lease without renewing it',
@@ -27,6 +28,11 @@ export const ENV_VARS = {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'full traces URL instead of OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces',
   OTEL_SERVICE_NAME: 'service.name of the exported spans (default switchboard)',
   DEMO_AGENT_LATENCY_MS: 'simulated latency of the demo sub-agents (default 300)',
+  DEMO_HOTEL_PORT: 'port of the demo hotel agent (default 7101; --agent-ports wins; the demo registry reads it too)',
+  DEMO_LIMO_PORT: 'port of the demo airport-transfer agent (default 7102)',
+  DEMO_FLIGHT_PORT: 'port of the demo flight agent (default 7103)',
+  DEMO_WEATHER_PORT: 'port of the demo weather agent (default 7104)',
+  DEMO_EXCHANGE_PORT: 'port of the demo A2A currency-exchange agent (default 7105)',
 } as const;
 
 /** Name of a documented environment variable. */

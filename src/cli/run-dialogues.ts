@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import type { ResponseState } from '../graph/response-state.js';
+import { completeFinalOf, doneOf, outcomeOf, stageRow, type ResponseState } from '../events/index.js';
 import type { LlmGateway } from '../llm/types.js';
 import { silentLogger } from '../logger.js';
 import { createSwitchboard } from '../switchboard.js';
@@ -157,7 +157,7 @@ async function runTurn(switchboard: Awaited<ReturnType<typeof createSwitchboard>
 
 /** What a turn did, read from its events and the calls the stubs received. */
 export function observe(user: string, events: readonly ResponseState[], calls: StubCall[]): TurnObservation {
-  const final = [...events].reverse().find((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true);
+  const final = completeFinalOf(events);
   const asks: Record<string, string[]> = {};
   for (const info of final?.metadata.semantic_info ?? []) {
     asks[info.sub_agent_id] = [...new Set([...(asks[info.sub_agent_id] ?? []), ...info.keys])];
@@ -167,10 +167,9 @@ export function observe(user: string, events: readonly ResponseState[], calls: S
   const tasks = final?.metadata.state?.tasks;
   if (Array.isArray(tasks)) for (const task of tasks) if (task && typeof (task as { agent?: unknown }).agent === 'string') agents.add((task as { agent: string }).agent);
   for (const event of events) {
-    if (['agent_start', 'agent_done', 'agent_failed'].includes(event.metadata.stage) && !['supervisor', 'summarize'].includes(event.agent_id)) agents.add(event.agent_id);
+    if (stageRow(event.metadata.stage)?.section?.name === 'agent' && !['supervisor', 'summarize'].includes(event.agent_id)) agents.add(event.agent_id);
   }
-  const done = events.find((event) => event.metadata.stage === 'done');
-  const outcome = done?.metadata.state?.outcome;
+  const outcome = outcomeOf(doneOf(events));
   return {
     user,
     agents: [...agents].sort(),
@@ -179,6 +178,6 @@ export function observe(user: string, events: readonly ResponseState[], calls: S
     held: held.sort(),
     confirmations: (final?.metadata.confirmation ?? []).map((request) => ({ agentId: request.sub_agent_id, inputs: { ...request.inputs } })),
     answer: final?.content ?? '',
-    ...(typeof outcome === 'string' ? { outcome } : {}),
+    ...(outcome !== undefined ? { outcome } : {}),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The meaning of one turn's message, read at most once. The turn's reading of
- * the message (`intent/query-reading.ts`) gives the text; the first step that
+ * the message (`understanding/query-reading.ts`) gives the text; the first step that
  * needs its vector — the offline recogniser's fusion, the LLM recogniser's
  * card pre-selection, the answer cache's paraphrase look-up — starts the one
  * call to the embeddings endpoint, and every later step gets the same result

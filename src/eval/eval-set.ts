@@ -2,7 +2,8 @@
  * The labelled routing set read by `switchboard eval` (docs/api.md#commands): one
  * JSON object per line,
  * `{ "query", "agents": [ids], "session"?: [earlier queries], "inputs"?: { agent_id: { key: value } }, "clarify"?: true }`
- * (`clarify: true`: a clarification whose options hold the expected agent counts as right).
+ * (`clarify: true`: a clarification whose options hold the expected agent counts as right; a line written by
+ * `switchboard review` also carries `review`, its provenance, which is not scored).
  * A line may instead be a dialogue (docs/api.md#commands, dialogue-set.ts).
  * Blank lines and lines starting with `//` are skipped. Every bad line is
  * reported with its number and what is wrong; a set with any bad line is not run.
@@ -74,7 +75,8 @@ function readCase(value: unknown, line: number, problems: string[], knownAgents?
     return undefined;
   }
   for (const key of Object.keys(value)) {
-    if (!['query', 'agents', 'session', 'inputs', 'clarify'].includes(key)) problems.push(`unknown field "${key}" (expected query, agents, session, inputs, clarify)`);
+    // `review` is where a line written by `switchboard review` came from: kept for the labeller, not scored.
+    if (!['query', 'agents', 'session', 'inputs', 'clarify', 'review'].includes(key)) problems.push(`unknown field "${key}" (expected query, agents, session, inputs, clarify)`);
   }
   const { query, agents, session, inputs, clarify } = value;
   if (clarify !== undefined && typeof clarify !== 'boolean') problems.push('"clarify" must be true or false');

@@ -10,8 +10,8 @@ import { performance } from 'node:perf_hooks';
 import { emptyMemory, type SessionMemory } from '../graph/state.js';
 import { memoryAfterBusinessTurn, rememberTurn } from '../graph/memory/memory.js';
 import { checkKeyValue } from '../graph/planning/semantic-check.js';
-import type { TaskOutcome } from '../graph/plan-types.js';
-import type { Planner } from '../graph/planning/types.js';
+import type { TaskOutcome } from '../planning/plan-types.js';
+import type { Planner } from '../planning/types.js';
 import type { CardPreselector } from '../intent/routing/card-preselect.js';
 import type { IntentRecognizer, IntentResult } from '../intent/types.js';
 import { createLlmUsage } from '../llm/index.js';
@@ -134,7 +134,7 @@ async function plan(intent: IntentResult, memory: SessionMemory, options: RunEva
   const result = await options.planner.plan({
     query: intent.rewrittenQuery,
     intents: intent.intents,
-    intent,
+    ...(intent.draftPlan ? { draft: intent.draftPlan } : {}),
     snapshot: options.snapshot,
     memory,
     now,

@@ -34,7 +34,7 @@ import { createFillFromProfileNode, createLoadProfileNode } from './nodes/profil
 import type { ProfileStore } from '../store/types.js';
 import { createOfflineVerifier } from './verify/offline-verifier.js';
 import type { Verifier } from './verify/types.js';
-import type { Planner } from './planning/types.js';
+import type { Planner } from '../planning/types.js';
 import type { ResponseCache } from './caches/response-cache.js';
 import { SupervisorStateAnnotation, type SupervisorState, type SupervisorUpdate } from './state.js';
 import { turnContext, type NodeConfig } from './context.js';

@@ -8,7 +8,7 @@ import { createStaticRegistry } from '../registry/index.js';
 import { openSqliteStorage, type Storage } from '../store/index.js';
 import { createTurnRunner } from '../turn/turn-runner.js';
 import { checkpointThread, DEFAULT_TENANT, ownerKey } from '../store/owner-key.js';
-import type { ResponseState } from './response-state.js';
+import type { ResponseState } from '../events/index.js';
 import type { FlowchartEngine } from './build-graph.js';
 import { compileFlowchart, FLOW_END, type Flowchart } from './flowchart-runner.js';
 

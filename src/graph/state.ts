@@ -6,9 +6,9 @@
  */
 import { Annotation } from '@langchain/langgraph';
 import type { IntentResult, MemoryTurn } from '../intent/types.js';
-import type { QueryReading } from '../intent/query-reading.js';
-import type { SemanticInfo } from './response-state.js';
-import type { ConfirmationRequest, InvalidKey, TaskOutcome, TaskPlan } from './plan-types.js';
+import type { QueryReading } from '../understanding/query-reading.js';
+import type { ConfirmationRequest, SemanticInfo } from '../events/index.js';
+import type { InvalidKey, TaskOutcome, TaskPlan } from '../planning/plan-types.js';
 import type { Verification } from './verify/types.js';
 import type { LayeredSummary } from './memory/layered-summary.js';
 import type { ProfileFact } from '../store/types.js';
@@ -16,7 +16,7 @@ import type { PendingTask } from '../store/parked-task.js';
 import type { ProfileFill } from './memory/profile-facts.js';
 import type { AnswerCacheKey } from './caches/answer-cache.js';
 import type { ValueSource } from './value-source.js';
-import type { Clarification } from '../intent/index.js';
+import type { Clarification } from '../events/index.js';
 import type { Language } from '../i18n/language.js';
 
 /** Bumped when the persisted `memory` shape changes. */

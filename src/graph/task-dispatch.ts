@@ -13,8 +13,8 @@ import type { Logger } from '../logger.js';
 import { cardName } from '../registry/localized-text.js';
 import { agentFailedEvent, vanishedAgentFailedEvent } from './agent-failed-event.js';
 import { ownerOf, type NodeEvent, type TurnContext } from './context.js';
-import type { SubTask, TaskOutcome } from './plan-types.js';
-import type { SemanticInfo } from './response-state.js';
+import type { SubTask, TaskOutcome } from '../planning/plan-types.js';
+import type { SemanticInfo } from '../events/index.js';
 import type { ResponseCache } from './caches/response-cache.js';
 import type { SupervisorState } from './state.js';
 import { insufficiencyOf } from './verify/rule-check.js';
@@ -169,6 +169,7 @@ export function createTaskDispatch(dependencies: DispatchDependencies) {
       const outcome: AgentOutcome = cutByDeadline && !called.ok ? { ...called, code: 'aborted', reason: 'the turn reached its time budget' } : called;
       const failureCode = outcome.ok ? undefined : cutByDeadline ? 'max_turn_ms' : outcome.code;
       dependencies.onAgentCall?.(card.id, outcome.ok ? outcome.reply.status : outcome.code, outcome.durationMs);
+      context.agentCalls?.push({ task_id: requestTaskId, agent_id: card.id, ok: outcome.ok, status: outcome.ok ? outcome.reply.status : outcome.code, ms: outcome.durationMs });
       context.tasks?.settled(
         requestTaskId,
         outcome.ok ? outcome.reply.status : outcome.code === 'aborted' ? 'cancelled' : 'failed',

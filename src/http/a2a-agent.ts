@@ -22,14 +22,15 @@ import { Role, TaskState, type AgentCard as A2aCard, type Message, type Part } f
 import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext, type User } from '@a2a-js/sdk/server';
 import type { Request } from 'express';
 import { isValidId } from '../id-patterns.js';
-import type { ResponseState, TurnFeed, TurnIdempotency, TurnRequest, TurnRunner } from '../turn/index.js';
+import { answerOf, type ResponseState } from '../events/index.js';
+import type { TurnFeed, TurnIdempotency, TurnRequest, TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { ownerKey } from '../store/index.js';
 import { callerTenant } from './auth.js';
 import { delegationDepthOf } from './delegation-depth.js';
 import { requireTraceId } from './trace-id.js';
-import { answerOf, readTurnEvents } from './turn-outcome.js';
+import { readTurnEvents } from './turn-outcome.js';
 
 /** The caller of one A2A request, as the HTTP layer saw it (API key tenant, depth, trace id). */
 export class A2aCaller implements User {
@@ -105,14 +106,16 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
       const message = context.userMessage;
       const caller = context.context.user instanceof A2aCaller ? context.context.user : new A2aCaller('default', false, 0, randomUUID());
       const existing = context.task;
+      // A state only moves forward: a follow-up on a task (input-required) makes it working, never submitted again.
+      const history = existing?.history ?? [];
       bus.publish(
         AgentEvent.task({
           id: context.taskId,
           contextId: context.contextId,
-          status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+          status: { state: existing ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
           artifacts: existing?.artifacts ?? [],
-          history: [...(existing?.history ?? []), message],
-          metadata: undefined,
+          history: history.some((entry) => entry.messageId === message.messageId) ? [...history] : [...history, message],
+          metadata: existing?.metadata,
         }),
       );
       const fail = (text: string) => {

@@ -6,6 +6,7 @@
  * `legacyCompat`), behind the API keys and the delegation-depth guard.
  * Tasks are kept per API-key tenant (the SDK's store scopes them by the caller).
  */
+import { AgentCard as AgentCardJson, A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, InMemoryTaskStore, type ServerCallContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { Router, type Request, type RequestHandler } from 'express';
@@ -14,6 +15,7 @@ import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/types.js';
 import { A2aCaller, a2aCallerOf, createA2aExecutor, switchboardAgentCard } from './a2a-agent.js';
 import { methodNotAllowed } from './error-handler.js';
+import { createJsonRpcBody } from './a2a-json-rpc-body.js';
 
 export interface A2aRouteOptions {
   registry: Registry;
@@ -28,13 +30,25 @@ export interface A2aRouteOptions {
   authenticate: RequestHandler;
   /** The delegation-depth guard shared with `/v1/chat`. */
   depthGuard: RequestHandler;
-  /** Body timeout and JSON parser with the app's size limit (the SDK's own parser then leaves the body alone). */
+  /** Body timeout and the like, run before the body is read. */
   bodyParsers?: readonly RequestHandler[];
+  /** Largest accepted body (default 64 KiB). */
+  bodyLimitBytes?: number;
 }
 
 /** The base url a caller reached us on (for the card's interface url). */
 export function requestBaseUrl(request: Request): string {
   return `${request.protocol}://${request.get('host') ?? 'localhost'}`;
+}
+
+/**
+ * Whether a card request asks for the v0.3 card: only an `A2A-Version` header
+ * naming a 0.x version at or above 0.3 does (CONTRACT §3 "A2A, v4 readings");
+ * no header, an empty one or 1.x get the v1.0 card.
+ */
+export function wantsLegacyCard(header: string | undefined): boolean {
+  const match = /^\s*0\.(\d+)(?:\.\d+)?\s*$/.exec(header ?? '');
+  return match !== null && Number(match[1]) >= 3;
 }
 
 /** Runs one of the SDK's express routers (they answer at their own root) for the route it is mounted on. */
@@ -67,9 +81,20 @@ export function createA2aRouter(options: A2aRouteOptions): Router {
     .route('/.well-known/agent-card.json')
     .get((request, response, next) => {
       const card = switchboardAgentCard(options.registry.current(), requestBaseUrl(request), options.keysOn);
-      atRoot(agentCardHandler({ agentCardProvider: async () => card, cache: { maxAge: 0 }, legacyCompat: { enabled: true } }))(request, response, next);
+      response.append('vary', A2A_VERSION_HEADER);
+      if (wantsLegacyCard(request.get(A2A_VERSION_HEADER))) {
+        // The SDK's v0.3 translation of the same card.
+        atRoot(agentCardHandler({ agentCardProvider: async () => card, cache: { maxAge: 0 }, legacyCompat: { enabled: true } }))(request, response, next);
+        return;
+      }
+      // The v1.0 card in its JSON form (camelCase, oneof fields by name, empty fields left out).
+      response.setHeader('cache-control', 'no-cache');
+      response.status(200).json(AgentCardJson.toJSON(card));
     })
     .all(methodNotAllowed(['GET']));
-  router.route('/a2a').post(options.authenticate, options.depthGuard, ...(options.bodyParsers ?? []), atRoot(rpc)).all(methodNotAllowed(['POST']));
+  router
+    .route('/a2a')
+    .post(options.authenticate, options.depthGuard, ...(options.bodyParsers ?? []), ...createJsonRpcBody(options.bodyLimitBytes ?? 64 * 1024), atRoot(rpc))
+    .all(methodNotAllowed(['POST']));
   return router;
 }

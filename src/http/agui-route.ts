@@ -19,7 +19,8 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { RequestHandler, Response } from 'express';
 import { UserError } from '../errors.js';
-import type { ResponseState, StartedTurn, TurnRunner } from '../turn/index.js';
+import { stageRow, isCompleteFinal, type ResponseState } from '../events/index.js';
+import type { StartedTurn, TurnRunner } from '../turn/index.js';
 import { isValidId } from '../id-patterns.js';
 import type { Logger } from '../logger.js';
 import { callerTenant } from './auth.js';
@@ -102,33 +103,14 @@ function taskIdList(value: unknown, field: string): string[] | undefined {
   return value as string[];
 }
 
-/** The step a stage opens or closes (undefined: the stage is not a step boundary). */
-function stepOf(event: ResponseState): { name: string; edge: 'start' | 'finish' } | undefined {
-  const stage = event.metadata.stage;
+/** The AG-UI step a stage opens or closes, as the stage table says (undefined: the stage is not a step edge). */
+function stepOf(event: ResponseState): { name: string; edge: 'open' | 'close' } | undefined {
+  const row = stageRow(event.metadata.stage);
+  if (!row?.step || !row.section) return undefined;
+  const { name, edge } = row.section;
+  if (name !== 'agent') return { name, edge };
   const taskId = typeof event.metadata.state?.task_id === 'string' ? event.metadata.state.task_id : '';
-  switch (stage) {
-    case 'intent_start':
-      return { name: 'intent', edge: 'start' };
-    case 'intent_done':
-      return { name: 'intent', edge: 'finish' };
-    case 'plan_start':
-      return { name: 'plan', edge: 'start' };
-    case 'plan_done':
-      return { name: 'plan', edge: 'finish' };
-    case 'agent_start':
-      return { name: `agent:${event.agent_id}:${taskId}`, edge: 'start' };
-    case 'agent_done':
-    case 'agent_failed':
-      return { name: `agent:${event.agent_id}:${taskId}`, edge: 'finish' };
-    case 'verify_start':
-      return { name: 'verify', edge: 'start' };
-    case 'verify_done':
-      return { name: 'verify', edge: 'finish' };
-    case 'summarize_start':
-      return { name: 'summarize', edge: 'start' };
-    default:
-      return undefined;
-  }
+  return { name: `agent:${event.agent_id}:${taskId}`, edge };
 }
 
 /** Turns the turn's events into AG-UI events, in an order the AG-UI client's checks accept. */
@@ -145,15 +127,15 @@ export function createAguiTranslator(threadId: string, runId: string) {
     translate(event: ResponseState): BaseEvent[] {
       seen.push(event);
       const step = stepOf(event);
-      if (step?.edge === 'start' && !open.has(step.name)) {
+      if (step?.edge === 'open' && !open.has(step.name)) {
         open.add(step.name);
         return [{ type: EventType.STEP_STARTED, stepName: step.name } as BaseEvent];
       }
-      if (step?.edge === 'finish' && open.has(step.name)) {
+      if (step?.edge === 'close' && open.has(step.name)) {
         open.delete(step.name);
         return [{ type: EventType.STEP_FINISHED, stepName: step.name } as BaseEvent];
       }
-      if (event.metadata.stage === 'final' && event.metadata.state?.delta !== true) {
+      if (isCompleteFinal(event)) {
         const out = closeAll();
         const messageId = `msg_${randomUUID()}`;
         if (event.content !== '') {

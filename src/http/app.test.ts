@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { UserError } from '../errors.js';
-import type { ResponseState, Stage, StartedTurn, TurnRequest, TurnResult, TurnRunner } from '../turn/index.js';
+import type { ResponseState, Stage } from '../events/index.js';
+import type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from '../turn/index.js';
 import { silentLogger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
 import type { AgentCard, PublicAgentCard, Registry, RegistrySnapshot } from '../registry/types.js';

@@ -13,7 +13,9 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { TraceContext } from '../trace-context.js';
 import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js';
-import type { TranscriptReader } from '../store/types.js';
+import type { TranscriptReader, TurnRecordReader } from '../store/types.js';
+import { createAdminAdmission, isLoopback } from './admin-admission.js';
+import { createTurnDetailHandler, createTurnListHandler } from './turns-route.js';
 import { createA2aRouter } from './a2a-routes.js';
 import { createAgentsHandler } from './agents-route.js';
 import { createAguiHandler } from './agui-route.js';
@@ -29,6 +31,7 @@ import { createSessionCancelHandler, createSessionStreamHandler } from './sessio
 import { createProfileDeleteHandler, createProfileReadHandler, type ProfileRouteOptions } from './profile-route.js';
 import type { StreamTracker } from './stream-tracker.js';
 import { createTraceIdMiddleware } from './trace-id.js';
+import { routeLabel } from './route-label.js';
 
 /** Everything the HTTP layer needs, built once by the server at start. */
 export interface AppOptions {
@@ -63,6 +66,12 @@ export interface AppOptions {
   traceContext?: TraceContext;
   /** HTML served at `GET /`; absent means `GET /` is a 404. */
   chatPage?: string;
+  /** Finished turns' records (`GET /v1/turns`); absent = those routes answer 404. */
+  turnRecords?: TurnRecordReader;
+  /** Keys of `apiKeys` that may read turn records and the console (`SWITCHBOARD_ADMIN_KEYS`). */
+  adminKeys?: readonly string[];
+  /** HTML served at `GET /console`; absent means `GET /console` is a 404. */
+  consolePage?: string;
   /** Longest accepted URL, in characters. Default 8192. */
   maxUrlChars?: number;
   /** A request body must have arrived completely within this long. Default 30000 ms. */
@@ -71,16 +80,16 @@ export interface AppOptions {
   shutdownGraceMs?: number;
 }
 
-/** Records `httpRequests` once per response, labelled by the matched route pattern. */
+/** Records `httpRequests` once per response, labelled by the route template the request addresses. */
 function createRequestMetricsMiddleware(metrics: Metrics): RequestHandler {
   return (request, response, next) => {
     let recorded = false;
+    const path = request.path;
     const record = () => {
       if (recorded) return;
       recorded = true;
-      const routePath: unknown = request.route?.path;
-      const route = typeof routePath === 'string' ? `${request.baseUrl}${routePath}` : 'unmatched';
-      metrics.httpRequests.inc({ route, method: request.method, status: String(response.statusCode) });
+      // From the route table, not `request.route`: express has left the router (and its `/v1` base) by the time an error is answered.
+      metrics.httpRequests.inc({ route: routeLabel(path), method: request.method, status: String(response.statusCode) });
     };
     response.once('finish', record);
     response.once('close', record);
@@ -148,12 +157,26 @@ export function createApp(options: AppOptions): Express {
       .all(methodNotAllowed(['GET']));
   }
 
+  const keysOn = (options.apiKeys ?? []).some((key) => key.trim() !== '');
+  const adminAdmission = createAdminAdmission({ apiKeys: options.apiKeys ?? [], adminKeys: options.adminKeys ?? [] });
+  if (options.consolePage !== undefined) {
+    const page = options.consolePage;
+    app
+      .route('/console')
+      .get((request, response) => {
+        // The page holds no data (it reads /v1 with the admin key it is given); open mode serves it to this host only.
+        if (!keysOn && !isLoopback(request)) throw new UserError('FORBIDDEN', 'the console is served to loopback addresses only while no API keys are configured');
+        response.setHeader('cache-control', 'no-cache');
+        response.type('html').send(page);
+      })
+      .all(methodNotAllowed(['GET']));
+  }
+
   app
     .route('/openapi.json')
     .get(createOpenApiHandler({ maxQueryChars: options.maxQueryChars ?? 4000 }))
     .all(methodNotAllowed(['GET']));
 
-  const keysOn = (options.apiKeys ?? []).some((key) => key.trim() !== '');
   const depthGuard = createDelegationDepthGuard(options.registry, options.metrics);
   const jsonBody = express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true });
   app.use(
@@ -167,7 +190,8 @@ export function createApp(options: AppOptions): Express {
       keysOn,
       authenticate: auth,
       depthGuard,
-      bodyParsers: [createBodyTimeout(options.bodyTimeoutMs ?? 30_000), jsonBody],
+      bodyParsers: [refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024), createBodyTimeout(options.bodyTimeoutMs ?? 30_000)],
+      bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
     }),
   );
 
@@ -219,6 +243,11 @@ export function createApp(options: AppOptions): Express {
   v1.route('/agents')
     .get(createAgentsHandler({ registry: options.registry, publicCard: options.publicCard }))
     .all(methodNotAllowed(['GET']));
+  if (options.turnRecords) {
+    const turns = options.turnRecords;
+    v1.route('/turns').get(adminAdmission, createTurnListHandler({ turns })).all(methodNotAllowed(['GET']));
+    v1.route('/turns/:turn_id').get(adminAdmission, createTurnDetailHandler({ turns })).all(methodNotAllowed(['GET']));
+  }
   app.use('/v1', auth, v1);
 
   app.use(createNotFoundHandler());

@@ -12,7 +12,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ERROR_CATALOGUE, SystemError, UserError } from '../errors.js';
 import { ID_RULES, isValidId } from '../id-patterns.js';
-import { parseEventId, type ResponseState, type StartedTurn, type TurnFeed, type TurnIdempotency, type TurnResult, type TurnRunner } from '../turn/index.js';
+import { completeFinalOf, type ResponseState } from '../events/index.js';
+import { parseEventId, type StartedTurn, type TurnFeed, type TurnIdempotency, type TurnResult, type TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { callerOwner, callerTenant } from './auth.js';
@@ -64,7 +65,7 @@ async function replayTurn(
   if (options.wantsJson) {
     const events: ResponseState[] = [];
     await feed.follow(turn.turnId, 0, (event) => events.push(JSON.parse(event.data) as ResponseState), controller.signal);
-    const final = events.filter((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true).at(-1);
+    const final = completeFinalOf(events);
     const after = events.filter((event) => (event.metadata.seq ?? 0) > turn.afterSeq);
     if (!response.headersSent) response.status(200).json({ session_id: turn.sessionId, final_answer: final?.content ?? '', events: after });
     return;

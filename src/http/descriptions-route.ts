@@ -3,7 +3,8 @@
  * event descriptions (the top of docs/api.md), built once at start.
  */
 import type { RequestHandler } from 'express';
-import { buildOpenApiDocument, readProjectSchema } from './openapi-document.js';
+import { readResponseStateSchema } from '../events/index.js';
+import { buildOpenApiDocument } from './openapi-document.js';
 
 /** Serves the OpenAPI 3.1 document. */
 export function createOpenApiHandler(options: { maxQueryChars?: number } = {}): RequestHandler {
@@ -16,7 +17,7 @@ export function createOpenApiHandler(options: { maxQueryChars?: number } = {}): 
 
 /** Serves the JSON Schema of one ResponseState event. */
 export function createResponseStateSchemaHandler(): RequestHandler {
-  const text = JSON.stringify(readProjectSchema('response-state.schema.json'));
+  const text = JSON.stringify(readResponseStateSchema());
   return (_request, response) => {
     response.setHeader('cache-control', 'no-cache');
     response.type('application/schema+json').send(text);

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
+import { readResponseStateSchema } from '../events/index.js';
 import { ANY_ROUTE_ERRORS, API_ROUTES, errorResponses, toOpenApiPath, type ApiRoute } from './api-routes.js';
 import { chatRequestSchema } from './chat-request.js';
 import { ERROR_DETAILS, RESPONSE_SCHEMAS } from './openapi-components.js';
@@ -35,7 +36,7 @@ export interface OpenApiOptions {
 
 /** The whole OpenAPI 3.1 document. */
 export function buildOpenApiDocument(options: OpenApiOptions): Record<string, unknown> {
-  const responseState = asComponent(readProjectSchema('response-state.schema.json'));
+  const responseState = asComponent(readResponseStateSchema());
   const agentRequest = asComponent(readProjectSchema('agent-request.schema.json'));
   const agentReply = asComponent(readProjectSchema('agent-reply.schema.json'));
   const paths: Record<string, Record<string, unknown>> = {};

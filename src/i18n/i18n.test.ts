@@ -53,6 +53,7 @@ const SAMPLES: Record<string, (language: Language) => string> = {
   planDescriptionText: (language) =>
     texts.planDescriptionText(language, { first: names, then: [{ service: 'Taxi', after: ['Hotel'] }], needInformation: ['Taxi'], awaitConfirmation: ['Hotel'] }),
   profileUsedText: (language) => texts.profileUsedText(language, [{ description: 'city', value: 'Paris' }]),
+  profileValueText: (language) => texts.profileValueText(language, [{ description: 'city', value: 'Paris' }]),
   turnStoppedText: (language) => (['server_shutdown', 'lease_lost', 'user_cancel'] as const).map((reason) => texts.turnStoppedText(reason, language)).join('\n'),
   turnFailedText: (language) => texts.turnFailedText(language),
   subtaskBudgetText: (language) => texts.subtaskBudgetText(3, names, language),

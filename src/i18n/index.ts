@@ -59,6 +59,6 @@ export {
 } from './direct-answer-texts.js';
 export { type EscalationSummaryParts, escalationSummaryText, handoverText, type HandoverReason } from './escalation-texts.js';
 export { type PlanOutline, planDescriptionText } from './plan-texts.js';
-export { profileUsedText, type StopNoticeReason, turnFailedText, turnStoppedText } from './turn-texts.js';
+export { profileUsedText, profileValueText, type StopNoticeReason, turnFailedText, turnStoppedText } from './turn-texts.js';
 export { CANCEL_WORDS, CORRECTION_CONNECTORS, NO_WORDS, POLITE_AFFIXES, YES_WORDS } from './reply-word-lists.js';
 export { subtaskBudgetText, tokenBudgetText, turnTimeBudgetText } from './budget-texts.js';

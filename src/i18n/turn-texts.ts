@@ -34,6 +34,13 @@ export function turnFailedText(language: Language): string {
   return language === 'zh' ? '抱歉，处理您的请求时出现了问题，请稍后再试。' : 'Sorry, something went wrong while handling your request. Please try again.';
 }
 
+/** After a held task's summary: which of its values came from the user's profile ("——使用您常用的入住城市 上海，如需更换请直接告诉我"). */
+export function profileValueText(language: Language, values: readonly { description: string; value: string }[]): string {
+  const items = values.map((item) => `${item.description} ${item.value}`);
+  if (language === 'zh') return `——使用您常用的${items.join('、')}，如需更换请直接告诉我`;
+  return ` — using your usual ${items.join(', ')}; say another to change it`;
+}
+
 /** That values came from the user's profile ("using your usual city 上海 — say another if not"). */
 export function profileUsedText(language: Language, values: readonly { description: string; value: string | number }[]): string {
   const items = values.map((item) => `${item.description} ${item.value}`);

@@ -12,23 +12,10 @@ import { clarificationLabelText, type Language } from '../i18n/index.js';
 import { allNames, cardDescription, cardName } from '../registry/localized-text.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { RankShortlist } from './routing/card-ranker.js';
+import type { Clarification, ClarificationOption } from '../events/index.js';
 
 /** At most this many options are offered. */
 export const MAX_CLARIFICATION_OPTIONS = 3;
-
-/** One option of a clarification, as `plan_done` and `final` carry it. */
-export interface ClarificationOption {
-  option_id: string;
-  /** For the front end; never put into `content`. */
-  sub_agent_id: string;
-  /** User-facing, in the query's language: the agent's name and a few words of what it does. */
-  label: string;
-}
-
-/** `metadata.clarification` of `plan_done` and `final`. */
-export interface Clarification {
-  options: ClarificationOption[];
-}
 
 /** Longest description gist kept in a label, in characters. */
 const MAX_GIST_CHARS = 48;

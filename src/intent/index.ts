@@ -19,8 +19,6 @@ export {
   DEFAULT_CLARIFY_THRESHOLDS,
   MAX_CLARIFICATION_OPTIONS,
   optionNamedIn,
-  type Clarification,
-  type ClarificationOption,
   type ClarifyThresholds,
 } from './clarification.js';
 export { createOfflineRecognizer, type OfflineRecognizerOptions } from './offline-recognizer.js';
@@ -36,7 +34,6 @@ export {
 } from './intent-cache.js';
 export { createCardPreselector, type CardPreselectInput, type CardPreselector, type CardPreselectOptions, type CardSelection } from './routing/card-preselect.js';
 export { createExampleRanker, type ExampleRanker, type ExampleRankerOptions } from './routing/example-ranker.js';
-export { isFollowUp, refersToPreviousTurn } from './routing/follow-up.js';
 export type { AgentMatch, AgentRanker, RankResult } from './routing/card-ranker.js';
 export {
   createSimpleIntentClassifier,
@@ -46,7 +43,3 @@ export {
   type SimpleIntentMatch,
 } from './simple/simple-intents.js';
 export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './simple/direct-answers.js';
-export { splitClauses, type Clause } from './routing/clause-splitter.js';
-export type { DraftPlanEnvelope, DraftSubTask } from './llm/intent-schema.js';
-export { hasNoLanguage, readTurnQuery, type DialogueAct, type QueryReading, type ReadingContext } from './query-reading.js';
-export { attributeClauseValues, readAsAnswer, requestWordIn, type AgentClauseValues, type ClauseValuesRequest } from './routing/clause-values.js';

@@ -28,14 +28,8 @@ import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak
 import { hasInjectionSignals } from '../text/injection-signals.js';
 import { createContentGuard } from '../privacy/index.js';
 import { buildIntentMessages, INTENT_PROMPT_RULES } from './llm/intent-prompt.js';
-import {
-  INTENT_REPLY_SCHEMA,
-  TASK_PLAN_DRAFT_SCHEMA,
-  type DraftPlanEnvelope,
-  type DraftTaskPlan,
-  type IntentReply,
-  type UncheckedIntentReply,
-} from './llm/intent-schema.js';
+import { INTENT_REPLY_SCHEMA, type IntentReply, type UncheckedIntentReply } from './llm/intent-schema.js';
+import { TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type DraftTaskPlan } from '../planning/index.js';
 import type { LlmGateway } from '../llm/types.js';
 import type { Logger } from '../logger.js';
 import type { AgentCard, RegistrySnapshot } from '../registry/types.js';

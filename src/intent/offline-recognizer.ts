@@ -6,7 +6,7 @@
  * Safety words decide first: an empty query is out of scope, a request for a
  * human escalates, abusive and sensitive words win over any business match.
  * Then a short follow-up goes on with the previous turn's agents
- * (`routing/follow-up.ts`), ranked cards give business intents
+ * (`understanding/follow-up.ts`), ranked cards give business intents
  * (`routing/example-ranker.ts`), and greetings, thanks and capability
  * questions are simple turns; anything else is out of scope.
  *
@@ -22,11 +22,12 @@ import type { AgentMatch, AgentRanker, RankResult } from './routing/card-ranker.
 import { createExampleRanker } from './routing/example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import { orderByMention } from '../text/mention-order.js';
-import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from './routing/follow-up.js';
+import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from '../understanding/follow-up.js';
 import { extractOne } from '../text/key-extractor.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple/simple-intents.js';
-import { splitClauses } from './routing/clause-splitter.js';
-import { readAsAnswer } from './routing/clause-values.js';
+import { splitClauses } from '../understanding/clause-splitter.js';
+import { readAsAnswer } from '../planning/clause-values.js';
+import { readAttributeClause } from './routing/attribute-clause.js';
 import type { Language } from '../i18n/index.js';
 import type { SemanticIndex } from '../embeddings/semantic-index.js';
 import { buildClarification, decideClarification, DEFAULT_CLARIFY_THRESHOLDS, MAX_CLARIFICATION_OPTIONS, type ClarifyThresholds } from './clarification.js';
@@ -102,7 +103,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         : options.semantic
           ? await options.semantic.scores(query, snapshot, input.signal).catch(() => undefined)
           : undefined;
-      const ranked = withoutAttributeClauses(ranker.rank(query, snapshot, semantic), snapshot, now());
+      const ranked = withoutAttributeClauses(ranker.rank(query, snapshot, semantic), snapshot, now(), carried.source === 'pending' ? carried.agents : []);
       // The answer to a parked request's question ("订单号是 2024051812345678" when the refund waits for its 订单号):
       // a keyword that is only the name of the awaited key does not start another request.
       if (carried.source === 'pending' && ranked.intents.length > 0 && isFragment(query, carried.agents, snapshot) && ranked.intents.every((match) => namesAwaitedKey(match, carried.agents, snapshot))) {
@@ -219,25 +220,22 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
   }
 }
 
-const COPULA_AND_PUNCTUATION = /[\s\p{P}\p{S}]|是|为|\bis\b/giu;
-
 /**
- * The ranking without matches whose clause only gives a value for another
- * matched request ("我要退款，订单号是 A1001": the clause names the refund's key
- * and its value, so it is the refund's attribute, not an order lookup): once
- * the value and the key's name are taken out, nothing but a copula is left.
+ * The ranking without matches whose clause holds no request of its own and only gives a value for a request
+ * beside it, or for a parked one (`routing/attribute-clause.ts`): in "我要退款，订单 A1001" the clause "订单 A1001"
+ * is the refund's order number, not an order lookup, whatever the order lookup's examples look like. The
+ * clause then joins the request next to it (or answers the parked one). A clause that only names a key of the
+ * very agent it matched, with no other request to belong to, stays that agent's request.
  */
-function withoutAttributeClauses(ranked: RankResult, snapshot: RegistrySnapshot, today: Date): RankResult {
-  if (ranked.intents.length < 2) return ranked;
-  const onlyValueFor = (clause: string, agentId: string) =>
-    (snapshot.byId.get(agentId)?.requiredKeys ?? []).some((spec) => {
-      const value = readAsAnswer(clause, spec, today);
-      if (value === undefined) return false;
-      let rest = clause.split(String(value)).join(' ');
-      for (const label of [spec.description, ...Object.values(spec.descriptions ?? {})]) if (label?.trim()) rest = rest.split(label.trim()).join(' ');
-      return rest.replace(COPULA_AND_PUNCTUATION, '').length === 0;
-    });
-  const intents = ranked.intents.filter((match) => !match.clause || !ranked.intents.some((other) => other.agentId !== match.agentId && onlyValueFor(match.clause!, other.agentId)));
+function withoutAttributeClauses(ranked: RankResult, snapshot: RegistrySnapshot, today: Date, parked: readonly string[]): RankResult {
+  if (ranked.intents.length === 0 || (ranked.intents.length < 2 && parked.length === 0)) return ranked;
+  const keysOf = (agentId: string) => snapshot.byId.get(agentId)?.requiredKeys ?? [];
+  const everyKey = [...new Set([...ranked.intents.map((match) => match.agentId), ...parked])].flatMap(keysOf);
+  const holdsRequest = (match: AgentMatch) => !match.clause || readAttributeClause(match.clause, everyKey, today) === undefined;
+  const anchors = new Set([...parked, ...ranked.intents.filter(holdsRequest).map((match) => match.agentId)]);
+  const intents = ranked.intents.filter(
+    (match) => holdsRequest(match) || ![...anchors].some((agentId) => agentId !== match.agentId && readAttributeClause(match.clause!, keysOf(agentId), today) !== undefined),
+  );
   return intents.length === ranked.intents.length ? ranked : { ...ranked, intents };
 }
 

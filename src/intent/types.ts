@@ -5,10 +5,10 @@
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
 import type { Language } from '../i18n/language.js';
-import type { DraftPlanEnvelope } from './llm/intent-schema.js';
-import type { Clause } from './routing/clause-splitter.js';
+import type { DraftPlanEnvelope, RankedIntent } from '../planning/index.js';
+import type { Clause } from '../understanding/index.js';
 import type { TurnMeaning } from '../embeddings/turn-meaning.js';
-import type { Clarification } from './clarification.js';
+import type { Clarification } from '../events/index.js';
 
 export type SimpleIntentKind =
   | 'greeting'
@@ -28,12 +28,7 @@ export interface MemoryTurn {
   agents: string[];
 }
 
-export interface RankedIntent {
-  agentId: string;
-  score: number;
-  /** The part of the query this intent was recognised from, when known (a clause of a multi-intent query). */
-  clause?: string;
-}
+export type { RankedIntent } from '../planning/index.js';
 
 export interface IntentResult {
   /** `business` goes to the planner, `simple` is answered directly, `escalate` goes to a human. */

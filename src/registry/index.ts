@@ -1,5 +1,5 @@
 /** The registry: load, validate, watch and publish capability cards. */
-export { createRegistry, createStaticRegistry, type CreateRegistryOptions, type WatchedRegistry } from './watch-registry.js';
+export { createRegistry, createStaticRegistry, type CreateRegistryOptions, type ReloadOutcome, type WatchedRegistry } from './watch-registry.js';
 export {
   loadRegistryFile,
   loadRegistryText,
@@ -10,6 +10,7 @@ export {
   type LoadResult,
 } from './load-registry.js';
 export { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
+export { addExamples, insertionDiff, type AddExamplesResult, type ExampleAdditions } from './add-examples.js';
 export { createA2aCardFetcher, type A2aCardFetcher, type A2aCardFetcherOptions, type A2aCardMap, type FetchedA2aCard } from './a2a-cards.js';
 export { createResolvedAddressCheck, type ResolvedAddressCheck } from './private-address.js';
 export { toPublicCard } from './public-card.js';

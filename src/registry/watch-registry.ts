@@ -44,7 +44,16 @@ export interface CreateRegistryOptions {
   a2aCardFetcher?: A2aCardFetcher;
   /** Longest a reload may parse and build in its worker before it is refused. Default 10000 ms. */
   reloadTimeoutMs?: number;
+  /**
+   * Told the outcome of every reload attempt after the first load: `applied`
+   * (a new version went live), `rejected` (the last good one stays) or
+   * `unchanged` (the file holds the live version).
+   */
+  onReloadOutcome?: (outcome: ReloadOutcome) => void;
 }
+
+/** What one reload attempt ended in. */
+export type ReloadOutcome = 'applied' | 'rejected' | 'unchanged';
 
 /** A live registry that can also be asked to re-read its file now (e.g. on SIGHUP). */
 export interface WatchedRegistry extends Registry {
@@ -87,7 +96,16 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
   logger.info({ version: current.version, agents: current.agents.length, enabled: current.enabledAgents.length, file: path }, 'registry loaded');
   if (options.watch !== false) trialLoads.warm();
 
+  const tell = (outcome: ReloadOutcome): void => {
+    try {
+      options.onReloadOutcome?.(outcome);
+    } catch (error) {
+      logger.error({ err: error }, 'registry reload outcome listener failed');
+    }
+  };
+
   const reject = (issues: readonly ConfigIssue[]): void => {
+    tell('rejected');
     const first = issues[0] as ConfigIssue;
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
     lastError = {
@@ -116,6 +134,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
     if (snapshotVersion(text, a2aCards) === current.version) {
       if (lastError) logger.info({ version: current.version }, 'registry file restored to the live version');
       lastError = null;
+      tell('unchanged');
       return;
     }
     // The text is first parsed and built in a worker with a time and memory limit: a file that would stall the
@@ -144,6 +163,7 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
     const diff = diffSnapshots(previous, result.snapshot);
     current = result.snapshot;
     lastError = null;
+    tell('applied');
     logger.info(
       { from: previous.version, to: current.version, ...diff },
       `registry reloaded ${previous.version} → ${current.version}${isEmptyDiff(diff) ? ' (no agent changes)' : ''}`,

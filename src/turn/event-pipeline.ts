@@ -13,7 +13,7 @@ import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from
 import { createSecretGuard, scrubDeep } from '../privacy/index.js';
 import type { TextScrubber } from '../text/id-scrubber.js';
 import type { NodeEvent } from '../graph/context.js';
-import type { ResponseState } from '../graph/response-state.js';
+import { isAnswerDelta, isCompleteFinal, stageRow, type ResponseState } from '../events/index.js';
 import type { TurnEventLog } from './turn-event-log.js';
 
 /** What one turn's pipeline writes to. */
@@ -29,6 +29,8 @@ export interface EventPipelineOptions {
   onEvent: (event: ResponseState) => void;
   /** State added to the complete `final` and to `done`: usage, budget stops, dropped progress. */
   closingState: () => Record<string, unknown>;
+  /** When the turn started (epoch ms): each event's offset from it is kept for the turn record. */
+  startedAt: number;
 }
 
 /** One turn's pipeline, and what it saw go through. */
@@ -37,6 +39,8 @@ export interface EventPipeline {
   send(event: NodeEvent, type?: ResponseState['type']): void;
   /** Every event sent so far, numbered. */
   readonly events: ResponseState[];
+  /** When each of `events` went through, in ms from the turn's start (index-aligned). */
+  readonly offsets: number[];
   /** The answer so far: the last complete `final`, with an escalation's text after it. */
   finalAnswer(): string;
   /** Whether the verify step found the results insufficient (the turn counts as unresolved). */
@@ -52,10 +56,11 @@ function agentStreamKey(event: NodeEvent): string {
   return `agent:${String(event.state?.task_id ?? event.agent_id)}`;
 }
 
-/** Which held stream a streamed event belongs to; undefined for every other event. */
+/** Which held stream a streamed event belongs to (the stage table's `held`); undefined for every other event. */
 function heldStreamKey(event: NodeEvent): string | undefined {
-  if (event.stage === 'agent_stream') return agentStreamKey(event);
-  if (event.stage === 'final' && event.state?.delta === true) return `final:${event.agent_id}`;
+  const held = stageRow(event.stage)?.held;
+  if (held === 'progress') return agentStreamKey(event);
+  if (held === 'deltas' && isAnswerDelta(event)) return `final:${event.agent_id}`;
   return undefined;
 }
 
@@ -91,6 +96,7 @@ export function createDataGuards(): (snapshot: RegistrySnapshot) => TextScrubber
 export function createEventPipeline(options: EventPipelineOptions): EventPipeline {
   const { guard, scrubData, eventLog, clientSignal, onEvent } = options;
   const events: ResponseState[] = [];
+  const offsets: number[] = [];
   let finalAnswer = '';
   // The verify step found the results insufficient: a turn that ran to its end still counts as unresolved (docs/api.md#model-replies).
   let unresolved = false;
@@ -98,7 +104,8 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
   let heldForClient: ResponseState[] | undefined;
 
   const deliver = (event: NodeEvent, type: ResponseState['type'], content: string): void => {
-    const complete = (event.stage === 'final' && event.state?.delta !== true) || event.stage === 'done';
+    const completeFinal = isCompleteFinal(event);
+    const complete = completeFinal || event.stage === 'done';
     const state = complete ? { ...event.state, ...options.closingState() } : event.state;
     const seq = events.length + 1;
     const response: ResponseState = {
@@ -117,12 +124,12 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
         ...(state ? { state: scrubDeep(state, scrubData) } : {}),
       },
     };
-    const isDelta = event.state?.delta === true;
-    if (event.stage === 'final' && !isDelta && (event.state?.verification as { sufficient?: unknown } | undefined)?.sufficient === false) unresolved = true;
-    if ((event.stage === 'final' && !isDelta) || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
+    if (completeFinal && (event.state?.verification as { sufficient?: unknown } | undefined)?.sufficient === false) unresolved = true;
+    if (completeFinal || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
     events.push(response);
+    offsets.push(Date.now() - options.startedAt);
     // After the whole answer only `escalate` and `done` can follow: they are stored with the turn's end.
-    if (event.stage === 'final' && !isDelta) eventLog.holdUntilEnd();
+    if (completeFinal) eventLog.holdUntilEnd();
     eventLog.append({ seq, data: JSON.stringify(response) });
     if (heldForClient) heldForClient.push(response);
     else if (!clientSignal.aborted) onEvent(response);
@@ -148,7 +155,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       let entry = held.get(key);
       if (!entry) {
         // Progress arrives as whole messages a client shows one at a time; deltas are appended.
-        entry = event.stage === 'agent_stream' ? { kind: 'messages', stream: guard.messages<NodeEvent>() } : { kind: 'deltas', stream: guard.stream(), first: event };
+        entry = stageRow(event.stage)?.held === 'progress' ? { kind: 'messages', stream: guard.messages<NodeEvent>() } : { kind: 'deltas', stream: guard.stream(), first: event };
         held.set(key, entry);
       }
       if (entry.kind === 'deltas') {
@@ -159,8 +166,10 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
       }
       return;
     }
-    if (event.stage === 'agent_done' || event.stage === 'agent_failed') flushHeld((name) => name === agentStreamKey(event));
-    else if (event.stage !== 'agent_start') flushHeld(() => true);
+    // What the stage releases of the held text first (the stage table's `held`).
+    const releases = stageRow(event.stage)?.held;
+    if (releases === 'task') flushHeld((name) => name === agentStreamKey(event));
+    else if (releases !== 'keeps') flushHeld(() => true);
     deliver(event, type, guard.clean(event.content));
   };
 
@@ -172,5 +181,5 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     heldForClient = undefined;
     for (const response of held) if (!clientSignal.aborted) onEvent(response);
   };
-  return { send, events, finalAnswer: () => finalAnswer, unresolved: () => unresolved, holdForClient, releaseToClient };
+  return { send, events, offsets, finalAnswer: () => finalAnswer, unresolved: () => unresolved, holdForClient, releaseToClient };
 }

@@ -9,13 +9,13 @@ import { detectLanguage } from '../text/index.js';
 import { checkpointThread } from '../store/owner-key.js';
 import type { TurnOutcome } from '../store/types.js';
 import { intentStartText, turnFailedText, turnStoppedText } from '../i18n/index.js';
-import { hasNoLanguage } from '../intent/index.js';
+import { hasNoLanguage } from '../understanding/index.js';
 import { classifyReplyWord } from '../graph/control/classify-reply-word.js';
 import type { LlmUsage } from '../llm/types.js';
-import type { NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';
+import type { AgentCallRecord, NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';
 import type { OutputGuard } from '../graph/output-guard.js';
 import type { TextScrubber } from '../text/id-scrubber.js';
-import type { ResponseState } from '../graph/response-state.js';
+import type { ResponseState } from '../events/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
 import { startTurnBudgets } from './budget-clock.js';
 import { createEventPipeline } from './event-pipeline.js';
@@ -25,6 +25,7 @@ import { createStreamGovernor, DEFAULT_STREAM_CAPS, type StreamCaps } from './st
 import type { RecordedTurn } from './task-records.js';
 import { turnEventsChannel } from './turn-channels.js';
 import { createTurnEventLog } from './turn-event-log.js';
+import { summariseTurnUsage } from './turn-usage.js';
 import type { TurnRequest, TurnResult } from './turn-types.js';
 
 /** What the runner hands every turn it runs. */
@@ -62,7 +63,8 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     const budgets = startTurnBudgets({ snapshot, logger, traceId: request.traceId, onReached: options.onBudgetReached, controller, graceMs: budgetGraceMs });
     const { budget } = budgets;
     const usage: LlmUsage = { calls: [], budget: budget.llm };
-    const usageState = () => (options.summariseUsage ? { llm: options.summariseUsage(usage) } : {});
+    const agentCalls: AgentCallRecord[] = [];
+    const usageState = () => ({ ...(options.summariseUsage ? { llm: options.summariseUsage(usage) } : {}), usage: summariseTurnUsage(usage, agentCalls) });
     const progress = createStreamGovernor(streamCaps, (cap, agentId, first) => {
       if (first) logger.warn({ traceId: request.traceId, cap, agent: agentId, limits: streamCaps }, 'agent progress over its cap; further progress of this turn dropped');
       options.onStreamDrop?.(cap, first);
@@ -88,6 +90,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
       clientSignal,
       onEvent,
       closingState: () => ({ ...usageState(), ...budgets.state(), ...droppedState() }),
+      startedAt,
     });
     const send = pipeline.send;
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
@@ -106,6 +109,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
       tasks: parts.recorderFor(request, snapshot),
       budget,
       admitProgress: (agentId, content) => progress.admit(agentId, content),
+      agentCalls,
     };
     const threadKey = checkpointThread(request.owner, request.sessionId);
     // The first frame leaves before any storage read or recognition when the message's own words fix its

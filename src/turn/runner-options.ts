@@ -6,8 +6,8 @@ import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/types.js';
 import type { Storage, TurnOutcome } from '../store/types.js';
 import type { StopNoticeReason } from '../i18n/index.js';
-import type { LlmUsage } from '../llm/types.js';
-import type { ResponseState } from '../graph/response-state.js';
+import type { LlmCallRecord, LlmUsage } from '../llm/types.js';
+import type { ResponseState } from '../events/index.js';
 import type { SupervisorGraph } from '../graph/build-graph.js';
 import type { BudgetName } from '../graph/turn-budget.js';
 import type { StreamCapName, StreamCaps } from './stream-caps.js';
@@ -39,6 +39,8 @@ export interface TurnRunnerOptions {
   now?: () => Date;
   /** Per-turn usage summary added to the final and done events. */
   summariseUsage?: (usage: LlmUsage) => Record<string, unknown>;
+  /** Called once per finished turn with its model calls (metrics: tokens by model). */
+  onModelCalls?: (calls: readonly LlmCallRecord[]) => void;
   /** Called once per finished turn with its lifecycle outcome and every event it sent (metrics). */
   onTurnEnd?: (outcome: TurnOutcome, durationMs: number, events: readonly ResponseState[]) => void;
   /** Called the first time a turn reaches one of its budgets (metrics). */

@@ -6,16 +6,8 @@
  */
 import type { OpenSpan } from '../telemetry/span-tracer.js';
 import type { TurnTracing } from '../telemetry/turn-tracing.js';
-import type { ResponseState } from '../graph/response-state.js';
+import { isAnswerDelta, outcomeOf, stageRow, type ResponseState, type Section } from '../events/index.js';
 import type { StartedTurn, TurnRequest, TurnRunner } from './turn-types.js';
-
-/** Which event ends the stage a `*_start` event begins. */
-const STAGE_ENDS: Readonly<Record<string, string>> = {
-  intent_start: 'intent_done',
-  plan_start: 'plan_done',
-  verify_start: 'verify_done',
-  summarize_start: 'final',
-};
 
 /**
  * A turn runner whose turns are traced: the turn's span from `start` to its
@@ -28,26 +20,29 @@ export function traceTurns(runner: TurnRunner, tracing: TurnTracing): TurnRunner
       return tracing.runTurn(
         { traceId: request.traceId, parent: request.traceParent, attributes: { 'switchboard.trace_id': request.traceId, 'switchboard.session_id': request.sessionId } },
         async (turnSpan) => {
-          const stages = new Map<string, OpenSpan>();
+          // The open stage spans, by the section of the turn the stage table says they cover.
+          const stages = new Map<Section, OpenSpan>();
           const onEvent = (event: ResponseState) => {
             observe(event);
             options.onEvent(event);
           };
           const observe = (event: ResponseState) => {
-            const stage = event.metadata.stage;
-            const ends = STAGE_ENDS[stage];
-            if (ends !== undefined && !stages.has(ends)) {
-              stages.set(ends, tracing.tracer.startSpan(`switchboard.stage.${stage.replace(/_start$/, '')}`, { parent: turnSpan.context }));
+            const row = stageRow(event.metadata.stage);
+            const section = row?.span ? row.section : undefined;
+            if (section?.edge === 'open') {
+              if (!stages.has(section.name)) stages.set(section.name, tracing.tracer.startSpan(`switchboard.stage.${section.name}`, { parent: turnSpan.context }));
               return;
             }
-            if (stage === 'final' && event.metadata.state?.delta === true) return;
-            stages.get(stage)?.end();
-            stages.delete(stage);
+            if (isAnswerDelta(event)) return;
+            if (section) {
+              stages.get(section.name)?.end();
+              stages.delete(section.name);
+            }
             if (event.type === 'done') {
               for (const open of stages.values()) open.end();
               stages.clear();
-              const outcome = event.metadata.state?.outcome;
-              turnSpan.setAttributes({ 'switchboard.outcome': typeof outcome === 'string' ? outcome : undefined, 'switchboard.turn_id': event.metadata.turn_id });
+              const outcome = outcomeOf(event);
+              turnSpan.setAttributes({ 'switchboard.outcome': outcome, 'switchboard.turn_id': event.metadata.turn_id });
               turnSpan.end(outcome === 'failed' ? 'the turn failed' : undefined);
             }
           };

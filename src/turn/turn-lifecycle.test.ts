@@ -6,7 +6,7 @@ import { buildOfflineGraph } from '../../test/support/offline-graph.js';
 import { silentLogger } from '../logger.js';
 import { createStaticRegistry } from '../registry/index.js';
 import { openSqliteStorage, type Storage } from '../store/index.js';
-import type { ResponseState } from '../graph/response-state.js';
+import type { ResponseState } from '../events/index.js';
 import { sessionLeaseKey } from './session-lease.js';
 import { createTurnRunner } from './turn-runner.js';
 import type { TurnRunner } from './turn-types.js';

@@ -4,10 +4,12 @@
  * carried (docs/api.md#conversation-rules, turn-outcome.ts) — and its stage timings.
  * Cache hits and misses are counted by the caches themselves (`recordCacheLookup`), misses being invisible in events.
  */
-import type { ResponseState } from '../graph/response-state.js';
+import { doneOf, outcomeOf, type ResponseState } from '../events/index.js';
 import type { TurnOutcome } from '../store/types.js';
 import type { Metrics } from '../metrics.js';
+import type { LlmCallRecord } from '../llm/types.js';
 import { decideTurnOutcome, isTurnOutcomeWord, type TurnOutcomeWord } from './turn-outcome.js';
+import { reportedTokens } from './turn-usage.js';
 
 /**
  * The `outcome` label of a finished turn: the outcome its `done` event carried
@@ -15,8 +17,7 @@ import { decideTurnOutcome, isTurnOutcomeWord, type TurnOutcomeWord } from './tu
  * `done` was sent.
  */
 export function turnOutcomeLabel(lifecycle: TurnOutcome, events: readonly ResponseState[]): TurnOutcomeWord {
-  const done = events.find((event) => event.metadata.stage === 'done');
-  const said = done?.metadata.state?.outcome;
+  const said = outcomeOf(doneOf(events));
   return isTurnOutcomeWord(said) ? said : decideTurnOutcome(lifecycle, events);
 }
 
@@ -24,8 +25,7 @@ export function turnOutcomeLabel(lifecycle: TurnOutcome, events: readonly Respon
 export function recordTurnMetrics(metrics: Metrics, lifecycle: TurnOutcome, durationMs: number, events: readonly ResponseState[]): void {
   metrics.turns.inc({ outcome: turnOutcomeLabel(lifecycle, events) });
   metrics.turnDuration.observe(durationMs / 1000);
-  const done = events.find((event) => event.metadata.stage === 'done');
-  const timings = done?.metadata.state?.timings_ms;
+  const timings = doneOf(events)?.metadata.state?.timings_ms;
   if (timings && typeof timings === 'object') {
     for (const [stage, ms] of Object.entries(timings as Record<string, unknown>)) {
       if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) metrics.stageDuration.observe({ stage }, ms / 1000);
@@ -43,4 +43,13 @@ export type CacheName = 'answer' | 'response' | 'intent' | 'answer_paraphrase';
 /** Counts one cache lookup as a hit or a miss. */
 export function recordCacheLookup(metrics: Metrics, cache: CacheName, hit: boolean): void {
   (hit ? metrics.cacheHits : metrics.cacheMisses).inc({ cache });
+}
+
+/** Counts a finished turn's model tokens as the endpoint reported them (`switchboard_model_tokens_total`). */
+export function recordModelTokens(metrics: Metrics, calls: readonly LlmCallRecord[]): void {
+  for (const call of calls) {
+    const tokens = reportedTokens(call);
+    if (tokens.prompt > 0) metrics.modelTokens.inc({ kind: 'prompt', model: call.model }, tokens.prompt);
+    if (tokens.completion > 0) metrics.modelTokens.inc({ kind: 'completion', model: call.model }, tokens.completion);
+  }
 }

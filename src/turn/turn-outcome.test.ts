@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResponseState, Stage } from '../graph/response-state.js';
+import type { ResponseState, Stage } from '../events/index.js';
 import { decideTurnOutcome, TURN_OUTCOMES } from './turn-outcome.js';
 import { turnOutcomeLabel } from './turn-metrics.js';
 

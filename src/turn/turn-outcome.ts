@@ -16,7 +16,7 @@
  *   planned: a direct answer).
  */
 import type { TurnOutcome as Lifecycle } from '../store/types.js';
-import type { ResponseState } from '../graph/response-state.js';
+import { completeFinalOf, type ResponseState } from '../events/index.js';
 
 /** Every outcome word, in the contract's order. */
 export const TURN_OUTCOMES = ['completed', 'partial', 'failed', 'input_required', 'awaiting_confirmation', 'escalated', 'unresolved', 'cancelled'] as const;
@@ -32,7 +32,7 @@ export function decideTurnOutcome(lifecycle: Lifecycle, events: readonly Respons
   if (lifecycle === 'cancelled' || lifecycle === 'aborted' || lifecycle === 'interrupted') return 'cancelled';
   if (lifecycle === 'error') return 'failed';
   if (events.some((event) => event.metadata.stage === 'escalate')) return 'escalated';
-  const final = [...events].reverse().find((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true);
+  const final = completeFinalOf(events);
   // The final event's task list is the turn's record (it includes tasks refused before dispatch, which send no agent event).
   const tasks = finalTaskStatuses(final);
   const completed = tasks

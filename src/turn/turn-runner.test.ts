@@ -8,7 +8,7 @@ import { createStaticRegistry } from '../registry/index.js';
 import { openSqliteStorage, type Storage } from '../store/index.js';
 import type { NodeEvent, TurnContext } from '../graph/context.js';
 import type { SupervisorGraph } from '../graph/build-graph.js';
-import type { ResponseState } from '../graph/response-state.js';
+import type { ResponseState } from '../events/index.js';
 import { createTurnRunner } from './turn-runner.js';
 
 describe('createTurnRunner content guard', () => {

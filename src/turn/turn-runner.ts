@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UserError } from '../errors.js';
-import type { ResponseState } from '../graph/response-state.js';
+import type { ResponseState } from '../events/index.js';
 import { DEFAULT_TENANT, ownerKey } from '../store/owner-key.js';
 import { createAdmission } from './admission.js';
 import { createDataGuards, createOutputGuards } from './event-pipeline.js';

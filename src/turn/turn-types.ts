@@ -5,7 +5,7 @@
  * the turn confirms or rejects tasks. The runner does not check it again.
  */
 import type { SpanContextRef } from '../trace-context.js';
-import type { ResponseState } from '../graph/response-state.js';
+import type { ResponseState } from '../events/index.js';
 
 export interface TurnRequest {
   query: string;

@@ -72,13 +72,34 @@ export function parseAndValidate<T>(text: string, validate: ValidateFunction, op
 /** Validates an already-parsed value; the error lists ajv's messages with their paths. */
 export function validateValue<T>(value: unknown, validate: ValidateFunction): SafeJsonResult<T> {
   if (validate(value)) return { ok: true, value: value as T };
-  return { ok: false, error: describeAjvErrors(validate) };
+  return { ok: false, error: describeAjvErrors(validate, value) };
 }
 
-/** ajv errors as one readable line: `/path must be string; /other must ...`. */
-export function describeAjvErrors(validate: ValidateFunction): string {
+/**
+ * ajv errors as one readable line: `/path must be string; /other must ...`.
+ * Given the validated value, an enum or const error names the allowed values
+ * and what was there instead (`/status must be one of "completed", "failed" (got "ok")`).
+ */
+export function describeAjvErrors(validate: ValidateFunction, value?: unknown): string {
   return (validate.errors ?? [])
     .slice(0, 5)
-    .map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'}`)
+    .map((error) => {
+      const where = error.instancePath || '/';
+      const allowed = error.keyword === 'enum' ? (error.params as { allowedValues?: unknown[] }).allowedValues : error.keyword === 'const' ? [(error.params as { allowedValue?: unknown }).allowedValue] : undefined;
+      if (allowed === undefined || value === undefined) return `${where} ${error.message ?? 'is invalid'}`;
+      const got = valueAt(value, error.instancePath);
+      const shown = got === undefined ? 'nothing' : String(JSON.stringify(got)).slice(0, 80);
+      return `${where} must be ${allowed.length === 1 ? '' : 'one of '}${allowed.map((item) => JSON.stringify(item)).join(', ')} (got ${shown})`;
+    })
     .join('; ');
+}
+
+/** The value at a JSON pointer, or undefined. */
+function valueAt(value: unknown, pointer: string): unknown {
+  let here = value;
+  for (const part of pointer.split('/').slice(1)) {
+    if (here === null || typeof here !== 'object') return undefined;
+    here = (here as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return here;
 }

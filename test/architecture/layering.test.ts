@@ -6,13 +6,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { findOwnedNameBreaches } from './owned-names.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 const CRUISER = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
-const { TIERS, BASE_FILES } = createRequire(import.meta.url)(CONFIG) as {
+const { TIERS, BASE_FILES, OWNED_NAMES } = createRequire(import.meta.url)(CONFIG) as {
   TIERS: { tier: number; name: string; rooms: string[] }[];
   BASE_FILES: string[];
+  OWNED_NAMES: Record<string, string>;
 };
 
 interface Violation {
@@ -37,6 +39,10 @@ describe('layering of src/', () => {
     const violations = await cruise(ROOT);
     expect(violations.map((violation) => `${violation.rule.name}: ${violation.from} → ${violation.to}`)).toEqual([]);
   }, 120_000);
+
+  it('imports and declares the names one room owns (the outgoing event type) from that room only', async () => {
+    expect(await findOwnedNameBreaches(ROOT, OWNED_NAMES)).toEqual([]);
+  });
 
   it('gives every folder and root file of src/ a room on a tier', async () => {
     const rooms = new Set(TIERS.flatMap((tier) => tier.rooms));
@@ -75,6 +81,34 @@ describe('layering of src/', () => {
       expect(found).not.toContain('layering:graph: src/graph/node.ts → src/text/words.ts');
       expect(found.some((line) => line.startsWith('express-in-http-only: src/text/drivers.ts'))).toBe(true);
       expect(found.some((line) => line.startsWith('databases-in-store-only: src/text/drivers.ts'))).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('fails on ResponseState defined or imported anywhere but src/events/', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'switchboard-layering-'));
+    try {
+      for (const room of ['events', 'graph', 'turn', 'http']) await mkdir(join(dir, 'src', room), { recursive: true });
+      await writeFile(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext' }, include: ['src'] }));
+      await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+      await writeFile(join(dir, 'src/events/response-state.ts'), 'export interface ResponseState { content: string }\n');
+      await writeFile(join(dir, 'src/events/index.ts'), "export type { ResponseState } from './response-state.js';\n");
+      // A second definition in the graph, a turn file that imports it, and one that takes the name through another room's index.
+      await writeFile(join(dir, 'src/graph/response-state.ts'), 'export interface ResponseState { content: string }\n');
+      await writeFile(join(dir, 'src/turn/pipeline.ts'), "import type { ResponseState } from '../graph/response-state.js';\nexport const seen: ResponseState[] = [];\n");
+      await writeFile(join(dir, 'src/turn/index.ts'), "export type { ResponseState } from '../events/index.js';\nexport { seen } from './pipeline.js';\n");
+      await writeFile(join(dir, 'src/http/route.ts'), "import type { ResponseState } from '../turn/index.js';\nexport const sent: ResponseState[] = [];\n");
+      await writeFile(join(dir, 'src/http/fine.ts'), "import type { ResponseState } from '../events/index.js';\nexport const fine: ResponseState[] = [];\n");
+      const found = (await cruise(dir)).map((violation) => `${violation.rule.name}: ${violation.from} → ${violation.to}`);
+      expect(found).toContain('response-state-in-events-only: src/turn/pipeline.ts → src/graph/response-state.ts');
+      expect(found.filter((line) => line.startsWith('response-state-in-events-only:'))).toHaveLength(1);
+      expect(await findOwnedNameBreaches(dir, OWNED_NAMES)).toEqual([
+        'src/graph/response-state.ts: ResponseState declared outside src/events/',
+        'src/http/route.ts: ResponseState imported from ../turn/index.js, not from src/events/',
+        'src/turn/index.ts: ResponseState re-exported outside src/events/',
+        'src/turn/pipeline.ts: ResponseState imported from ../graph/response-state.js, not from src/events/',
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

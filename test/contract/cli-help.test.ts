@@ -25,6 +25,8 @@ const COMMANDS: Record<string, string[]> = {
   validate: ['${NAME}'],
   'check-agent': ['SWITCHBOARD_CONFIG'],
   eval: ['SWITCHBOARD_CONFIG', 'LLM_BASE_URL', 'LLM_MODEL'],
+  replay: ['SWITCHBOARD_CONFIG', 'DATABASE_URL', 'LLM_BASE_URL', 'LLM_MODEL'],
+  review: ['SWITCHBOARD_CONFIG', 'DATABASE_URL'],
   demo: ['PORT', 'DATABASE_URL', 'LOG_LEVEL'],
 };
 

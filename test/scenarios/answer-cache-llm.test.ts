@@ -7,7 +7,7 @@
  * `cache_ttl_s`, without which nothing of its would be kept.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { createLlmGateway, type OpenAiCompatibleGateway } from '../../src/llm/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';

@@ -7,7 +7,7 @@
  * and on the final answer (`metadata.state.cached: true`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 

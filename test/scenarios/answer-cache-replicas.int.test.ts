@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { startServer, type RunningServer } from '../../src/http/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { createSwitchboard, type Switchboard } from '../../src/switchboard.js';

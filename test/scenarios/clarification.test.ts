@@ -12,7 +12,7 @@ import { HttpAgent } from '@ag-ui/client';
 import { ClientFactory as LegacyClientFactory } from 'a2a-sdk-03/client';
 import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 
 const NAMES = ['order', 'logistics', 'refund', 'points', 'reports'] as const;
 type Name = (typeof NAMES)[number];

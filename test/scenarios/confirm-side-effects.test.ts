@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { startBookingBoard, type BookingBoard } from '../support/booking-board.js';
 import type { FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, stageEvents, type TestSwitchboard } from '../support/switchboard-harness.js';
@@ -117,13 +117,14 @@ it('runs the read-only part at once and holds the booking; keys are asked for be
   expect(confirmationOf(finalEvent(mixed)).map((item) => item.sub_agent_id)).toEqual(['hotel_agent']);
   expect(finalEvent(mixed).content).toContain('晴');
 
-  const missing = await board.chat('帮我订个酒店', { sessionId: 'c-keys' });
+  // A user of their own: the others' bookings taught their profile a usual city, which would fill this one.
+  const missing = await board.chat('帮我订个酒店', { sessionId: 'c-keys', userId: 'u-keys' });
   expect(confirmationOf(stageEvents(missing, 'plan_done')[0]!)).toEqual([]);
   expect(stageEvents(missing, 'plan_done')[0]!.metadata.semantic_info?.[0]?.keys).toEqual(['city', 'check_in_date']);
-  const given = await board.chat('北京，明天', { sessionId: 'c-keys' });
+  const given = await board.chat('北京，明天', { sessionId: 'c-keys', userId: 'u-keys' });
   expect(confirmationOf(finalEvent(given))).toHaveLength(1);
   expect(hotel.calls).toHaveLength(0);
-  await board.chat('好的', { sessionId: 'c-keys' });
+  await board.chat('好的', { sessionId: 'c-keys', userId: 'u-keys' });
   expect(hotel.calls).toHaveLength(1);
 });
 

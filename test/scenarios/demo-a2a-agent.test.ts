@@ -14,7 +14,7 @@ let board: TestSwitchboard;
 
 beforeAll(async () => {
   exchange = await startDemoA2aAgent({ port: 0 });
-  const yaml = readFileSync('agents_config.yaml', 'utf8').replace('http://127.0.0.1:7105/.well-known/agent-card.json', exchange.cardUrl);
+  const yaml = readFileSync('agents_config.yaml', 'utf8').replace('http://127.0.0.1:${DEMO_EXCHANGE_PORT:-7105}/.well-known/agent-card.json', exchange.cardUrl);
   board = await startTestSwitchboard({ registryYaml: yaml });
 });
 

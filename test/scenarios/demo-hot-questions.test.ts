@@ -5,7 +5,7 @@
  * about one city once is offered that city as the usual one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
 import { stageEvents } from '../support/switchboard-harness.js';
 

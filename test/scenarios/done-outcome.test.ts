@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TURN_OUTCOMES } from '../../src/turn/turn-outcome.js';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { startFakeAgent, statusReply, type FakeAgent } from '../support/fake-agent.js';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
 import { startFakeEmbeddings, type FakeEmbeddingsServer } from '../support/fake-embeddings.js';
 import { stageEvents } from '../support/switchboard-harness.js';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 
 let running: DemoSwitchboard;
 let fake: FakeEmbeddingsServer;

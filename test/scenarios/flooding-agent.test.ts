@@ -5,7 +5,7 @@
  * `/metrics`; the agent's result, the answer and `done` still arrive.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { DEFAULT_STREAM_CAPS } from '../../src/turn/stream-caps.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { sampleRegistry, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';

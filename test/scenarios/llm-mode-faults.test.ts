@@ -5,7 +5,7 @@
  * server, the real gateway, fake sub-agents and the real graph.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { createLlmGateway, type OpenAiCompatibleGateway } from '../../src/llm/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';

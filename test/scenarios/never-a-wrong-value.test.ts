@@ -7,7 +7,7 @@
  * expired parked task is gone. One test per reproduction.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { createLlmGateway, type OpenAiCompatibleGateway } from '../../src/llm/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
@@ -107,6 +107,10 @@ describe('offline', () => {
     expect(heldOf(first)[0]?.inputs).toMatchObject({ city: '北京', check_in_date: TOMORROW });
     const corrected = await travelBoard.chat('好的，不过改成上海', { sessionId: id });
     expect(travel.hotel.calls).toHaveLength(0);
+    // The correction is marked where replay and review read it (intent_done's state); the request before it is not.
+    const intentState = (events: typeof first) => events.find((event) => event.metadata.stage === 'intent_done' && event.metadata.state)?.metadata.state;
+    expect(intentState(corrected)).toMatchObject({ act: 'correction' });
+    expect(intentState(first)).not.toHaveProperty('act');
     const [again] = heldOf(corrected);
     expect(again?.inputs).toMatchObject({ city: '上海', check_in_date: TOMORROW });
     expect(again?.summary).toContain('上海');

@@ -15,7 +15,7 @@ import { spawnServer, type ServerProcess } from '../contract/harness.js';
 import { hangReply, jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { createDatabaseFactory, postgresAvailable } from '../support/services.js';
 import { chatOverSse, finalEvent, sampleRegistry } from '../support/switchboard-harness.js';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 
 const hasPostgres = await postgresAvailable();
 const LEASE_TTL_MS = 3000;
@@ -76,7 +76,7 @@ describe.skipIf(!hasPostgres)('replicas on one Postgres', () => {
   it('starts two replicas on an empty database (the second joins the migrated schema)', async () => {
     [a, b] = await Promise.all([startReplica(), startReplica()]);
     const versions = await query<{ version: number }>('SELECT version FROM schema_version');
-    expect(versions.map((row) => row.version)).toEqual([1, 2]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3]);
   }, 100000);
 
   it('runs turn N on A and turn N+1 on B: the parked task and slot memory carry over', async () => {

@@ -11,7 +11,7 @@ import { createParser } from 'eventsource-parser';
 import { EventSource } from 'eventsource';
 import { hangReply, jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 
 interface Frame {
   id: string | undefined;

@@ -7,7 +7,7 @@
  * the user gave for another request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 
@@ -76,7 +76,8 @@ afterAll(async () => {
 /** Runs one turn and checks what each named agent received (only the calls this turn made). */
 async function expectTurn(target: Board, query: string, expected: Expectation, sessionId = `slots-${++sessions}`): Promise<ResponseState[]> {
   const before = new Map(Object.entries(target.agents).map(([agentId, agent]) => [agentId, agent.calls.length]));
-  const events = await target.board.chat(query, { sessionId });
+  // One user per session: a city one session's turn taught the profile must not fill another session's booking here.
+  const events = await target.board.chat(query, { sessionId, userId: sessionId });
   const asked = finalEvent(events).metadata.semantic_info ?? [];
   const held = finalEvent(events).metadata.confirmation ?? [];
   for (const [agentId, expectation] of Object.entries(expected)) {

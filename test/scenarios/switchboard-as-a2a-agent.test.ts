@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
-import { ClientFactory as LegacyClientFactory } from 'a2a-sdk-03/client';
+import { ClientFactory as LegacyClientFactory, ClientFactoryOptions as LegacyClientFactoryOptions, DefaultAgentCardResolver as LegacyCardResolver } from 'a2a-sdk-03/client';
 import { HttpAgent } from '@ag-ui/client';
 import { fakeAgentCard, hangReply, jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { createAgentClient } from '../../src/agents/agent-client.js';
@@ -162,9 +162,17 @@ describe('a default @a2a-js/sdk 1.x client', () => {
   });
 });
 
+/** A 0.3 client's card request names its version: without `A2A-Version: 0.3` the card is the v1.0 one (CONTRACT §3 "A2A, v4 readings"). */
+const legacyFactory = () =>
+  new LegacyClientFactory(
+    LegacyClientFactoryOptions.createFrom(LegacyClientFactoryOptions.default, {
+      cardResolver: new LegacyCardResolver({ fetchImpl: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), 'A2A-Version': '0.3' } }) }),
+    }),
+  );
+
 describe('a v0.3 client (@a2a-js/sdk 0.3)', () => {
   it('completes a turn with message/send and is asked for keys in the same context', async () => {
-    const client = await new LegacyClientFactory().createFromUrl(board.url);
+    const client = await legacyFactory().createFromUrl(board.url);
     const first = await client.sendMessage({ message: { kind: 'message', role: 'user', messageId: 'v03-1', contextId: 'a2a-v03-1', parts: [{ kind: 'text', text: '帮我订酒店' }] } });
     expect(first).toMatchObject({ kind: 'task', contextId: 'a2a-v03-1', status: { state: 'input-required' } });
     const second = await client.sendMessage({ message: { kind: 'message', role: 'user', messageId: 'v03-2', contextId: 'a2a-v03-1', parts: [{ kind: 'text', text: '北京，明天' }] } });
@@ -172,7 +180,7 @@ describe('a v0.3 client (@a2a-js/sdk 0.3)', () => {
   });
 
   it('streams with message/stream', async () => {
-    const client = await new LegacyClientFactory().createFromUrl(board.url);
+    const client = await legacyFactory().createFromUrl(board.url);
     const kinds: string[] = [];
     let last = '';
     for await (const event of client.sendMessageStream({ message: { kind: 'message', role: 'user', messageId: 'v03-s', parts: [{ kind: 'text', text: '北京明天天气怎么样' }] } })) {

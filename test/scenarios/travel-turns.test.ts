@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hangReply, jsonReply, rawReply, sseReply, startFakeAgent, statusReply, type FakeAgent, type FakeBehaviour } from '../support/fake-agent.js';
 import { finalEvent, sampleRegistry, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import { stageRow, type ResponseState } from '../../src/events/index.js';
 
 const AGENT_IDS = ['hotel_agent', 'limo_agent', 'flight_agent', 'weather_agent'];
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
@@ -95,6 +95,12 @@ describe('travel turns', () => {
     expect(final.content).toContain('北京饭店');
     expect(final.content).toContain('北京明天晴');
     expectNoInternalIds(events);
+    // Every event is what the stage table says of its stage: thinking or not, and who speaks.
+    for (const event of events) {
+      const row = stageRow(event.metadata.stage)!;
+      expect([event.metadata.stage, event.is_thinking]).toEqual([event.metadata.stage, row.isThinking]);
+      expect(row.speakers.some((speaker) => (speaker === 'sub-agent' ? AGENT_IDS.includes(event.agent_id) : speaker === event.agent_id))).toBe(true);
+    }
   });
 
   it('runs the airport transfer after the hotel in a mixed plan and passes the hotel output upstream', async () => {

@@ -6,7 +6,7 @@
  * an empty result as unanswered (no model call, no verify stages).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { createLlmGateway, type OpenAiCompatibleGateway } from '../../src/llm/index.js';
 import { silentLogger } from '../../src/logger.js';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent, type FakeReply } from '../support/fake-agent.js';

@@ -14,7 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { SYSTEM_PROMPT_TEXTS } from '../../src/graph/output-guard.js';
 import { createLlmGateway, type OpenAiCompatibleGateway } from '../../src/llm/index.js';
 import { silentLogger } from '../../src/logger.js';

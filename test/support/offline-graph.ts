@@ -2,7 +2,7 @@
 import { createAgentClient } from '../../src/agents/index.js';
 import { createOfflineAnswers } from '../../src/graph/answers/offline-answers.js';
 import { buildSupervisorGraph, type FlowchartEngine, type SupervisorDependencies, type SupervisorGraph } from '../../src/graph/build-graph.js';
-import { createOfflinePlanner } from '../../src/graph/planning/offline-planner.js';
+import { createOfflinePlanner } from '../../src/planning/index.js';
 import { createOfflineRecognizer } from '../../src/intent/index.js';
 import { silentLogger } from '../../src/logger.js';
 

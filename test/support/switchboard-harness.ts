@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParser } from 'eventsource-parser';
-import type { ResponseState } from '../../src/graph/response-state.js';
+import type { ResponseState } from '../../src/events/index.js';
 import { startServer, type RunningServer } from '../../src/http/index.js';
 import type { LlmGateway } from '../../src/llm/types.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
@@ -58,6 +58,8 @@ export function sampleRegistry(
   if (!options.keepDemoBreaker) text = text.replace(/^\s+circuit_breaker: \{ min_calls: 4, open_s: 20 \}.*\n/m, '');
   if (!options.keepSideEffects) text = text.replace(/^(\s+)side_effects: true\b/gm, '$1side_effects: false');
   if (options.answerCacheTtlS !== undefined) text = text.replace(/^supervisor:\n/m, `supervisor:\n  answer_cache_ttl_s: ${options.answerCacheTtlS}\n`);
+  // The demo registry's ports read `${DEMO_*_PORT:-N}`: the fixtures address the default N.
+  text = text.replace(/\$\{DEMO_[A-Z]+_PORT:-(\d+)\}/g, '$1');
   for (const [port, url] of Object.entries(urlsByPort)) text = text.replaceAll(`http://127.0.0.1:${port}/invoke`, url);
   return text;
 }
@@ -82,6 +84,10 @@ export async function startTestSwitchboard(options: {
   streamCaps?: SwitchboardOptions['streamCaps'];
   /** `SWITCHBOARD_API_KEYS` entries (default: keys off). */
   apiKeys?: readonly string[];
+  /** `SWITCHBOARD_ADMIN_KEYS` entries (default: none). */
+  adminKeys?: readonly string[];
+  /** HTML served at `GET /console`. */
+  consolePage?: string;
   /** Fetching of `a2a_card` Agent Cards (default: the product's). */
   a2aCards?: SwitchboardOptions['a2aCards'];
 }): Promise<TestSwitchboard> {
@@ -103,6 +109,8 @@ export async function startTestSwitchboard(options: {
     tracing: options.tracing,
     streamCaps: options.streamCaps,
     apiKeys: options.apiKeys,
+    adminKeys: options.adminKeys,
+    consolePage: options.consolePage,
     a2aCards: options.a2aCards,
     watch: true,
   });

@@ -4,7 +4,7 @@ import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures
 import { createLlmUsage } from '../../llm/index.js';
 import { silentLogger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
-import type { TaskPlan } from '../plan-types.js';
+import type { TaskPlan } from '../../planning/plan-types.js';
 import { createLlmAnswers } from './llm-answers.js';
 import { composeSummary, createOfflineAnswers } from './offline-answers.js';
 import type { SummaryInput } from './types.js';

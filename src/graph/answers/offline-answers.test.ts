@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 import type { AgentCard } from '../../registry/types.js';
 import type { Language } from '../../i18n/index.js';
-import type { SubTask, TaskOutcome, TaskPlan, TaskStatus } from '../plan-types.js';
-import type { SemanticInfo } from '../response-state.js';
+import type { SubTask, TaskOutcome, TaskPlan, TaskStatus } from '../../planning/plan-types.js';
+import type { SemanticInfo } from '../../events/index.js';
 import { composeSummary, renderOutput } from './offline-answers.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);

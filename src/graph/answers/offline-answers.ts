@@ -21,8 +21,8 @@ import {
   serviceQuestionLine,
   unansweredLine,
 } from '../../i18n/index.js';
-import type { TaskOutcome } from '../plan-types.js';
-import type { SemanticInfo } from '../response-state.js';
+import type { TaskOutcome } from '../../planning/plan-types.js';
+import type { SemanticInfo } from '../../events/index.js';
 import { serviceNames } from '../service-name.js';
 import type { AnswerComposer, SummaryInput } from './types.js';
 import { enumChoices, keyExamples } from './key-examples.js';

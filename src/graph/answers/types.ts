@@ -6,8 +6,8 @@ import type { IntentResult, MemoryTurn, SimpleIntentKind } from '../../intent/ty
 import type { RegistrySnapshot } from '../../registry/types.js';
 import type { TurnContext } from '../context.js';
 import type { Language } from '../../i18n/index.js';
-import type { TaskOutcome, TaskPlan } from '../plan-types.js';
-import type { SemanticInfo } from '../response-state.js';
+import type { TaskOutcome, TaskPlan } from '../../planning/plan-types.js';
+import type { SemanticInfo } from '../../events/index.js';
 import type { Verification } from '../verify/types.js';
 
 export interface DirectAnswerInput {

@@ -5,7 +5,7 @@ import { loadRegistryText } from '../../registry/load-registry.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { createMemoryKeyValueStore } from '../../store/index.js';
 import { answerCacheKey, answerMayBeKept, createAnswerCache, type AnswerCacheRequest } from './answer-cache.js';
-import type { SubTask } from '../plan-types.js';
+import type { SubTask } from '../../planning/plan-types.js';
 import { loadRegistryFile } from '../../registry/index.js';
 import { cosine, createEmbeddingsClient } from '../../embeddings/embeddings-client.js';
 import { createSemanticIndex, type SemanticIndex } from '../../embeddings/semantic-index.js';

@@ -35,7 +35,7 @@ import { canonicalJson, digest, isUserSpecific, residualQualifiers, splitQualifi
 import type { AgentCard } from '../../registry/types.js';
 import { isCacheable } from './response-cache.js';
 import type { Language } from '../../i18n/index.js';
-import type { SubTask, TaskPlan } from '../plan-types.js';
+import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
 
 /** Where one plan's answer is kept, and for how long. */
 export interface AnswerCacheKey {

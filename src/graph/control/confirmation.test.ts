@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadRegistryText } from '../../registry/index.js';
-import type { TaskPlan } from '../plan-types.js';
+import type { TaskPlan } from '../../planning/plan-types.js';
 import { confirmationSummary, holdSideEffects } from './confirmation.js';
 
 const REGISTRY = `version: 1

@@ -9,11 +9,12 @@
  */
 import { keyDescription } from '../../registry/localized-text.js';
 import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
-import { confirmationSummaryText, dateLabelText, type Language } from '../../i18n/index.js';
+import { confirmationSummaryText, dateLabelText, profileValueText, type Language } from '../../i18n/index.js';
 import { cardName } from '../../registry/localized-text.js';
-import type { ConfirmationRequest, SubTask, TaskPlan } from '../plan-types.js';
+import type { ConfirmationRequest } from '../../events/index.js';
+import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
 import type { PendingTask } from '../state.js';
-import { classifyTaskType, topologicalOrder } from '../planning/dag.js';
+import { classifyTaskType, topologicalOrder } from '../../planning/dag.js';
 
 function valueText(value: unknown): string {
   if (typeof value === 'string') return value;
@@ -21,8 +22,11 @@ function valueText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** "酒店服务：帮我订北京的酒店（入住城市：北京，入住日期：2026-12-01）" — what will be done, with its inputs. */
-export function confirmationSummary(task: Pick<SubTask, 'description' | 'inputs'>, card: AgentCard, language: Language): string {
+/**
+ * "酒店服务：帮我订北京的酒店（入住城市：北京，入住日期：2026-12-01）" — what will be done, with its inputs; a value
+ * taken from the user's profile is said to be ("使用您常用的入住城市 上海"), so the user sees it before saying yes.
+ */
+export function confirmationSummary(task: Pick<SubTask, 'description' | 'inputs' | 'sources'>, card: AgentCard, language: Language): string {
   const properties = (card.inputSchema?.properties ?? {}) as Record<string, { description?: unknown; format?: unknown }>;
   const labelOf = (key: string) => {
     const spec = card.requiredKeys.find((candidate) => candidate.key === key);
@@ -36,7 +40,11 @@ export function confirmationSummary(task: Pick<SubTask, 'description' | 'inputs'
     .filter(([, value]) => value !== undefined && value !== null && value !== '')
     .map(([key, value]) => ({ label: labelOf(key), value: valueText(value) }));
   const what = task.description.trim().replace(/[。.!！]+$/u, '');
-  return confirmationSummaryText(language, cardName(card, language), what, inputs);
+  const summary = confirmationSummaryText(language, cardName(card, language), what, inputs);
+  const fromProfile = Object.entries(task.sources ?? {})
+    .filter(([key, source]) => source.kind === 'profile' && task.inputs[key] !== undefined)
+    .map(([key]) => ({ description: labelOf(key), value: valueText(task.inputs[key]) }));
+  return fromProfile.length > 0 ? `${summary}${profileValueText(language, fromProfile)}` : summary;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { card, snapshotOf } from '../../../test/support/registry-fixtures.js';
 import { SUPERVISOR_DEFAULTS } from '../../registry/defaults.js';
-import type { SubTask, TaskOutcome } from '../plan-types.js';
+import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
 import { budgetNotices } from './notices.js';
 
 const snapshot = snapshotOf([

@@ -5,7 +5,7 @@
 import { type Language, subtaskBudgetText, tokenBudgetText, turnTimeBudgetText, unknownServiceText } from '../../i18n/index.js';
 import { cardName } from '../../registry/localized-text.js';
 import type { RegistrySnapshot, TurnBudgets } from '../../registry/types.js';
-import type { SubTask, TaskOutcome } from '../plan-types.js';
+import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
 import type { PendingTask } from '../state.js';
 import type { BudgetName } from '../turn-budget.js';
 

@@ -3,7 +3,7 @@ import { snapshotOf, travelCards } from '../../../test/support/registry-fixtures
 import type { MemoryTurn } from '../../intent/types.js';
 import type { AgentCard } from '../../registry/types.js';
 import { memoryAfterBusinessTurn, rememberTurn } from './memory.js';
-import type { SubTask, TaskOutcome, TaskStatus } from '../plan-types.js';
+import type { SubTask, TaskOutcome, TaskStatus } from '../../planning/plan-types.js';
 import { emptyMemory, MEMORY_SCHEMA_VERSION, type SessionMemory } from '../state.js';
 
 const [hotel, limo, , weather] = travelCards() as [AgentCard, AgentCard, AgentCard, AgentCard];

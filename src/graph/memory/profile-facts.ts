@@ -12,16 +12,18 @@
  *   the fact in the store, so the fact held is always the latest word), it was
  *   seen within the last 180 days (older evidence has decayed), is still
  *   valid for the key and the key is marked `remember` on the agent being
- *   filled (a fact stored before the key lost its mark is not used); never for an agent with `side_effects` (a write is
- *   never made on an assumed value without the user seeing it). The answer
- *   always says which value came from the profile, so a wrong guess costs the
- *   user one short correction.
+ *   filled (a fact stored before the key lost its mark is not used). An agent
+ *   with `side_effects` is filled too: its task is held for the user's yes
+ *   anyway, and the confirmation shows the value and says it came from the
+ *   profile (control/confirmation.ts), so a write never runs on a value the
+ *   user has not seen. The answer always says which value came from the
+ *   profile, so a wrong guess costs the user one short correction.
  */
 import { keyDescription } from '../../registry/localized-text.js';
 import type { AgentCard } from '../../registry/types.js';
 import type { ProfileEvidence, ProfileFact } from '../../store/types.js';
 import { type Language, profileUsedText } from '../../i18n/index.js';
-import type { SubTask, TaskOutcome } from '../plan-types.js';
+import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
 import { checkKeyValue } from '../planning/semantic-check.js';
 
 /** A key filled from the profile this turn. */
@@ -45,7 +47,7 @@ export function usableFact(facts: readonly ProfileFact[], key: string, now: Date
   return Number.isFinite(age) && age <= MAX_AGE_MS ? fact : undefined;
 }
 
-/** Fills missing keys of read-only tasks from the profile; returns the new tasks and what was filled. */
+/** Fills missing `remember` keys of tasks from the profile (side-effect tasks are held and show it); returns the new tasks and what was filled. */
 export function fillFromProfile(
   tasks: readonly SubTask[],
   facts: readonly ProfileFact[],
@@ -57,7 +59,7 @@ export function fillFromProfile(
   const filled: ProfileFill[] = [];
   const next = tasks.map((task) => {
     const card = cardOf(task.assigned_agent);
-    if (!card || card.sideEffects === true || facts.length === 0) return task;
+    if (!card || facts.length === 0) return task;
     let inputs = task.inputs;
     for (const spec of card.requiredKeys) {
       if (spec.remember !== true) continue;

@@ -22,7 +22,8 @@ import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { rememberTurn } from '../memory/memory.js';
 import type { PendingTask, SessionMemory, SupervisorState, SupervisorUpdate } from '../state.js';
 import { newPlanId } from './plan-node.js';
-import { hasNoLanguage, readAsAnswer, readTurnQuery } from '../../intent/index.js';
+import { hasNoLanguage, readTurnQuery } from '../../understanding/index.js';
+import { readAsAnswer } from '../../planning/index.js';
 import { detectLanguage, extractOne } from '../../text/index.js';
 
 export interface ControlDependencies {

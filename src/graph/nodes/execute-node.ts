@@ -11,10 +11,10 @@
 import type { AgentCard } from '../../registry/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { agentFailedEvent } from '../agent-failed-event.js';
-import type { SubTask, TaskOutcome } from '../plan-types.js';
-import { runTaskGraph } from '../planning/scheduler.js';
-import { selectWithinSubtaskBudget } from '../planning/subtask-budget.js';
-import type { SemanticInfo } from '../response-state.js';
+import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
+import { runTaskGraph } from '../../planning/scheduler.js';
+import { selectWithinSubtaskBudget } from '../../planning/subtask-budget.js';
+import type { SemanticInfo } from '../../events/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import { createTaskDispatch, type DispatchDependencies } from '../task-dispatch.js';
 

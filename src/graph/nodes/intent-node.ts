@@ -5,7 +5,9 @@
 import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig, type TurnContext } from '../context.js';
 import { askAgainText, intentStartText } from '../../i18n/index.js';
-import { composeIntentMessage, readTurnQuery, requestWordIn, type IntentResult, type QueryReading } from '../../intent/index.js';
+import { composeIntentMessage, type IntentResult } from '../../intent/index.js';
+import { readTurnQuery, type QueryReading } from '../../understanding/index.js';
+import { requestWordIn } from '../../planning/index.js';
 import { renderSummary } from '../memory/layered-summary.js';
 import { renderProfile } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
@@ -53,6 +55,8 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer; s
         intents: intent.intents.map((item) => item.agentId),
         confidence: intent.confidence,
         rewritten_query: intent.rewrittenQuery,
+        // A correction of parked or held values is marked, so replay and review can find the turns where the user put us right.
+        ...(reading.act === 'correction' ? { act: 'correction' } : {}),
       },
     });
     return {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { planStartText } from '../../i18n/index.js';
-import type { Planner } from '../planning/types.js';
+import type { Planner } from '../../planning/types.js';
 import { formatLocalDate } from '../../text/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
@@ -27,7 +27,7 @@ export function createPlanNode(dependencies: { planner: Planner }) {
       turnQuery: state.clarified ? state.clarified.query : state.reading?.act === 'correction' ? state.reading.normalizedQuery : state.query,
       ...(state.reading ? { reading: state.reading } : {}),
       intents: state.intent?.intents ?? [],
-      intent: state.intent ?? undefined,
+      ...(state.intent?.draftPlan ? { draft: state.intent.draftPlan } : {}),
       snapshot: context.snapshot,
       memory: state.memory,
       now: context.now,

@@ -14,7 +14,7 @@ import { answerCacheKey } from '../caches/answer-cache.js';
 import { eventWriter, ownerOf, turnContext, type NodeConfig } from '../context.js';
 import { agentDoneText, agentStartText } from '../../i18n/index.js';
 import { cardName } from '../../registry/localized-text.js';
-import type { TaskOutcome } from '../plan-types.js';
+import type { TaskOutcome } from '../../planning/plan-types.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createRecallAnswerNode(dependencies: { answerCache?: AnswerCache }) {

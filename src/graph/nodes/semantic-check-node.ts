@@ -6,7 +6,7 @@
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { type Language, planDescriptionText } from '../../i18n/index.js';
-import type { SubTask, TaskPlan } from '../plan-types.js';
+import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
 import { serviceNames } from '../service-name.js';
 import { holdSideEffects } from '../control/confirmation.js';
 import { checkPlanSemantics } from '../planning/semantic-check.js';
@@ -45,6 +45,8 @@ export function createSemanticCheckNode() {
       profile: state.profile_filled,
       now: context.now,
     });
+    // The number value-source.ts gives this turn (`sessionEvidence`): the turn record keeps it.
+    context.sessionTurn = (state.memory.summary?.turns ?? 0) + state.memory.history.length + 1;
     const sourced: TaskPlan = {
       ...state.task_plan,
       sub_tasks: state.task_plan.sub_tasks.map((task) => {

@@ -9,12 +9,12 @@ import { memoryAfterBusinessTurn } from '../memory/memory.js';
 import { confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
 import { budgetNotices, parkedTaskLabels } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
-import type { InvalidKey, TaskPlan } from '../plan-types.js';
+import type { InvalidKey, TaskPlan } from '../../planning/plan-types.js';
 import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/types.js';
 import { profileEvidence, profileNote } from '../memory/profile-facts.js';
 import { answerMayBeKept, type AnswerCache } from '../caches/answer-cache.js';
-import type { TaskOutcome } from '../plan-types.js';
+import type { TaskOutcome } from '../../planning/plan-types.js';
 
 /** agent id → key → refused value, from the task-keyed invalid keys of the plan. */
 function refusedValuesByAgent(plan: TaskPlan, invalidKeys: Readonly<Record<string, readonly InvalidKey[]>>): Record<string, Record<string, string>> {
@@ -38,7 +38,9 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
     const planAgents = new Set(plan.sub_tasks.map((task) => task.assigned_agent));
     const switchedFrom = state.confirm_turn ? [] : state.memory.pending.filter((task) => !planAgents.has(task.agent_id));
     // A value taken from the user's profile is said first, so the user can correct it.
-    const profileText = profileNote(state.profile_filled, context.language);
+    // A held task says it in its confirmation summary instead (control/confirmation.ts): nothing was done with it yet.
+    const heldIds = new Set(plan.sub_tasks.filter((task) => task.status === 'awaiting_confirmation').map((task) => task.task_id));
+    const profileText = profileNote(state.profile_filled.filter((fill) => !heldIds.has(fill.task_id)), context.language);
     // Notices and the confirmation prompt are only in the complete final event (streamed deltas carry the body).
     // Tasks awaiting confirmation are not results: the composer sees the rest, the confirmation prompt closes the answer.
     const rest = plan.sub_tasks.filter((task) => task.status !== 'awaiting_confirmation');

@@ -7,9 +7,9 @@
 import { keyDescription } from '../../registry/localized-text.js';
 import { isCnMobile, isEmailAddress } from '../../text/index.js';
 import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../../registry/types.js';
-import type { SemanticInfo } from '../response-state.js';
-import type { InvalidKey, SubTask, TaskPlan } from '../plan-types.js';
-import { dependentsOf } from './dag.js';
+import type { SemanticInfo } from '../../events/index.js';
+import type { InvalidKey, SubTask, TaskPlan } from '../../planning/plan-types.js';
+import { dependentsOf } from '../../planning/dag.js';
 
 export interface SemanticCheckResult {
   plan: TaskPlan;

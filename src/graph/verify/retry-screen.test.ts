@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SubTask, TaskOutcome } from '../plan-types.js';
+import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
 import { screenRetries } from './retry-screen.js';
 
 const task = (taskId: string, agent: string, dependencies: string[] = [], description = ''): SubTask => ({

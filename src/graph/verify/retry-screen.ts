@@ -16,7 +16,7 @@
  * ever added.
  */
 import { hasInjectionSignals } from '../../text/injection-signals.js';
-import type { SubTask, TaskOutcome } from '../plan-types.js';
+import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
 
 /** Shortest run of characters that counts as copied text. */
 const COPY_WINDOW = 10;

@@ -10,7 +10,7 @@
  * still reaches the answer).
  */
 import type { AgentCard } from '../../registry/types.js';
-import type { SubTask, TaskOutcome } from '../plan-types.js';
+import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
 
 /** Why a completed task's reply does not answer. */
 export type Insufficiency = 'empty' | 'nothing_found';

@@ -9,37 +9,10 @@
  * reply missing a required field is retried once.
  */
 
+import { TASK_PLAN_DRAFT_SCHEMA, type DraftTaskPlan } from '../../planning/index.js';
+
 /** `simple_kind` values the model may give (the offline recognizer's kinds). */
 export const SIMPLE_KINDS = ['greeting', 'thanks', 'capabilities', 'out_of_scope', 'sensitive', 'abusive'] as const;
-
-/** One drafted sub-task (seed 003 `sub_tasks[]`; `task_id` and `status` optional). */
-export const DRAFT_SUB_TASK_SCHEMA = {
-  type: 'object',
-  required: ['assigned_agent', 'description', 'inputs', 'dependencies'],
-  properties: {
-    task_id: { type: 'string' },
-    description: { type: 'string' },
-    assigned_agent: { type: 'string', minLength: 1 },
-    inputs: { type: 'object' },
-    dependencies: { type: 'array', items: { type: 'string' } },
-    status: { type: 'string' },
-  },
-} as const;
-
-/** The drafted `task_plan` (seed 003; only `sub_tasks` is required of the model). */
-export const TASK_PLAN_DRAFT_SCHEMA = {
-  type: 'object',
-  required: ['sub_tasks'],
-  properties: {
-    plan_id: { type: 'string' },
-    task_type: { type: 'string', enum: ['sequential', 'parallel', 'mixed'] },
-    sub_tasks: { type: 'array', maxItems: 50, items: DRAFT_SUB_TASK_SCHEMA },
-    reasoning: { type: 'string' },
-    total_tasks: { type: 'integer' },
-    missing_semantic_keys: { type: 'array', items: { type: 'string' } },
-    user_friendly_message: { type: 'string' },
-  },
-} as const;
 
 /**
  * The whole reply of the intent call. Only the fields of the intent reply in
@@ -63,27 +36,6 @@ export const INTENT_REPLY_SCHEMA = {
   },
 } as const;
 
-/** A drafted sub-task as validated by `DRAFT_SUB_TASK_SCHEMA`. */
-export interface DraftSubTask {
-  task_id?: string;
-  description: string;
-  assigned_agent: string;
-  inputs: Record<string, unknown>;
-  dependencies: string[];
-  status?: string;
-}
-
-/** A drafted plan as validated by `TASK_PLAN_DRAFT_SCHEMA`. */
-export interface DraftTaskPlan {
-  plan_id?: string;
-  task_type?: 'sequential' | 'parallel' | 'mixed';
-  sub_tasks: DraftSubTask[];
-  reasoning?: string;
-  total_tasks?: number;
-  missing_semantic_keys?: string[];
-  user_friendly_message?: string;
-}
-
 /** The intent call's reply as validated by `INTENT_REPLY_SCHEMA`. */
 export interface IntentReply {
   kind?: 'business' | 'simple' | 'escalate';
@@ -103,15 +55,3 @@ export interface IntentReply {
  * plan draft not yet (a broken draft only drops the draft, never the intent).
  */
 export type UncheckedIntentReply = Omit<IntentReply, 'task_plan'> & { task_plan?: unknown };
-
-/**
- * What the recognizer puts on `IntentResult.draftPlan`: the drafted plan,
- * validated against `TASK_PLAN_DRAFT_SCHEMA` where the model reply was parsed
- * (the planner takes it as typed and only checks it against the registry),
- * and the user's own words of this turn (the planner checks key values
- * against them, since the plan request only carries the rewritten query).
- */
-export interface DraftPlanEnvelope {
-  query: string;
-  task_plan: DraftTaskPlan;
-}

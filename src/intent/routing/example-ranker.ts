@@ -33,7 +33,7 @@ import type { SemanticScores } from '../../embeddings/semantic-index.js';
 import { fuseMeaning } from './meaning-fusion.js';
 import { shortlistOf } from './shortlist.js';
 import { agreedCard, chosenCard } from './gram-evidence.js';
-import { splitRequests } from './clause-splitter.js';
+import { splitRequests } from '../../understanding/clause-splitter.js';
 import { normalizeText } from '../../text/text-terms.js';
 import { buildModel, type SnapshotModel } from './ranker-model.js';
 import { familyCard } from './registry-evidence.js';

@@ -13,6 +13,7 @@ import { createPostgresKeyValue, createPostgresLeases } from './pg-leases.js';
 import { createPostgresEvents, createPostgresRetention, createPostgresTasks } from './pg-records.js';
 import { createPostgresSignalBus } from './pg-signal-bus.js';
 import { createPostgresTranscript } from './pg-transcript.js';
+import { createPostgresTurnHistory } from './pg-turn-history.js';
 import { createPostgresForgetUser, createPostgresProfiles } from './pg-profiles.js';
 
 export interface PostgresStorageOptions {
@@ -76,6 +77,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     transcript: createPostgresTranscript(pool),
     events: createPostgresEvents(pool),
     tasks: createPostgresTasks(pool),
+    history: createPostgresTurnHistory(pool),
     leases: createPostgresLeases(pool),
     signals,
     kv: createPostgresKeyValue(pool),

@@ -15,6 +15,7 @@ import { createSqliteLeases, createSqliteKeyValue } from './sqlite-leases.js';
 import { createSqliteEvents, createSqliteRetention, createSqliteTasks } from './sqlite-records.js';
 import { migrateSqlite } from './sqlite-schema.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
+import { createSqliteTurnHistory } from './sqlite-turn-history.js';
 import { createSqliteForgetUser, createSqliteProfiles } from './sqlite-profiles.js';
 
 /** Opens (creating if needed) the SQLite file, or an in-memory database for `:memory:`. */
@@ -59,6 +60,7 @@ export function openSqliteStorage(path: string): Storage {
     transcript: createSqliteTranscript(db),
     events: createSqliteEvents(db),
     tasks: createSqliteTasks(db),
+    history: createSqliteTurnHistory(db),
     leases: createSqliteLeases(db),
     signals: createLocalSignalBus(),
     kv: createSqliteKeyValue(db),

@@ -19,6 +19,12 @@ export interface CheckResult {
   readonly outcome: CheckOutcome;
   /** What was seen, in one sentence. */
   readonly detail: string;
+  /** On a failure: the request sent (method, URL, body; no header values). */
+  readonly sent?: string;
+  /** On a failure: what came back (status, content type, body or events). */
+  readonly received?: string;
+  /** On a failure: what the check expected. */
+  readonly expected?: string;
 }
 
 /** The agent under test, from a URL or from a registry card. */

@@ -1,0 +1,65 @@
+/**
+ * The body of `POST /a2a`, read by the A2A route itself (CONTRACT §3 "A2A, v4
+ * readings"): a body that is not JSON is answered with the JSON-RPC error
+ * `-32700` and `id: null`, and JSON that is not a JSON-RPC 2.0 request object
+ * (a string, an array, an object without `jsonrpc: "2.0"` and a `method`)
+ * with `-32600`, as JSON-RPC 2.0 says, never with the REST error body of
+ * `/v1`. Both are HTTP 200, as the SDK answers its own JSON-RPC errors. A
+ * body too large or sent too slowly keeps the app's REST answer (413 / 408):
+ * the JSON-RPC layer is never reached.
+ */
+import express, { type RequestHandler } from 'express';
+
+/** JSON-RPC 2.0 error codes answered before the SDK sees the request. */
+export const JSON_RPC_PARSE_ERROR = -32700;
+export const JSON_RPC_INVALID_REQUEST = -32600;
+
+/** What is wrong with a parsed body as a JSON-RPC 2.0 request object, or undefined when nothing is. */
+export function jsonRpcRequestProblem(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return 'the body must be a JSON-RPC 2.0 request object, not a JSON ' + (body === null ? 'null' : typeof body);
+  if (Array.isArray(body)) return 'batch requests are not supported: send one JSON-RPC 2.0 request object';
+  const request = body as Record<string, unknown>;
+  if (request.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  if (typeof request.method !== 'string' || request.method === '') return 'method must be a non-empty string';
+  if ('id' in request && request.id !== null && typeof request.id !== 'string' && !(typeof request.id === 'number' && Number.isFinite(request.id))) {
+    return 'id must be a string, a number or null';
+  }
+  if ('params' in request && (typeof request.params !== 'object' || request.params === null)) return 'params must be an object or an array';
+  return undefined;
+}
+
+function idOf(body: unknown): string | number | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/**
+ * Reads a JSON body as text (JSON media types only; any other content type is
+ * left to the SDK, which answers it with its own JSON-RPC error) and parses it
+ * here, so parse errors and non-request JSON get their JSON-RPC answers.
+ */
+export function createJsonRpcBody(limitBytes: number): RequestHandler[] {
+  const text = express.text({ limit: limitBytes, type: ['application/json', 'application/*+json'] });
+  const parse: RequestHandler = (request, response, next) => {
+    if (typeof request.body !== 'string') {
+      next();
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(request.body) as unknown;
+    } catch (error) {
+      response.status(200).json({ jsonrpc: '2.0', id: null, error: { code: JSON_RPC_PARSE_ERROR, message: `Invalid JSON payload: ${(error as Error).message}` } });
+      return;
+    }
+    const problem = jsonRpcRequestProblem(body);
+    if (problem !== undefined) {
+      response.status(200).json({ jsonrpc: '2.0', id: idOf(body), error: { code: JSON_RPC_INVALID_REQUEST, message: `Invalid Request: ${problem}` } });
+      return;
+    }
+    request.body = body;
+    next();
+  };
+  return [text, parse];
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentCard } from '../registry/types.js';
+import { createExampleRanker } from '../intent/routing/example-ranker.js';
+import { attributeClauseValues, type ClauseValuesRequest } from './clause-values.js';
+import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
+
+const NOW = new Date(2026, 10, 22, 10, 0, 0);
+const TOMORROW = '2026-11-23';
+const ranker = createExampleRanker();
+
+/** Ranks the text like the offline recognizer, then attributes values to every ranked agent. */
+function attribute(text: string, cards: AgentCard[], extra: Partial<ClauseValuesRequest> = {}) {
+  const snapshot = snapshotOf(cards);
+  const intents = extra.intents ?? ranker.rank(text, snapshot).intents;
+  const chosen = cards.filter((card) => intents.some((intent) => intent.agentId === card.id));
+  const result = attributeClauseValues({ text, intents, cards: chosen, now: NOW, ...extra });
+  return Object.fromEntries([...result].map(([agentId, values]) => [agentId, values.extraction.values]));
+}
+
+describe('attributeClauseValues', () => {
+  it('keeps a later clause’s values out of an earlier request', () => {
+    expect(attribute('帮我订个酒店，再查一下明天从北京到上海的机票', travelCards())).toEqual({
+      hotel_agent: {},
+      flight_agent: { origin: '北京', destination: '上海', date: TOMORROW },
+    });
+  });
+
+  it('gives each clause its own values, whatever comes later', () => {
+    expect(attribute('查一下杭州明天的天气，再订一张12月3日从北京到上海的机票', travelCards())).toEqual({
+      weather_agent: { city: '杭州' },
+      flight_agent: { origin: '北京', destination: '上海', date: '2026-12-03' },
+    });
+  });
+
+  it('shares a value the user attached to several requests', () => {
+    expect(attribute('北京的酒店和天气', travelCards())).toEqual({ hotel_agent: { city: '北京' }, weather_agent: { city: '北京' } });
+    expect(attribute('hotels and weather in Beijing', travelCards())).toMatchObject({ hotel_agent: { city: 'Beijing' }, weather_agent: { city: 'Beijing' } });
+  });
+
+  it('splits one clause at the 和 that joins two full requests, each keeping its own values', () => {
+    const both = (text: string) => [
+      { agentId: 'weather_agent', score: 1, clause: text },
+      { agentId: 'flight_agent', score: 1, clause: text },
+    ];
+    const query = '查询北京明天的天气和明天从北京到上海的航班';
+    expect(attribute(query, travelCards(), { intents: both(query) })).toEqual({
+      weather_agent: { city: '北京' },
+      flight_agent: { origin: '北京', destination: '上海', date: TOMORROW },
+    });
+    const apart = '查询杭州明天的天气和12月3日从北京到上海的航班';
+    expect(attribute(apart, travelCards(), { intents: both(apart) })).toEqual({
+      weather_agent: { city: '杭州' },
+      flight_agent: { origin: '北京', destination: '上海', date: '2026-12-03' },
+    });
+    const hotelFirst = '北京的酒店和上海的天气';
+    const hotelAndWeather = [
+      { agentId: 'hotel_agent', score: 1, clause: hotelFirst },
+      { agentId: 'weather_agent', score: 1, clause: hotelFirst },
+    ];
+    expect(attribute(hotelFirst, travelCards(), { intents: hotelAndWeather })).toEqual({ hotel_agent: { city: '北京' }, weather_agent: { city: '上海' } });
+  });
+
+  it('lets a later clause with no value of its own continue the subject of the clause before', () => {
+    expect(attribute('查一下订单 2024051812345678 的状态，还有物流到哪了', ecommerceCards())).toEqual({
+      order_agent: { order_id: '2024051812345678' },
+      logistics_agent: { order_id: '2024051812345678' },
+    });
+    expect(attribute('check the status of order 2024051812345678, and where is my package now', ecommerceCards())).toEqual({
+      order_agent: { order_id: '2024051812345678' },
+      logistics_agent: { order_id: '2024051812345678' },
+    });
+  });
+
+  it('never lets an agent with side effects inherit', () => {
+    expect(attribute('查一下订单 2024051812345678 的状态，再帮我退款', ecommerceCards())).toEqual({
+      order_agent: { order_id: '2024051812345678' },
+      refund_agent: {},
+    });
+    expect(attribute('查一下北京明天的天气，再帮我订个酒店', travelCards())).toEqual({ weather_agent: { city: '北京' }, hotel_agent: {} });
+    expect(attribute('check the status of order 2024051812345678, and I want a refund', ecommerceCards())).toEqual({
+      order_agent: { order_id: '2024051812345678' },
+      refund_agent: {},
+    });
+  });
+
+  it('does not inherit into a clause that names a value of its own', () => {
+    const values = attribute('订北京明天的酒店，再订一张12月3日的机票', travelCards());
+    expect(values.flight_agent).toEqual({ date: '2026-12-03' });
+  });
+
+  it('attaches a clause of bare values to the request before it, and a leading one to the request after it', () => {
+    expect(attribute('帮我订北京的酒店，明天，再查一下上海的天气', travelCards())).toEqual({
+      hotel_agent: { city: '北京', check_in_date: TOMORROW },
+      weather_agent: { city: '上海' },
+    });
+    expect(attribute('明天，北京，帮我订个酒店', travelCards())).toEqual({ hotel_agent: { city: '北京', check_in_date: TOMORROW } });
+  });
+
+  it('reads a parked request’s answer from this turn only, never from another request’s clause', () => {
+    const [hotel, , , weather] = travelCards() as [AgentCard, AgentCard, AgentCard, AgentCard];
+    const text = '帮我订个酒店，明天，再查一下上海的天气';
+    const result = attributeClauseValues({
+      text,
+      turnText: '明天，再查一下上海的天气',
+      intents: [{ agentId: 'weather_agent', clause: '查一下上海的天气' }, { agentId: 'hotel_agent' }],
+      cards: [hotel, weather],
+      pendingAgents: ['hotel_agent'],
+      now: NOW,
+    });
+    expect(result.get('hotel_agent')).toMatchObject({ scope: 'answer', extraction: { values: { check_in_date: TOMORROW } } });
+    expect(result.get('weather_agent')).toMatchObject({ scope: 'clause', extraction: { values: { city: '上海' } } });
+  });
+
+  it('reads the whole query when no clause is known (a request carried from the last turn)', () => {
+    const [hotel] = travelCards() as [AgentCard];
+    const result = attributeClauseValues({ text: '帮我订北京的酒店，上海呢', intents: [{ agentId: 'hotel_agent' }], cards: [hotel], now: NOW });
+    expect(result.get('hotel_agent')).toMatchObject({ scope: 'open', extraction: { values: { city: '上海' } } });
+  });
+});
