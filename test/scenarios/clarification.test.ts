@@ -9,7 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
-import { ClientFactory as LegacyClientFactory } from 'a2a-sdk-03/client';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { Role, TaskState, type Task } from '@a2a-js/sdk';
 import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 import type { ResponseState } from '../../src/events/index.js';
@@ -125,11 +126,20 @@ describe('the same clarification over AG-UI and A2A', () => {
   });
 
   it('A2A: input-required with a data part { clarification: { options } }', async () => {
-    const client = await new LegacyClientFactory().createFromUrl(board.url);
-    const task = await client.sendMessage({ message: { kind: 'message', role: 'user', messageId: 'clarify-a2a-1', contextId: 'clarify-a2a', parts: [{ kind: 'text', text: 'how much cashback have I built up' }] } });
-    expect(task).toMatchObject({ kind: 'task', status: { state: 'input-required' } });
-    const parts = (task as { status: { message?: { parts: { kind: string; data?: Record<string, unknown> }[] } } }).status.message?.parts ?? [];
-    const data = parts.find((part) => part.kind === 'data')?.data as { clarification?: { options: { sub_agent_id: string }[] } } | undefined;
-    expect(data?.clarification?.options.map((option) => option.sub_agent_id)).toContain('points_agent');
+    const client = await new ClientFactory().createFromUrl(board.url);
+    const message = {
+      messageId: 'clarify-a2a-1',
+      contextId: 'clarify-a2a',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text' as const, value: 'how much cashback have I built up' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
+    const task = (await client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined })) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const data = Object.assign({}, ...(task.status?.message?.parts ?? []).map((part) => (part.content?.$case === 'data' ? part.content.value : {}))) as { clarification?: { options: { sub_agent_id: string }[] } };
+    expect(data.clarification?.options.map((option) => option.sub_agent_id)).toContain('points_agent');
   });
 });
