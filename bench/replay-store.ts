@@ -10,7 +10,8 @@
  *
  * Run: `npx tsx bench/replay-store.ts [--turns 10000] [--database-url URL]`
  * (default: a new SQLite file in a temp directory; a Postgres URL must name an
- * empty database). `--quick`: 1,000 turns.
+ * empty database). `--quick`: 1,000 turns. `--replay-only`: replay a store an
+ * earlier run seeded (Postgres), without seeding.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -118,7 +119,7 @@ function runReplay(databaseUrl: string, base: string, edited: string): Promise<{
 
 /** Seeds, replays, prints one JSON line. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { turns: { type: 'string' }, 'database-url': { type: 'string' }, quick: { type: 'boolean' } } });
+  const { values } = parseArgs({ args: argv, options: { turns: { type: 'string' }, 'database-url': { type: 'string' }, quick: { type: 'boolean' }, 'replay-only': { type: 'boolean' } } });
   const turns = Number(values.turns ?? (values.quick ? 1000 : 10_000));
   const dir = mkdtempSync(join(tmpdir(), 'sb-replay-bench-'));
   const databaseUrl = values['database-url'] ?? `sqlite:${join(dir, 'store.db')}`;
@@ -129,7 +130,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       .replace('keywords: [机票, 航班, 飞机, 飞往, 订票, flight, plane, ticket, airline]', 'keywords: [机票, 航班, 飞机, 飞往, 订票, flight, plane, ticket, airline, 住]');
     if (edited === registry) throw new Error('the sample registry changed; update the bench edits');
     writeFileSync(join(dir, 'edited.yaml'), edited);
-    const seedMs = await seed(databaseUrl, turns, registry);
+    // --replay-only: the store was seeded by an earlier run (a Postgres seed takes minutes on a loaded machine).
+    const seedMs = values['replay-only'] ? 0 : await seed(databaseUrl, turns, registry);
     const run = await runReplay(databaseUrl, join(ROOT, 'agents_config.yaml'), join(dir, 'edited.yaml'));
     const load = (await import('node:os')).loadavg().map((value) => value.toFixed(1)).join(' ');
     console.log(
