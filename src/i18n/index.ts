@@ -38,6 +38,7 @@ export {
   notDoneSection,
   nothingToDoText,
   refusedValueLine,
+  severalValuesLine,
   runsAfterInformationLine,
   serviceQuestionLine,
   theResultsText,
