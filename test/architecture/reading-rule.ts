@@ -18,7 +18,8 @@ import { join, relative } from 'node:path';
 
 /** Which rooms may import each step of the reading (paths under src/, by prefix). */
 export const READING_STEPS: Readonly<Record<string, readonly string[]>> = {
-  readMessage: ['src/turn/'],
+  // The turn reads the message; the control node reads a stored message a clarification was about, when it runs.
+  readMessage: ['src/turn/', 'src/graph/nodes/control-node.ts'],
   readTurnQuery: ['src/eval/'],
   splitClauses: ['src/intent/routing/match-rules.ts'],
   classifyReplyWord: [],

@@ -14,13 +14,14 @@
 import type { EmotionScorer } from '../../escalation/emotion.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { planFromConfirmed } from '../control/confirmation.js';
-import { askAgainText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
+import { readClarificationAnswer } from '../control/clarification-answer.js';
+import { askAgainText, unknownChoiceText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { rememberTurn } from '../memory/memory.js';
 import type { PendingTask, SessionMemory, SupervisorState, SupervisorUpdate } from '../state.js';
 import { newPlanId } from './plan-node.js';
-import { announcesEarly, hasNoLanguage, readingInSession } from '../../understanding/index.js';
+import { announcesEarly, hasNoLanguage, readingInSession, readMessage } from '../../understanding/index.js';
 import { readAsAnswer } from '../../planning/index.js';
 import { detectLanguage, extractOne } from '../../text/index.js';
 
@@ -62,9 +63,10 @@ export function createControlNode(dependencies: ControlDependencies) {
     // The turn read the message; here, where the session is known, its reading is chosen (an id-only message keeps the
     // session's language; a yes/no word that goes on corrects open tasks).
     const reading = readingInSession(context.message, { sessionLanguage: sessionLanguage(state.memory), openTasks: live.length > 0 });
-    // Only a message with no words of a language takes one from the session (a body-only confirmation: its parked task's).
-    if (reading.normalizedQuery === '' && reading.act === 'request') {
-      const language = [...awaiting, ...expired].find((task) => task.confirmation)?.confirmation?.language;
+    // Only a message with no words of a language takes one from the session: a body-only confirmation or choice
+    // answers in the parked task's (or the clarification's) language.
+    if (reading.normalizedQuery === '') {
+      const language = [...awaiting, ...expired].find((task) => task.confirmation)?.confirmation?.language ?? state.memory.clarification?.language ?? (state.choose !== null ? sessionLanguage(state.memory) : undefined);
       if (language) context.language = language;
     } else if (!context.message.hasLanguage) {
       context.language = reading.language;
@@ -72,7 +74,9 @@ export function createControlNode(dependencies: ControlDependencies) {
     const { language } = context;
     const notices = expired.length > 0 ? [noticeText('expired', parkedTaskLabels(expired, snapshot, language), language, ttlSeconds)] : [];
     // An expired task is gone: the turn that asked for it no longer carries its agent into a follow-up.
-    const memory: SessionMemory = { ...state.memory, pending: live, history: withoutExpiredAgents(state.memory.history, expired, live) };
+    // The last clarification is answered or dropped by this turn, whatever it says.
+    const { clarification: asked, ...kept } = state.memory;
+    const memory: SessionMemory = { ...kept, pending: live, history: withoutExpiredAgents(state.memory.history, expired, live) };
     const path = [...state.execution_path, 'control'];
 
     const reply = (lines: string[], pending: PendingTask[]): SupervisorUpdate => {
@@ -91,6 +95,23 @@ export function createControlNode(dependencies: ControlDependencies) {
 
     // "好的，确认" is a yes; "好的，不过改成上海" is a correction and confirms nothing.
     const word = reading.replyWord;
+
+    // The answer to the last clarification: the chosen agent handles the message it was about (intent node).
+    const answer = readClarificationAnswer({ pending: asked, choose: state.choose, text: state.query, yes: word === 'yes' && awaiting.length === 0, snapshot, now: context.now, ttlSeconds });
+    if (answer.kind === 'chosen') {
+      return {
+        memory,
+        notices,
+        // The message the clarification was about (stored), read now that it runs.
+        reading: readingInSession(readMessage(answer.chosen.query), { sessionLanguage: language, openTasks: live.length > 0 }),
+        clarified: answer.chosen,
+        expired_agents: [...goneAgents(expired, live)],
+        execution_path: path,
+        escalation: null,
+      };
+    }
+    // A `choose` the last clarification did not offer runs nothing; with words beside it, they are a new request.
+    if (answer.kind === 'unknown_choice' && state.query.trim() === '') return reply([...notices, unknownChoiceText(language)], live);
     const byFields = state.confirm.length > 0 || state.reject.length > 0;
     let confirmIds: string[] = [];
     let rejectIds: string[] = [];
