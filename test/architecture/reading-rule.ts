@@ -21,7 +21,8 @@ export const READING_STEPS: Readonly<Record<string, readonly string[]>> = {
   // The turn reads the message; the control node reads a stored message a clarification was about, when it runs.
   readMessage: ['src/turn/', 'src/graph/nodes/control-node.ts'],
   readTurnQuery: ['src/eval/'],
-  splitClauses: ['src/intent/routing/match-rules.ts'],
+  // Still to move onto the reading: the ranker's units of its bounded text; several values of one key in the plan text.
+  splitClauses: ['src/intent/routing/match-rules.ts', 'src/planning/several-values.ts'],
   classifyReplyWord: [],
 };
 
@@ -36,6 +37,7 @@ export const NORMALISING_FILES: Readonly<Record<string, string>> = {
   'src/graph/caches/cache-scope.ts': 'an answer text, cache phrases and registry examples',
   'src/graph/value-source.ts': 'key values and the text a value is found in',
   'src/http/turns-route.ts': "a stored turn's words, for the span of a value source",
+  'src/intent/clarification.ts': 'the answer to a clarification, for an option it names (still to move onto the reading)',
   'src/intent/intent-cache.ts': "the cache key's form of the query (still to move onto the reading)",
   'src/intent/routing/attribute-clause.ts': 'a clause and key labels',
   'src/intent/routing/example-features.ts': 'registry examples and the ranker text',
