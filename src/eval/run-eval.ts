@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { emptyMemory, type SessionMemory } from '../graph/state.js';
 import { memoryAfterBusinessTurn, rememberTurn } from '../graph/memory/memory.js';
-import { checkKeyValue } from '../graph/planning/semantic-check.js';
+import { checkKeyValue } from '../planning/index.js';
 import type { TaskOutcome } from '../planning/plan-types.js';
 import type { Planner } from '../planning/types.js';
 import type { CardPreselector } from '../intent/routing/card-preselect.js';

@@ -7,7 +7,7 @@ import type { RegistrySnapshot } from '../../registry/types.js';
 import type { MemoryTurn } from '../../intent/types.js';
 import type { ConfirmationRequest } from '../../events/index.js';
 import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
-import { checkKeyValue } from '../planning/semantic-check.js';
+import { checkKeyValue } from '../../planning/index.js';
 import type { PendingTask, SessionMemory } from '../state.js';
 import { foldTurn } from './layered-summary.js';
 

@@ -24,7 +24,7 @@ import type { AgentCard } from '../../registry/types.js';
 import type { ProfileEvidence, ProfileFact } from '../../store/types.js';
 import { type Language, profileUsedText } from '../../i18n/index.js';
 import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
-import { checkKeyValue } from '../planning/semantic-check.js';
+import { checkKeyValue } from '../../planning/index.js';
 
 /** A key filled from the profile this turn. */
 export interface ProfileFill {

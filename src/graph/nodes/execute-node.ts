@@ -16,7 +16,7 @@ import { runTaskGraph } from '../../planning/scheduler.js';
 import { selectWithinSubtaskBudget } from '../../planning/subtask-budget.js';
 import type { SemanticInfo } from '../../events/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
-import { createTaskDispatch, type DispatchDependencies } from '../task-dispatch.js';
+import { createTaskDispatch, type DispatchDependencies } from '../dispatch/task-dispatch.js';
 
 /** What the execute node needs (the task dispatcher's dependencies). */
 export type ExecuteDependencies = DispatchDependencies;

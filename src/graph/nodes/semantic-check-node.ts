@@ -1,6 +1,6 @@
 /**
  * Checks each sub-task's required semantic keys before anything is sent
- * (see planning/semantic-check.ts for why), then emits plan_done with the
+ * (see src/planning/semantic-check.ts for why), then emits plan_done with the
  * plan and the `semantic_info` of parked tasks.
  */
 import type { RegistrySnapshot } from '../../registry/types.js';
@@ -9,7 +9,7 @@ import { type Language, planDescriptionText } from '../../i18n/index.js';
 import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
 import { serviceNames } from '../service-name.js';
 import { holdSideEffects } from '../control/confirmation.js';
-import { checkPlanSemantics } from '../planning/semantic-check.js';
+import { checkPlanSemantics } from '../../planning/index.js';
 import { sessionEvidence, sourceTaskInputs } from '../value-source.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
