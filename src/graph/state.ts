@@ -5,14 +5,13 @@
  * `memory` carries over between turns.
  */
 import { Annotation } from '@langchain/langgraph';
-import type { IntentResult, MemoryTurn } from '../intent/types.js';
-import type { QueryReading } from '../understanding/query-reading.js';
+import type { IntentResult, MemoryTurn } from '../intent/index.js';
+import type { QueryReading } from '../understanding/index.js';
 import type { ConfirmationRequest, SemanticInfo } from '../events/index.js';
-import type { InvalidKey, TaskOutcome, TaskPlan } from '../planning/plan-types.js';
+import type { InvalidKey, TaskOutcome, TaskPlan } from '../planning/index.js';
 import type { Verification } from './verify/types.js';
 import type { LayeredSummary } from './memory/layered-summary.js';
-import type { ProfileFact } from '../store/types.js';
-import type { PendingTask } from '../store/parked-task.js';
+import type { PendingTask, ProfileFact } from '../store/index.js';
 import type { ProfileFill } from './memory/profile-facts.js';
 import type { AnswerCacheKey } from './caches/answer-cache.js';
 import type { ValueSource } from './value-source.js';
@@ -21,7 +20,7 @@ import type { ValueSource } from './value-source.js';
 export const MEMORY_SCHEMA_VERSION = 1;
 
 // A parked task is kept in the session's saved memory; its shape is written with the storage shapes (`src/store/parked-task.ts`).
-export type { PendingTask } from '../store/parked-task.js';
+export type { PendingTask } from '../store/index.js';
 
 /** Why this turn goes to a human before planning (decided before intent recognition). */
 export interface EscalationTrigger {

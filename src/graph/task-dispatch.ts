@@ -4,23 +4,21 @@
  * Used by the execute node for the plan and by the verify node to re-send a
  * sub-task with a revised message.
  */
-import { keyDescription } from '../registry/localized-text.js';
+import { type AgentCard, cardName, keyDescription, type RegistrySnapshot } from '../registry/index.js';
 import { keyOptions } from './planning/semantic-check.js';
-import type { AgentClient, AgentOutcome } from '../agents/types.js';
+import type { AgentClient, AgentOutcome } from '../agents/index.js';
 import { NoSuchAgentError } from '../errors.js';
 import { agentDoneText, agentStartText, staleReplyText } from '../i18n/index.js';
 import type { Logger } from '../logger.js';
-import { cardName } from '../registry/localized-text.js';
 import { agentFailedEvent, vanishedAgentFailedEvent } from './agent-failed-event.js';
 import { ownerOf, type NodeEvent, type TurnContext } from './context.js';
-import type { SubTask, TaskOutcome } from '../planning/plan-types.js';
+import type { SubTask, TaskOutcome } from '../planning/index.js';
 import type { SemanticInfo } from '../events/index.js';
 import type { ResponseCache } from './caches/response-cache.js';
 import type { SupervisorState } from './state.js';
 import { insufficiencyOf } from './verify/rule-check.js';
 import { agentSecrets, createContentGuard, createSecretGuard, createSubAgentText, maskForSnapshot, maskUndeclared, redactSecretsDeep, scrubDeep } from '../privacy/index.js';
-import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
-import type { TextScrubber } from '../text/id-scrubber.js';
+import type { TextScrubber } from '../text/index.js';
 import { sendableInputs, type SourcedInputs } from './value-source.js';
 
 export interface DispatchDependencies {

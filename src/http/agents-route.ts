@@ -4,7 +4,7 @@
  * loaded and the last reload error, if any.
  */
 import type { RequestHandler } from 'express';
-import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js';
+import type { AgentCard, PublicAgentCard, Registry } from '../registry/index.js';
 
 /** Builds the handler for the registry snapshot route. */
 export function createAgentsHandler(options: {

@@ -14,4 +14,4 @@ export { traceTurns } from './traced-turns.js';
 export { createTurnIdempotency, type IdempotencyClaim, type TurnIdempotency } from './turn-idempotency.js';
 export { DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
 export { recordCacheLookup, recordTurnMetrics, turnOutcomeLabel, type CacheName } from './turn-metrics.js';
-export type { BudgetName } from '../graph/turn-budget.js';
+export type { BudgetName } from '../graph/index.js';

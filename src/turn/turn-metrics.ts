@@ -5,7 +5,7 @@
  * Cache hits and misses are counted by the caches themselves (`recordCacheLookup`), misses being invisible in events.
  */
 import { doneOf, outcomeOf, type ResponseState } from '../events/index.js';
-import type { TurnOutcome } from '../store/types.js';
+import type { TurnOutcome } from '../store/index.js';
 import type { Metrics } from '../metrics.js';
 import { decideTurnOutcome, isTurnOutcomeWord, type TurnOutcomeWord } from './turn-outcome.js';
 

@@ -4,12 +4,10 @@
  * so a task missing keys is parked and the user is asked for exactly those keys
  * (with their descriptions and widget ids) while every other task still runs.
  */
-import { keyDescription } from '../../registry/localized-text.js';
+import { type AgentCard, type ExtractSpec, keyDescription, type RegistrySnapshot, type SemanticKeySpec } from '../../registry/index.js';
 import { isCnMobile, isEmailAddress } from '../../text/index.js';
-import type { AgentCard, ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../../registry/types.js';
 import type { SemanticInfo } from '../../events/index.js';
-import type { InvalidKey, SubTask, TaskPlan } from '../../planning/plan-types.js';
-import { dependentsOf } from '../../planning/dag.js';
+import { dependentsOf, type InvalidKey, type SubTask, type TaskPlan } from '../../planning/index.js';
 
 export interface SemanticCheckResult {
   plan: TaskPlan;
