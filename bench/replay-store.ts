@@ -3,13 +3,15 @@
  * through the real storage API (masked, as the server writes: the turn begun
  * with the user's row, finished with the answer row and its events), then
  * runs the replay command as a child process under `/usr/bin/time` and
- * reports its wall time, its own replay time and its peak memory (max RSS).
+ * reports its wall time (process start, TypeScript loading and migrations
+ * included), its CPU time, its own replay time and its peak memory (max RSS).
  * The edited registry is the sample one with one added weather example and
  * a careless flight keyword (住), so some turns move.
  *
  * Run: `npx tsx bench/replay-store.ts [--turns 10000] [--database-url URL]`
  * (default: a new SQLite file in a temp directory; a Postgres URL must name an
- * empty database). `--quick`: 1,000 turns.
+ * empty database). `--quick`: 1,000 turns. `--replay-only`: replay a store an
+ * earlier run seeded (Postgres), without seeding.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -91,9 +93,9 @@ async function seed(databaseUrl: string, turns: number, registryText: string): P
 }
 
 /** Runs the replay command as a child under /usr/bin/time; returns its report and measurements. */
-function runReplay(databaseUrl: string, base: string, edited: string): Promise<{ wallS: number; maxRssMb: number; report: { turns: number; unchanged: number; ms: number; changes: unknown[] } }> {
+function runReplay(databaseUrl: string, base: string, edited: string): Promise<{ wallS: number; cpuS: number; maxRssMb: number; report: { turns: number; unchanged: number; ms: number; changes: unknown[] } }> {
   return new Promise((done, reject) => {
-    const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M', process.execPath, join(ROOT, 'bin/switchboard.js'), 'replay', '--base', base, '--config', edited, '--json'], {
+    const child = spawn('/usr/bin/time', ['-f', 'TIME %e %M %U %S', process.execPath, join(ROOT, 'bin/switchboard.js'), 'replay', '--base', base, '--config', edited, '--json'], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: databaseUrl, LLM_BASE_URL: '', LLM_MODEL: '', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -104,10 +106,10 @@ function runReplay(databaseUrl: string, base: string, edited: string): Promise<{
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.once('error', reject);
     child.once('close', () => {
-      const timing = /TIME ([\d.]+) (\d+)/.exec(stderr);
+      const timing = /TIME ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(stderr);
       if (!timing) return reject(new Error(`no timing from /usr/bin/time: ${stderr}`));
       try {
-        done({ wallS: Number(timing[1]), maxRssMb: Number(timing[2]) / 1024, report: JSON.parse(stdout) as never });
+        done({ wallS: Number(timing[1]), cpuS: Number(timing[3]) + Number(timing[4]), maxRssMb: Number(timing[2]) / 1024, report: JSON.parse(stdout) as never });
       } catch (error) {
         reject(new Error(`replay printed no report: ${stdout.slice(0, 500)} ${stderr.slice(0, 500)}`, { cause: error }));
       }
@@ -117,7 +119,7 @@ function runReplay(databaseUrl: string, base: string, edited: string): Promise<{
 
 /** Seeds, replays, prints one JSON line. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { turns: { type: 'string' }, 'database-url': { type: 'string' }, quick: { type: 'boolean' } } });
+  const { values } = parseArgs({ args: argv, options: { turns: { type: 'string' }, 'database-url': { type: 'string' }, quick: { type: 'boolean' }, 'replay-only': { type: 'boolean' } } });
   const turns = Number(values.turns ?? (values.quick ? 1000 : 10_000));
   const dir = mkdtempSync(join(tmpdir(), 'sb-replay-bench-'));
   const databaseUrl = values['database-url'] ?? `sqlite:${join(dir, 'store.db')}`;
@@ -128,7 +130,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       .replace('keywords: [机票, 航班, 飞机, 飞往, 订票, flight, plane, ticket, airline]', 'keywords: [机票, 航班, 飞机, 飞往, 订票, flight, plane, ticket, airline, 住]');
     if (edited === registry) throw new Error('the sample registry changed; update the bench edits');
     writeFileSync(join(dir, 'edited.yaml'), edited);
-    const seedMs = await seed(databaseUrl, turns, registry);
+    // --replay-only: the store was seeded by an earlier run (a Postgres seed takes minutes on a loaded machine).
+    const seedMs = values['replay-only'] ? 0 : await seed(databaseUrl, turns, registry);
     const run = await runReplay(databaseUrl, join(ROOT, 'agents_config.yaml'), join(dir, 'edited.yaml'));
     const load = (await import('node:os')).loadavg().map((value) => value.toFixed(1)).join(' ');
     console.log(
@@ -141,6 +144,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         changed: run.report.changes.length,
         replay_s: Number((run.report.ms / 1000).toFixed(2)),
         wall_s: run.wallS,
+        cpu_s: Number(run.cpuS.toFixed(1)),
         max_rss_mb: Number(run.maxRssMb.toFixed(1)),
         load_average: load,
       }),

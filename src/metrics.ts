@@ -35,6 +35,8 @@ export interface Metrics {
   readonly llmCalls: Counter<'purpose' | 'model' | 'tier' | 'outcome'>;
   /** Model tokens by model name and kind (`prompt`, `completion`). */
   readonly llmTokens: Counter<'model' | 'kind'>;
+  /** Tokens of the turns' model calls as the endpoint reported them, by kind (`prompt`, `completion`) and model (counted at each turn's end). */
+  readonly modelTokens: Counter<'kind' | 'model'>;
   /** Wall time of each graph stage (node) of a turn, in seconds. */
   readonly stageDuration: Histogram<'stage'>;
   /**
@@ -151,6 +153,12 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       name: 'switchboard_llm_tokens_total',
       help: 'Model tokens used, by model and kind.',
       labelNames: ['model', 'kind'],
+      registers,
+    }),
+    modelTokens: new Counter({
+      name: 'switchboard_model_tokens_total',
+      help: 'Tokens of the turns\' model calls as the endpoint reported them, by kind (prompt, completion) and model.',
+      labelNames: ['kind', 'model'],
       registers,
     }),
     stageDuration: new Histogram({

@@ -9,7 +9,7 @@ import { createAgentBreakers, createAgentClient, createAgentHealthTracker, creat
 import { createTicketWebhook, type TicketWebhookOptions } from './escalation/index.js';
 import { type AnswerComposer, buildSupervisorGraph, createAnswerCache, createLlmAnswers, createLlmVerifier, createOfflineAnswers, createOfflineVerifier, createResponseCache, type Verifier } from './graph/index.js';
 import { createLlmPlanner, createOfflinePlanner, type Planner } from './planning/index.js';
-import { createTurnFeed, createTurnIdempotency, createTurnRunner, recordCacheLookup, recordTurnMetrics, startTurnSweeper, traceTurns, type BudgetName, type StreamCaps, type TurnRunner } from './turn/index.js';
+import { createTurnFeed, createTurnIdempotency, createTurnRunner, recordCacheLookup, recordModelTokens, recordTurnMetrics, startTurnSweeper, traceTurns, type BudgetName, type StreamCaps, type TurnRunner } from './turn/index.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
 import { type CardPreselector, createCardPreselector, createExampleRanker, createIntentCache, createLlmRecognizer, createOfflineRecognizer, type IntentRecognizer } from './intent/index.js';
 import { type LlmGateway, summariseUsage, withTurnBudget } from './llm/index.js';
@@ -50,7 +50,11 @@ export interface SwitchboardOptions {
   /** Model gateway; absent or disabled = offline matcher. */
   llm?: LlmGateway;
   apiKeys?: readonly string[];
+  /** Keys of `apiKeys` that may read turn records and the console (`SWITCHBOARD_ADMIN_KEYS`). */
+  adminKeys?: readonly string[];
   chatPage?: string;
+  /** HTML served at `GET /console`; absent means `GET /console` is a 404. */
+  consolePage?: string;
   /** The trace context the logger reads (see createLogger); requests run inside it. */
   traceContext?: TraceContext;
   /** Spans of turns, sub-agent and model calls (hand the same one to the model gateway); default: ids only, for `traceparent`. */
@@ -243,6 +247,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     now: options.now,
     summariseUsage: (usage) => ({ ...summariseUsage(usage) }),
     onTurnEnd: (outcome, durationMs, events) => recordTurnMetrics(metrics, outcome, durationMs, events),
+    onModelCalls: (calls) => recordModelTokens(metrics, calls),
     onBudgetReached: (budget) => metrics.guardStops.inc({ guard: BUDGET_GUARDS[budget] }),
     streamCaps: options.streamCaps,
     onStreamDrop: (cap, first) => {
@@ -270,7 +275,10 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     metrics,
     createRateLimiter: storage.createRateLimiter,
     apiKeys: options.apiKeys,
+    adminKeys: options.adminKeys,
+    turnRecords: storage.transcript,
     chatPage: options.chatPage,
+    consolePage: options.consolePage,
     traceContext: options.traceContext,
     heartbeatMs: options.heartbeatMs,
     bodyTimeoutMs: options.bodyTimeoutMs,

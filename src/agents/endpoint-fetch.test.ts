@@ -33,6 +33,11 @@ describe('refusingLookup', () => {
       'ula.test': ['fd00::1'],
       'linklocal6.test': ['fe80::1'],
       'mapped.test': ['::ffff:169.254.169.254'],
+      'compatible.test': ['::a9fe:a9fe'],
+      'nat64.test': ['64:ff9b::a9fe:a9fe'],
+      'sixtofour.test': ['2002:a9fe:a9fe::1'],
+      'teredo.test': ['2001:0:4136:e378:8000:63bf:5601:5601'],
+      'nat64-lan.test': ['64:ff9b::a00:5'],
       'mixed.test': ['127.0.0.1', 'fd12:3456::1'],
     }),
   );
@@ -41,11 +46,12 @@ describe('refusingLookup', () => {
     for (const all of [false, true]) {
       expect((await resolve(lookup, 'agent.test', all)).error).toBeNull();
       expect((await resolve(lookup, 'lan.test', all)).error).toBeNull();
+      expect((await resolve(lookup, 'nat64-lan.test', all)).error).toBeNull();
     }
   });
 
   it('refuses names resolving to link-local, metadata or unique-local addresses, without naming host or address', async () => {
-    for (const host of ['meta.test', 'aliyun-meta.test', 'ula.test', 'linklocal6.test', 'mapped.test']) {
+    for (const host of ['meta.test', 'aliyun-meta.test', 'ula.test', 'linklocal6.test', 'mapped.test', 'compatible.test', 'nat64.test', 'sixtofour.test', 'teredo.test']) {
       for (const all of [false, true]) {
         const { error } = await resolve(lookup, host, all);
         expect(error, `${host} all=${all}`).toBeInstanceOf(RefusedAddressError);

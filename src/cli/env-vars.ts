@@ -12,6 +12,7 @@ export const ENV_VARS = {
   REDIS_URL: 'shared state for several replicas (leases, caches, rate limits); unset = in-process',
   LOG_LEVEL: 'JSON log level on stdout: trace, debug, info (default), warn, error, silent',
   SWITCHBOARD_API_KEYS: 'comma list of key or key=tenant; /v1 calls and /metrics then need authorization: Bearer <key> (default open)',
+  SWITCHBOARD_ADMIN_KEYS: 'comma list of keys of SWITCHBOARD_API_KEYS (key or key=tenant) that may read /v1/turns and the console, within their tenant (unset: none; with no API keys, loopback only)',
   SWITCHBOARD_DRAIN_GRACE_MS: 'how long shutdown lets running turns finish (--drain-grace-ms wins)',
   SWITCHBOARD_WORKERS: 'processes sharing the port (default: the number of cores on PostgreSQL, 1 on SQLite; --workers wins)',
   SWITCHBOARD_LEASE_TTL_MS: 'how long a replica holds a session turn lease without renewing it',

@@ -66,7 +66,6 @@ export async function replayStore(io: CliIo, options: StoreReplay): Promise<{ re
   const started = performance.now();
   const result = await replayTurns({
     history: options.storage.history,
-    events: options.storage.events,
     base: createRouter(strategies.recognizer, options.base, { now }),
     next: createRouter(strategies.recognizer, options.next, { now }),
     ...(options.since !== undefined ? { since: options.since } : {}),

@@ -29,6 +29,7 @@ import { startTelemetry } from '../telemetry/index.js';
 import type { CliIo } from './cli-io.js';
 
 const CHAT_PAGE = fileURLToPath(new URL('../../public/chat.html', import.meta.url));
+const CONSOLE_PAGE = fileURLToPath(new URL('../../public/console.html', import.meta.url));
 
 export interface ServeSettings {
   config: string;
@@ -100,10 +101,13 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
   // OTEL_EXPORTER_OTLP_ENDPOINT set: spans are exported over OTLP; unset, nothing of OpenTelemetry is loaded.
   const telemetry = await startTelemetry(io.env, { version: packageVersion() });
   const llm = createLlmGatewayFromEnv(io.env, logger, { tracing: telemetry.tracing });
-  const apiKeys = (io.env.SWITCHBOARD_API_KEYS ?? '')
-    .split(',')
-    .map((key) => key.trim())
-    .filter(Boolean);
+  const keyList = (text: string | undefined) =>
+    (text ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter(Boolean);
+  const apiKeys = keyList(io.env.SWITCHBOARD_API_KEYS);
+  const adminKeys = keyList(io.env.SWITCHBOARD_ADMIN_KEYS);
   const switchboard = await createSwitchboard({
     configPath: settings.config,
     databaseUrl: io.env.DATABASE_URL,
@@ -115,7 +119,9 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
     env: io.env,
     llm: llm.enabled ? llm : undefined,
     apiKeys,
+    adminKeys,
     chatPage: await readFile(CHAT_PAGE, 'utf8').catch(() => undefined),
+    consolePage: await readFile(CONSOLE_PAGE, 'utf8').catch(() => undefined),
     traceContext,
     tracing: telemetry.tracing,
   });

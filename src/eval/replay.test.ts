@@ -29,7 +29,7 @@ describe('replayTurns', () => {
     const next: Router = async (query) =>
       query === 'cheap inn' ? routing('agents', 'flight_agent') : query === 'umbrella?' ? routing('clarify', 'limo_agent', 'weather_agent') : base(query);
     // The newest six turns, two per page: "umbrella?" (the oldest) is left out by the limit.
-    const result = await replayTurns({ history: store.history, events: store.events, base, next, limit: 6, pageSize: 2 });
+    const result = await replayTurns({ history: store.history, base, next, limit: 6, pageSize: 2 });
     expect(result.pages).toBe(3);
     expect(result.skipped).toBe(1);
     expect(result.turns).toBe(5);
@@ -43,7 +43,7 @@ describe('replayTurns', () => {
     ]);
     expect(result.shareUnchanged).toBeCloseTo(3 / 5);
 
-    const all = await replayTurns({ history: store.history, events: store.events, base, next, since: '2026-11-20T10:00:00.000Z' });
+    const all = await replayTurns({ history: store.history, base, next, since: '2026-11-20T10:00:00.000Z' });
     const umbrella = all.changes.find((change) => change.query === 'umbrella?')!;
     expect(describeRouting(umbrella.after)).toBe('clarify(limo_agent | weather_agent)');
     expect(umbrella.marks).toEqual(['escalated']);
@@ -55,7 +55,7 @@ describe('replayTurns', () => {
   it('finds nothing to change in an empty store', async () => {
     const store = (storage = openSqliteStorage(':memory:'));
     const same: Router = async () => routing('none');
-    expect(await replayTurns({ history: store.history, events: store.events, base: same, next: same })).toMatchObject({ turns: 0, shareUnchanged: 1, changes: [], pages: 0 });
+    expect(await replayTurns({ history: store.history, base: same, next: same })).toMatchObject({ turns: 0, shareUnchanged: 1, changes: [], pages: 0 });
   });
 });
 

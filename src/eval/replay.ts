@@ -6,13 +6,13 @@
  * (turns gained and lost) and listed message by message. Memory stays
  * bounded: one page of turns at a time, the routing of repeated messages
  * remembered in a bounded cache, and only the changed turns kept (their
- * events are read, for the marks, only when they changed).
+ * events are read, for the marks, only when they changed: one query a page).
  */
 import { LRUCache } from 'lru-cache';
 import type { IntentRecognizer, IntentResult } from '../intent/index.js';
 import { createLlmUsage } from '../llm/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
-import type { RecordedTurn, TurnEventStore, TurnHistoryReader } from '../store/index.js';
+import type { RecordedTurn, TurnHistoryReader } from '../store/index.js';
 import { readQuery } from '../text/index.js';
 import { readTurnFacts, type TurnMark } from './turn-facts.js';
 
@@ -68,8 +68,6 @@ export interface ReplayResult {
 /** What a replay reads and compares. */
 export interface ReplayOptions {
   history: TurnHistoryReader;
-  /** Where the marks of a changed turn are read (its events; read for changed turns only). */
-  events: Pick<TurnEventStore, 'listEvents'>;
   base: Router;
   next: Router;
   since?: string;
@@ -159,6 +157,7 @@ export async function replayTurns(options: ReplayOptions): Promise<ReplayResult>
     pages += 1;
     read += page.length;
     before = page.at(-1);
+    const changedHere: ReplayChange[] = [];
     for (const turn of page) {
       if (!isRoutableMessage(turn.query)) {
         skipped += 1;
@@ -171,9 +170,14 @@ export async function replayTurns(options: ReplayOptions): Promise<ReplayResult>
       for (const agent of was.kind === 'agents' ? was.agents : []) if (will.kind !== 'agents' || !will.agents.includes(agent)) lost.set(agent, (lost.get(agent) ?? 0) + 1);
       const pair = `${describeRouting(was)}\u0000${describeRouting(will)}`;
       moves.set(pair, (moves.get(pair) ?? 0) + 1);
-      const marks = readTurnFacts(await options.events.listEvents(turn.turn_id)).marks.filter((mark) => REPLAY_MARKS.includes(mark));
-      for (const mark of marks) markedChanges[mark] = (markedChanges[mark] ?? 0) + 1;
-      changes.push({ turn_id: turn.turn_id, session_id: turn.session_id, at: turn.started_at, query: turn.query, before: was, after: will, marks });
+      changedHere.push({ turn_id: turn.turn_id, session_id: turn.session_id, at: turn.started_at, query: turn.query, before: was, after: will, marks: [] });
+    }
+    // The marks come from the events of the page's changed turns, read in one query.
+    const events = changedHere.length > 0 ? await options.history.eventsOf(changedHere.map((change) => change.turn_id)) : undefined;
+    for (const change of changedHere) {
+      change.marks = readTurnFacts(events?.get(change.turn_id) ?? []).marks.filter((mark) => REPLAY_MARKS.includes(mark));
+      for (const mark of change.marks) markedChanges[mark] = (markedChanges[mark] ?? 0) + 1;
+      changes.push(change);
     }
     if (page.length < room) break;
   }

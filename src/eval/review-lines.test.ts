@@ -48,7 +48,7 @@ describe('collectReview', () => {
     const store = (storage = openSqliteStorage(':memory:'));
     const asked = [event('intent_done', { state: { kind: 'clarify', intents: [] } }), event('final', { clarification: { options: OPTIONS } }), event('done', { state: { outcome: 'input_required' } })];
     await served(store, 's1', '去机场附近住', asked);
-    await served(store, 's1', 'choose: opt_2', [event('intent_done', { state: { kind: 'business', intents: ['limo_agent'] } })], { choose: 'opt_2' });
+    await served(store, 's1', 'choose: opt_2', []);
     // A second clarification answered in words: the offered agent the next turn routed to is the choice.
     await served(store, 's2', '机场那边', asked);
     await served(store, 's2', '第一个', [event('intent_done', { state: { kind: 'business', intents: ['hotel_agent'] } })]);

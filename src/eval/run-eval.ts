@@ -7,8 +7,8 @@
  * so a follow-up sees the previous turn's agents and parked tasks.
  */
 import { performance } from 'node:perf_hooks';
-import { checkKeyValue, emptyMemory, memoryAfterBusinessTurn, rememberTurn, type SessionMemory } from '../graph/index.js';
-import type { Planner, TaskOutcome } from '../planning/index.js';
+import { emptyMemory, memoryAfterBusinessTurn, rememberTurn, type SessionMemory } from '../graph/index.js';
+import { checkKeyValue, type Planner, type TaskOutcome } from '../planning/index.js';
 import type { CardPreselector, IntentRecognizer, IntentResult } from '../intent/index.js';
 import { createLlmUsage } from '../llm/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';

@@ -87,13 +87,15 @@ export function readTurnFacts(events: readonly StoredEvent[]): TurnFacts {
 
 /**
  * The option the user chose in answer to a clarification, read from the
- * session's next turn: its `choose` body field as stored with the message, or
+ * session's next turn: its `choose` body field as stored with the message (in
+ * the row's metadata, or as the `choose: <id>` text of a body-only turn), or
  * else the one offered agent the next turn routed to. Undefined when the next
  * turn chose nothing (a new request drops the clarification).
  */
 export function chosenOption(options: readonly ClarificationOption[], next: RecordedTurn | undefined): ClarificationOption | undefined {
   if (!next) return undefined;
-  const choose = next.query_metadata.choose;
+  // A body-only turn stores its fields as its text ("choose: opt_2"); a request may keep them in the row's metadata.
+  const choose = next.query_metadata.choose ?? /(?:^|; )choose: ([^\s,;]+)/u.exec(next.query)?.[1];
   if (typeof choose === 'string') {
     const named = options.find((option) => option.option_id === choose);
     if (named) return named;

@@ -55,6 +55,26 @@ export interface TurnContext {
    * ends closes it with `intent_done`.
    */
   announced?: boolean;
+  /** Each remote sub-agent call of this turn, appended as it ends (the turn's usage, `turn/turn-usage.ts`); absent in unit tests. */
+  agentCalls?: AgentCallRecord[];
+  /**
+   * The number of this turn in its session as the value sources count turns (`ValueSource` `user.turn`), set
+   * when the turn's inputs were sourced; the turn record keeps it so a source in an earlier turn finds that turn.
+   */
+  sessionTurn?: number;
+}
+
+/** One remote call to a sub-agent (a cached reply is not a call). */
+export interface AgentCallRecord {
+  /** The id the request carried (a verify retry's differs from its plan task's). */
+  task_id: string;
+  agent_id: string;
+  /** The agent answered (any reply status); false for a failure (timeout, error, breaker open, aborted). */
+  ok: boolean;
+  /** Its reply status, or the failure code. */
+  status: string;
+  /** Wall time, retries included. */
+  ms: number;
 }
 
 /** What the execute node tells storage about the sub-tasks it sends. */

@@ -12,7 +12,8 @@ export { compileFlowchart, FLOW_END, type FlowchartRunner, type FlowRunOptions }
 
 // The state it carries, and what a step gets for one turn.
 export { emptyMemory, type SessionMemory, type SupervisorState } from './state.js';
-export type { NodeEvent, TaskRecorder, TurnContext } from './context.js';
+export type { AgentCallRecord, NodeEvent, TaskRecorder, TurnContext } from './context.js';
+export type { ValueSource } from './value-source.js';
 export { createTurnBudget, type BudgetName, type TurnBudget } from './turn-budget.js';
 
 // The strategies the assembly picks for the steps.
@@ -25,8 +26,7 @@ export type { Verifier } from './verify/types.js';
 export { createAnswerCache } from './caches/answer-cache.js';
 export { createResponseCache } from './caches/response-cache.js';
 
-// What the turn and the evaluation read of the graph's rules: the output guard, reply words, memory, a key's check.
+// What the turn and the evaluation read of the graph's rules: the output guard, reply words, memory.
 export { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from './output-guard.js';
 export { classifyReplyWord } from './control/classify-reply-word.js';
 export { memoryAfterBusinessTurn, rememberTurn } from './memory/memory.js';
-export { checkKeyValue } from './planning/semantic-check.js';

@@ -1,7 +1,8 @@
 /**
  * `GET /v1/agents`: the live registry as clients may see it — public cards
  * (no endpoint URL headers, nothing secret), the config version, when it was
- * loaded and the last reload error, if any.
+ * loaded, the last reload error, if any, and the live version's warnings
+ * (registry lint: overlapping cards, actions without side_effects, unused widgets).
  */
 import type { RequestHandler } from 'express';
 import type { AgentCard, PublicAgentCard, Registry } from '../registry/index.js';
@@ -17,6 +18,8 @@ export function createAgentsHandler(options: {
       version: snapshot.version,
       loaded_at: snapshot.loadedAt,
       last_error: options.registry.lastError(),
+      // Registry lint and deprecations of the live version: it loaded, but may not route as meant.
+      warnings: (snapshot.warnings ?? []).map((warning) => ({ line: warning.line, col: warning.col, pointer: warning.pointer, message: warning.message })),
       agents: snapshot.agents.map((card) => options.publicCard(card)),
     });
   };

@@ -9,6 +9,7 @@
 import { AUTH_ERRORS, errorResponses } from './api-error-responses.js';
 import { DEPTH_HEADER } from './delegation-depth.js';
 import { OPEN_OBJECT } from './openapi-components.js';
+import { TURN_OUTCOMES } from '../turn/index.js';
 
 /** One route: express path (`:param` form), method, and its OpenAPI operation object. */
 export interface ApiRoute {
@@ -303,7 +304,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: '/v1/agents',
     operation: {
       operationId: 'agents',
-      summary: 'The live registry: public cards with health, version, loaded_at, last_error',
+      summary: 'The live registry: public cards with health, version, loaded_at, last_error, warnings',
       tags: ['registry'],
       security: [{}, { bearer: [] }],
       responses: {
@@ -312,6 +313,65 @@ export const API_ROUTES: readonly ApiRoute[] = [
           content: json(ref('RegistrySnapshot')),
         },
         ...errorResponses(AUTH_ERRORS),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/turns',
+    operation: {
+      operationId: 'listTurns',
+      summary: 'Recent finished turns of the caller\'s tenant, newest first (admin keys; loopback only without keys)',
+      description:
+        'With SWITCHBOARD_API_KEYS set, only keys also in SWITCHBOARD_ADMIN_KEYS, within their tenant; with no keys configured, only requests from a loopback address. Personal data is masked as in transcripts.',
+      tags: ['console'],
+      security: [{}, { bearer: [] }],
+      parameters: [
+        { name: 'outcome', in: 'query', required: false, description: 'Only turns with this outcome word.', schema: { type: 'string', enum: [...TURN_OUTCOMES] } },
+        { name: 'agent', in: 'query', required: false, description: 'Only turns that planned or called this agent.', schema: { type: 'string' } },
+        { name: 'session_id', in: 'query', required: false, description: 'Only turns of this session.', schema: { type: 'string' } },
+        { name: 'since', in: 'query', required: false, description: 'Only turns started at or after this ISO 8601 time.', schema: { type: 'string', format: 'date-time' } },
+        { name: 'cursor', in: 'query', required: false, description: 'next_cursor of the previous page.', schema: { type: 'string' } },
+        { name: 'limit', in: 'query', required: false, description: 'Turns per page (1 to 100, default 20).', schema: { type: 'integer', minimum: 1, maximum: 100 } },
+      ],
+      responses: {
+        '200': { description: 'One page of turns', content: json(ref('TurnList')) },
+        ...errorResponses({ BAD_REQUEST: 'A filter, the cursor or the limit is invalid (details.field names it)', ...AUTH_ERRORS, FORBIDDEN: 'Not an admin key, or (without keys) not a loopback address' }),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/turns/:turn_id',
+    operation: {
+      operationId: 'getTurn',
+      summary: 'One finished turn: stages with timings, the plan, each sub-agent call with its inputs and their sources, the verdict and the answer',
+      tags: ['console'],
+      security: [{}, { bearer: [] }],
+      parameters: [{ name: 'turn_id', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: {
+        '200': { description: 'The turn\'s record', content: json(ref('TurnDetail')) },
+        ...errorResponses({
+          BAD_REQUEST: 'The turn id is malformed',
+          ...AUTH_ERRORS,
+          FORBIDDEN: 'Not an admin key, or (without keys) not a loopback address',
+          NOT_FOUND: 'No finished turn with this id in the caller\'s tenant',
+        }),
+      },
+    },
+  },
+  {
+    method: 'get',
+    path: '/console',
+    operation: {
+      operationId: 'consolePage',
+      security: [],
+      summary: 'The console (HTML): registry, agents\' health, recent turns, one turn\'s waterfall and plan, usage',
+      description: 'The page reads /v1/agents and /v1/turns with the admin key it is given (`?key=` or its key field). With no API keys configured it is served to loopback addresses only.',
+      tags: ['page'],
+      responses: {
+        '200': { description: 'HTML page', content: { 'text/html': { schema: { type: 'string' } } } },
+        ...errorResponses({ FORBIDDEN: 'No API keys configured and the request is not from a loopback address' }),
       },
     },
   },

@@ -5,7 +5,7 @@
  * keys are on: it names agents) → page → `/v1` (auth first) → 404 → the one
  * error handler.
  */
-import { createMemoryRateLimiter, type RateLimiterFactory, type TranscriptReader } from '../store/index.js';
+import { createMemoryRateLimiter, type RateLimiterFactory, type TranscriptReader, type TurnRecordReader } from '../store/index.js';
 import express, { Router, type Express, type RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import type { TurnFeed, TurnIdempotency, TurnRunner } from '../turn/index.js';
@@ -13,6 +13,8 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { TraceContext } from '../trace-context.js';
 import type { AgentCard, PublicAgentCard, Registry } from '../registry/index.js';
+import { createAdminAdmission, isLoopback } from './admin-admission.js';
+import { createTurnDetailHandler, createTurnListHandler } from './turns-route.js';
 import { createA2aRouter } from './a2a-routes.js';
 import { createAgentsHandler } from './agents-route.js';
 import { createAguiHandler } from './agui-route.js';
@@ -63,6 +65,12 @@ export interface AppOptions {
   traceContext?: TraceContext;
   /** HTML served at `GET /`; absent means `GET /` is a 404. */
   chatPage?: string;
+  /** Finished turns' records (`GET /v1/turns`); absent = those routes answer 404. */
+  turnRecords?: TurnRecordReader;
+  /** Keys of `apiKeys` that may read turn records and the console (`SWITCHBOARD_ADMIN_KEYS`). */
+  adminKeys?: readonly string[];
+  /** HTML served at `GET /console`; absent means `GET /console` is a 404. */
+  consolePage?: string;
   /** Longest accepted URL, in characters. Default 8192. */
   maxUrlChars?: number;
   /** A request body must have arrived completely within this long. Default 30000 ms. */
@@ -148,12 +156,26 @@ export function createApp(options: AppOptions): Express {
       .all(methodNotAllowed(['GET']));
   }
 
+  const keysOn = (options.apiKeys ?? []).some((key) => key.trim() !== '');
+  const adminAdmission = createAdminAdmission({ apiKeys: options.apiKeys ?? [], adminKeys: options.adminKeys ?? [] });
+  if (options.consolePage !== undefined) {
+    const page = options.consolePage;
+    app
+      .route('/console')
+      .get((request, response) => {
+        // The page holds no data (it reads /v1 with the admin key it is given); open mode serves it to this host only.
+        if (!keysOn && !isLoopback(request)) throw new UserError('FORBIDDEN', 'the console is served to loopback addresses only while no API keys are configured');
+        response.setHeader('cache-control', 'no-cache');
+        response.type('html').send(page);
+      })
+      .all(methodNotAllowed(['GET']));
+  }
+
   app
     .route('/openapi.json')
     .get(createOpenApiHandler({ maxQueryChars: options.maxQueryChars ?? 4000 }))
     .all(methodNotAllowed(['GET']));
 
-  const keysOn = (options.apiKeys ?? []).some((key) => key.trim() !== '');
   const depthGuard = createDelegationDepthGuard(options.registry, options.metrics);
   const jsonBody = express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true });
   app.use(
@@ -220,6 +242,11 @@ export function createApp(options: AppOptions): Express {
   v1.route('/agents')
     .get(createAgentsHandler({ registry: options.registry, publicCard: options.publicCard }))
     .all(methodNotAllowed(['GET']));
+  if (options.turnRecords) {
+    const turns = options.turnRecords;
+    v1.route('/turns').get(adminAdmission, createTurnListHandler({ turns })).all(methodNotAllowed(['GET']));
+    v1.route('/turns/:turn_id').get(adminAdmission, createTurnDetailHandler({ turns })).all(methodNotAllowed(['GET']));
+  }
   app.use('/v1', auth, v1);
 
   app.use(createNotFoundHandler());

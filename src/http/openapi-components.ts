@@ -7,6 +7,8 @@
  * "no fields at all").
  */
 
+import { TURN_SCHEMAS } from './openapi-turn-schemas.js';
+
 /** Any JSON object (a schema the registry author wrote, stage-specific state). */
 export const OPEN_OBJECT = { type: 'object', additionalProperties: {} } as const;
 
@@ -18,6 +20,7 @@ export const ERROR_DETAILS = { ...OPEN_OBJECT, description: 'What went wrong, wh
 
 /** The named response schemas; merged into `components/schemas` by `openapi-document.ts`. */
 export const RESPONSE_SCHEMAS: Readonly<Record<string, unknown>> = {
+  ...TURN_SCHEMAS,
   ChatAnswer: {
     type: 'object',
     required: ['session_id', 'final_answer', 'events'],
@@ -94,11 +97,20 @@ export const RESPONSE_SCHEMAS: Readonly<Record<string, unknown>> = {
   },
   RegistrySnapshot: {
     type: 'object',
-    required: ['version', 'loaded_at', 'last_error', 'agents'],
+    required: ['version', 'loaded_at', 'last_error', 'warnings', 'agents'],
     properties: {
       version: { type: 'string', description: 'Content hash of the registry file.' },
       loaded_at: { type: 'string' },
       last_error: { oneOf: [{ $ref: '#/components/schemas/RegistryLoadError' }, { type: 'null' }], description: 'The last failed reload (the previous registry stays live), or null.' },
+      warnings: {
+        type: 'array',
+        description: 'What the live version was warned about (registry lint: cards whose examples or keywords overlap, actions without side_effects, unused widgets keys; deprecations). It routes all the same.',
+        items: {
+          type: 'object',
+          required: ['line', 'col', 'pointer', 'message'],
+          properties: { line: { type: 'integer' }, col: { type: 'integer' }, pointer: { type: 'string' }, message: { type: 'string' } },
+        },
+      },
       agents: { type: 'array', items: { $ref: '#/components/schemas/PublicAgentCard' } },
     },
   },

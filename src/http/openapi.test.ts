@@ -92,7 +92,7 @@ function stringConstants(text: string): Map<string, string> {
 let running: DemoSwitchboard;
 let switchboard: TestSwitchboard;
 beforeAll(async () => {
-  running = await startDemoSwitchboard({ chatPage: '<!doctype html><title>chat</title>' });
+  running = await startDemoSwitchboard({ chatPage: '<!doctype html><title>chat</title>', consolePage: '<!doctype html><title>console</title>' });
   switchboard = running.board;
 });
 afterAll(() => running?.close());

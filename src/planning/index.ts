@@ -12,3 +12,5 @@ export { runTaskGraph, type ScheduleOptions } from './scheduler.js';
 export { selectWithinSubtaskBudget } from './subtask-budget.js';
 export type { InvalidKey, SubTask, TaskOutcome, TaskPlan, TaskStatus, TaskType } from './plan-types.js';
 export type { PlanMemory, Planner, PlanRequest, PlanResult, RankedIntent } from './types.js';
+export { keyOptions, keyRequest, type KeyRequest, type KeyRequestOptions } from './key-request.js';
+export { checkKeyValue, checkPlanSemantics, type SemanticCheckResult } from './semantic-check.js';

@@ -5,6 +5,7 @@
  * by `schema-compiler.ts`), then freezing (`freeze-snapshot.ts`). Every check
  * returns its findings; a snapshot is only built when none is an issue.
  */
+import { lintRegistry } from './registry-lint.js';
 import type { A2aCardMap } from './a2a-cards.js';
 import { buildCard } from './build-card.js';
 import { compilePiiPatterns, guardSettings } from './guard-settings.js';
@@ -70,7 +71,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
     if (card.value && !isMalformed(joinPointer(['agents', index]))) agents.push(card.value);
   });
 
-  const { issues, warnings } = mergeFindings(piiPatterns, escalation, widgets, crossChecks, ...cardFindings, agentListWarnings(config, source));
+  const { issues, warnings } = mergeFindings(piiPatterns, escalation, widgets, crossChecks, ...cardFindings, agentListWarnings(config, source), lintRegistry(config, source));
   if (issues.length > 0) return { ok: false, issues, warnings };
   schemaCompiler.pruneCache();
   const snapshot = freezeSnapshot({
@@ -80,6 +81,7 @@ export function buildSnapshot(source: YamlSource, options: BuildOptions): BuildR
     supervisor,
     widgets: widgets.value,
     agents,
+    warnings,
   });
   return { ok: true, snapshot, warnings };
 }

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { indexFieldPlacements, suggestPlacement, type FieldPlacements } from './field-placements.js';
 import type { ConfigIssue } from './types.js';
 import { joinPointer, splitPointer, type YamlSource } from './yaml-source.js';
 
@@ -24,20 +25,23 @@ export function createConfigShapeValidator(): ConfigShapeValidator {
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
   ajv.addKeyword({ keyword: 'deprecationMessage', schemaType: 'string' });
   const validate: ValidateFunction = ajv.compile(schema);
+  const placements = indexFieldPlacements(schema);
   return (source) => {
     if (source.data === null || source.data === undefined) {
       return [source.issueAt('', 'the file is empty: expected a mapping with `version: 1` and `agents:`')];
     }
     if (validate(source.data)) return [];
-    return describeAjvErrors(validate.errors ?? [], source, '');
+    return describeAjvErrors(validate.errors ?? [], source, '', placements);
   };
 }
 
 /**
  * Turns ajv errors into issues, one per location. `basePointer` is prepended
  * when the validated value is a part of the document (an agent's input_schema).
+ * With the registry schema's `placements`, a field written at the wrong level
+ * is told where it belongs.
  */
-export function describeAjvErrors(errors: readonly ErrorObject[], source: YamlSource, basePointer: string): ConfigIssue[] {
+export function describeAjvErrors(errors: readonly ErrorObject[], source: YamlSource, basePointer: string, placements?: FieldPlacements): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const seen = new Set<string>();
   const locationsWithConcreteErrors = new Set(
@@ -55,7 +59,7 @@ export function describeAjvErrors(errors: readonly ErrorObject[], source: YamlSo
     }
     // A bad property name shows up twice (propertyNames + the name's own pattern); keep one.
     if (error.keyword === 'pattern' && error.propertyName !== undefined) continue;
-    const { pointer, key, message } = describeAjvError(error);
+    const { pointer, key, message } = describeAjvError(error, placements);
     const fullPointer = basePointer + pointer;
     const dedupeKey = `${fullPointer}\u0000${message}`;
     if (seen.has(dedupeKey)) continue;
@@ -69,7 +73,7 @@ function isCombinator(error: ErrorObject): boolean {
   return error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if';
 }
 
-function describeAjvError(error: ErrorObject): { pointer: string; key: boolean; message: string } {
+function describeAjvError(error: ErrorObject, placements: FieldPlacements | undefined): { pointer: string; key: boolean; message: string } {
   const params = error.params as Record<string, unknown>;
   const here = error.instancePath;
   const last = splitPointer(here).at(-1);
@@ -80,8 +84,18 @@ function describeAjvError(error: ErrorObject): { pointer: string; key: boolean; 
     case 'additionalProperties': {
       const name = String(params.additionalProperty);
       const known = Object.keys(((error.parentSchema ?? {}) as { properties?: object }).properties ?? {});
-      const suggestion = closestName(name, known);
-      const hint = suggestion ? ` (did you mean "${suggestion}"?)` : known.length ? ` (allowed: ${known.join(', ')})` : '';
+      const placed = placements ? suggestPlacement(placements, name, here) : undefined;
+      const suggestion = closestName(name, known) ?? known.find((candidate) => candidate.endsWith(`_${name}`) || candidate.startsWith(`${name}_`));
+      // Below this level first (`endpoint.retries`), then a likely typo here, then elsewhere in the file.
+      const below = placed !== undefined && !placed.startsWith('/');
+      const hint =
+        placed && (below || !suggestion)
+          ? ` (did you mean "${placed}"? "${name}" is not allowed at this level)`
+          : suggestion
+            ? ` (did you mean "${suggestion}"?)`
+            : known.length
+              ? ` (allowed: ${known.join(', ')})`
+              : '';
       return { pointer: here + joinPointer([name]), key: true, message: `unknown property "${name}"${hint}` };
     }
     case 'propertyNames':

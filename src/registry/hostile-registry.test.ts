@@ -143,7 +143,11 @@ describe('endpoint urls to private addresses', () => {
   const withUrl = (url: string, supervisor = '') =>
     `version: 1\n${supervisor}agents:\n  - id: a1\n    name: A\n    description: d\n    endpoint: { url: "${url}" }\n`;
 
-  it.each(['http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/invoke', 'http://[fe80::1]/invoke', 'http://[::ffff:169.254.169.254]/', 'http://metadata.google.internal/x', 'http://2852039166/'])(
+  it.each(['http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/invoke', 'http://[fe80::1]/invoke', 'http://[::ffff:169.254.169.254]/', 'http://metadata.google.internal/x', 'http://2852039166/',
+    // IPv6 forms that carry a metadata IPv4 address
+    'http://[::169.254.169.254]/', 'http://[::a9fe:a9fe]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[64:ff9b::169.254.169.254]/',
+    'http://[64:ff9b:1::a9fe:a9fe]/', 'http://[::ffff:0:a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::1]/', 'http://[2001:0:a9fe:a9fe::1]/',
+    'http://[2001:0:4136:e378:8000:63bf:5601:5601]/', 'http://[0:0:0:0:0:ffff:6464:64c8]/'])(
     'refuses %s at load, pointing at the url',
     (url) => {
       const result = loadRegistryText(withUrl(url), 'agents_config.yaml', { env: {} });
@@ -155,7 +159,7 @@ describe('endpoint urls to private addresses', () => {
   );
 
   it('accepts loopback and ordinary private networks, and private addresses when allowed', () => {
-    for (const url of ['http://127.0.0.1:7101/invoke', 'http://10.1.2.3/invoke', 'http://[::1]:80/x']) {
+    for (const url of ['http://127.0.0.1:7101/invoke', 'http://10.1.2.3/invoke', 'http://[::1]:80/x', 'http://[64:ff9b::a00:1]/x', 'http://[2002:a00:1::1]/x', 'http://[2001:db8::1]/x']) {
       expect(loadRegistryText(withUrl(url), 'agents_config.yaml', { env: {} }).ok).toBe(true);
     }
     const allowed = loadRegistryText(withUrl('http://169.254.169.254/x', 'supervisor:\n  allow_private_endpoints: true\n'), 'agents_config.yaml', { env: {} });

@@ -156,6 +156,8 @@ export interface RegistrySnapshot {
   readonly byId: ReadonlyMap<string, AgentCard>;
   /** Enabled cards only, in file order. */
   readonly enabledAgents: readonly AgentCard[];
+  /** What the load warned about (registry lint, deprecations); the snapshot is live all the same. */
+  readonly warnings?: readonly ConfigIssue[];
 }
 
 /** One problem found in a registry file. Printed as `file:line:col  pointer  message`. */

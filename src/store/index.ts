@@ -24,6 +24,17 @@ export type {
   TurnOutcome,
   TurnRecord,
   TurnStart,
+  AgentUsage,
+  RecordedCall,
+  RecordedInput,
+  RecordedStage,
+  RecordedTask,
+  RecordedValueSource,
+  RecordedVerdict,
+  StoredTurnRecord,
+  TurnRecordQuery,
+  TurnRecordReader,
+  TurnUsage,
 } from './types.js';
 export { openStorage, redactUrl, type OpenStorageOptions } from './open-storage.js';
 export { openSqliteStorage } from './sqlite/open-sqlite-storage.js';

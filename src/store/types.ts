@@ -63,6 +63,138 @@ export interface TurnFinish {
   metadata?: Record<string, unknown>;
   /** The turn's last events (as `TurnEventStore.appendEvents` takes them), stored in the same write. */
   events?: readonly StoredEvent[];
+  /** The turn's record for `GET /v1/turns` and the console, stored in the same write (personal data masked). */
+  record?: StoredTurnRecord;
+}
+
+/** One agent's sub-agent calls in a turn (`TurnUsage.by_agent`). */
+export interface AgentUsage {
+  calls: number;
+  failures: number;
+  /** Wall time of its calls, retries included, summed. */
+  ms: number;
+}
+
+/**
+ * What one turn cost (contract v4 "Usage"; `done.metadata.state.usage`): model calls with the tokens the
+ * endpoint reported (0 offline), and sub-agent calls with their failures and time, by agent id.
+ */
+export interface TurnUsage {
+  model_calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  agent_calls: number;
+  by_agent: Record<string, AgentUsage>;
+}
+
+/**
+ * Where one input value came from, as a turn record keeps it: a value source
+ * (`parked-task.ts`); a `user` one with the id of the turn whose words hold it
+ * when known (`turn_id`) and those words (`words`, masked like the transcript).
+ */
+export type RecordedValueSource =
+  | { kind: 'user'; turn: number; start: number; end: number; turn_id?: string; words?: string }
+  | { kind: 'profile'; key: string }
+  | { kind: 'upstream'; task_id: string };
+
+/** One input value of a planned task or a call, with its source (absent: the value had none and was not sent). */
+export interface RecordedInput {
+  key: string;
+  value: unknown;
+  source?: RecordedValueSource;
+}
+
+/** A stage of a turn as the waterfall draws it: offsets in ms from the turn's start. */
+export interface RecordedStage {
+  /** `intent`, `plan`, `execute`, `verify`, `answer`, `escalate`. */
+  stage: string;
+  start_ms: number;
+  end_ms: number;
+}
+
+/** One task of the turn's plan. */
+export interface RecordedTask {
+  task_id: string;
+  agent_id: string;
+  /** The task's own words (its clause of the message). */
+  description: string;
+  dependencies: string[];
+  /** Its status when the plan was made (`pending`, `parked`, `awaiting_confirmation`, `failed`). */
+  status: string;
+  inputs: RecordedInput[];
+}
+
+/** One sub-agent call (or a reply served from the response cache, `cached`). */
+export interface RecordedCall {
+  /** The plan task it ran. */
+  task_id: string;
+  agent_id: string;
+  start_ms: number;
+  end_ms: number;
+  /** Wall time of the remote call, retries included (absent for a cached reply or a task not sent). */
+  ms?: number;
+  /** The reply's status (`completed`, `input_required`), or `failed`. */
+  status: string;
+  /** The failure code when it failed (`timeout`, `breaker_open`, ...). */
+  code?: string;
+  cached?: boolean;
+  /** The values it was sent, each with its source. */
+  inputs: RecordedInput[];
+}
+
+/** The verify step's verdict. */
+export interface RecordedVerdict {
+  sufficient: boolean;
+  judged: boolean;
+  retried: string[];
+  rounds: number;
+  missing?: { task_id: string; reason: string }[];
+}
+
+/**
+ * A finished turn as `GET /v1/turns(/:turn_id)` and the console read it: written once with the turn's end
+ * (`TranscriptStore.finishTurn`), kept and deleted with the turn (retention, forgetting a user), personal
+ * data masked on the way in like the transcript. Times are ISO text; `*_ms` are offsets from `at`.
+ * `user_id` is the owner key (tenant-qualified): the HTTP layer shows it masked.
+ */
+export interface StoredTurnRecord {
+  turn_id: string;
+  session_id: string;
+  user_id: string;
+  trace_id: string;
+  /** When the turn started. */
+  at: string;
+  /** The outcome word `done` carried (`completed`, `partial`, `input_required`, ...). */
+  outcome: string;
+  duration_ms: number;
+  /** Agents the turn planned or called, in first-seen order. */
+  agents: string[];
+  usage: TurnUsage;
+  registry_version: string;
+  /** This turn's number in its session as `user` value sources count turns (absent when nothing was planned). */
+  session_turn?: number;
+  query: string;
+  answer: string;
+  stages: RecordedStage[];
+  /** Wall time of each graph node, as `done` carried it. */
+  timings_ms: Record<string, number>;
+  plan?: { plan_id: string; task_type: string; tasks: RecordedTask[] };
+  calls: RecordedCall[];
+  verify?: RecordedVerdict;
+}
+
+/** Which turn records `listTurnRecords` returns: one tenant's, newest first. */
+export interface TurnRecordQuery {
+  tenant: string;
+  outcome?: string;
+  /** Only turns that planned or called this agent. */
+  agent?: string;
+  sessionId?: string;
+  /** Only turns started at or after this ISO time. */
+  since?: string;
+  /** Only turns after this one in the order (the cursor: started before it, or at the same time with a smaller id). */
+  before?: { at: string; turnId: string };
+  limit: number;
 }
 
 /** Who may read a session: its owner, only other users of the same tenant, or nobody (in this tenant) has it. */
@@ -80,11 +212,19 @@ export interface TranscriptReader {
   listMessages(userId: string, sessionId: string): Promise<StoredMessage[]>;
 }
 
+/** The read side of turn records (`GET /v1/turns`, the console); always within one tenant. */
+export interface TurnRecordReader {
+  /** Finished turns' records of one tenant, newest first (started_at, then turn id, descending). */
+  listTurnRecords(query: TurnRecordQuery): Promise<StoredTurnRecord[]>;
+  /** One finished turn's record, if it belongs to `tenant` (another tenant's turn is undefined). */
+  getTurnRecord(tenant: string, turnId: string): Promise<StoredTurnRecord | undefined>;
+}
+
 /**
  * Sessions and the append-only transcript, written ahead: the user's row is
  * committed before the graph runs, the answer row when the turn ends.
  */
-export interface TranscriptStore extends TranscriptReader {
+export interface TranscriptStore extends TranscriptReader, TurnRecordReader {
   /**
    * Records the turn as running and appends the user's row, in one atomic
    * write. Any other turn of the session still marked running is closed as
@@ -158,6 +298,8 @@ export interface TurnHistoryReader {
   page(query: RecordedTurnQuery): Promise<RecordedTurn[]>;
   /** The turn started right after this one in its session, with its events (how a question the turn asked was answered). */
   nextInSession(turnId: string): Promise<RecordedTurn | undefined>;
+  /** The stored events of these turns, in order, by turn id (one query; a turn without events maps to []). */
+  eventsOf(turnIds: readonly string[]): Promise<Map<string, StoredEvent[]>>;
 }
 
 /** Status of a dispatched sub-task. */

@@ -27,6 +27,8 @@ export interface EventPipelineOptions {
   onEvent: (event: ResponseState) => void;
   /** State added to the complete `final` and to `done`: usage, budget stops, dropped progress. */
   closingState: () => Record<string, unknown>;
+  /** When the turn started (epoch ms): each event's offset from it is kept for the turn record. */
+  startedAt: number;
 }
 
 /** One turn's pipeline, and what it saw go through. */
@@ -35,6 +37,8 @@ export interface EventPipeline {
   send(event: NodeEvent, type?: ResponseState['type']): void;
   /** Every event sent so far, numbered. */
   readonly events: ResponseState[];
+  /** When each of `events` went through, in ms from the turn's start (index-aligned). */
+  readonly offsets: number[];
   /** The answer so far: the last complete `final`, with an escalation's text after it. */
   finalAnswer(): string;
   /** Whether the verify step found the results insufficient (the turn counts as unresolved). */
@@ -90,6 +94,7 @@ export function createDataGuards(): (snapshot: RegistrySnapshot) => TextScrubber
 export function createEventPipeline(options: EventPipelineOptions): EventPipeline {
   const { guard, scrubData, eventLog, clientSignal, onEvent } = options;
   const events: ResponseState[] = [];
+  const offsets: number[] = [];
   let finalAnswer = '';
   // The verify step found the results insufficient: a turn that ran to its end still counts as unresolved (docs/api.md#model-replies).
   let unresolved = false;
@@ -119,6 +124,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     if (completeFinal && (event.state?.verification as { sufficient?: unknown } | undefined)?.sufficient === false) unresolved = true;
     if (completeFinal || event.stage === 'escalate') finalAnswer = finalAnswer && event.stage === 'escalate' ? `${finalAnswer}\n\n${response.content}` : response.content;
     events.push(response);
+    offsets.push(Date.now() - options.startedAt);
     // After the whole answer only `escalate` and `done` can follow: they are stored with the turn's end.
     if (completeFinal) eventLog.holdUntilEnd();
     eventLog.append({ seq, data: JSON.stringify(response) });
@@ -172,5 +178,5 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     heldForClient = undefined;
     for (const response of held) if (!clientSignal.aborted) onEvent(response);
   };
-  return { send, events, finalAnswer: () => finalAnswer, unresolved: () => unresolved, holdForClient, releaseToClient };
+  return { send, events, offsets, finalAnswer: () => finalAnswer, unresolved: () => unresolved, holdForClient, releaseToClient };
 }

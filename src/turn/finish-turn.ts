@@ -15,10 +15,12 @@ import type { TurnRunnerOptions, TurnStopReason } from './runner-options.js';
 import type { TurnEventLog } from './turn-event-log.js';
 import type { TurnRequest, TurnResult } from './turn-types.js';
 import { decideTurnOutcome } from './turn-outcome.js';
+import { buildTurnRecord } from './turn-record.js';
+import { summariseTurnUsage } from './turn-usage.js';
 
 /** How a turn ended, as its run saw it. */
 export interface TurnEnding {
-  request: TurnRequest & { sessionId: string; turnId: string };
+  request: TurnRequest & { sessionId: string; turnId: string; owner: string };
   snapshot: RegistrySnapshot;
   context: TurnContext;
   outcome: Exclude<TurnOutcome, 'interrupted'>;
@@ -34,7 +36,7 @@ export interface TurnEnding {
 }
 
 /** What finishing needs from the runner. */
-export type FinishOptions = Pick<TurnRunnerOptions, 'storage' | 'logger' | 'pruneCheckpoints' | 'onTurnEnd'>;
+export type FinishOptions = Pick<TurnRunnerOptions, 'storage' | 'logger' | 'pruneCheckpoints' | 'onTurnEnd' | 'onModelCalls'>;
 
 /** Closes the turn and returns its result. */
 export async function finishTurn(options: FinishOptions, ending: TurnEnding): Promise<TurnResult> {
@@ -67,6 +69,24 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
     'done',
   );
   const finalAnswer = pipeline.finalAnswer();
+  const record = buildTurnRecord({
+    turnId: request.turnId,
+    sessionId: request.sessionId,
+    owner: request.owner,
+    traceId: request.traceId,
+    startedAt: ending.startedAt,
+    query: request.query,
+    answer: finalAnswer,
+    outcome: said,
+    durationMs,
+    registryVersion: ending.snapshot.version,
+    ...(context.sessionTurn !== undefined ? { sessionTurn: context.sessionTurn } : {}),
+    events: pipeline.events,
+    offsets: pipeline.offsets,
+    timings: context.timings,
+    usage: summariseTurnUsage(context.usage, context.agentCalls ?? []),
+    agentCalls: context.agentCalls ?? [],
+  });
   const lastEvents = ending.eventLog.takeQueued();
   let recorded: boolean;
   try {
@@ -76,6 +96,7 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
       createdAt: new Date().toISOString(),
       metadata: { registry_version: ending.snapshot.version, ...(stopReason && stopReason !== 'client_disconnected' ? { reason: stopReason } : {}) },
       events: lastEvents,
+      record,
     });
   } catch (error) {
     // The events still get their own write (resume reads them); the turn's bookkeeping failure goes on up.
@@ -95,6 +116,7 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
     { traceId: request.traceId, session: request.sessionId, turnId: request.turnId, outcome: said, durationMs, timingsMs: context.timings, ...ending.usageState() },
     'turn finished',
   );
+  options.onModelCalls?.(context.usage.calls);
   options.onTurnEnd?.(outcome, durationMs, pipeline.events);
   return { sessionId: request.sessionId, finalAnswer, events: pipeline.events };
 }

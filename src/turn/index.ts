@@ -12,6 +12,8 @@ export { createTurnFeed, parseEventId, type ResumePoint, type TurnFeed } from '.
 export { startTurnSweeper, type TurnSweeper } from './turn-sweeper.js';
 export { traceTurns } from './traced-turns.js';
 export { createTurnIdempotency, type IdempotencyClaim, type TurnIdempotency } from './turn-idempotency.js';
+export { TURN_OUTCOMES, type TurnOutcomeWord } from './turn-outcome.js';
+export { summariseTurnUsage, type TurnUsage } from './turn-usage.js';
 export { DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
-export { recordCacheLookup, recordTurnMetrics, turnOutcomeLabel, type CacheName } from './turn-metrics.js';
+export { recordCacheLookup, recordModelTokens, recordTurnMetrics, turnOutcomeLabel, type CacheName } from './turn-metrics.js';
 export type { BudgetName } from '../graph/index.js';

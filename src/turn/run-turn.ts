@@ -9,7 +9,7 @@ import { detectLanguage, type TextScrubber } from '../text/index.js';
 import { checkpointThread, type TurnOutcome } from '../store/index.js';
 import { intentStartText, turnFailedText, turnStoppedText } from '../i18n/index.js';
 import { hasNoLanguage } from '../understanding/index.js';
-import { classifyReplyWord, type NodeEvent, type OutputGuard, type TaskRecorder, type TurnContext } from '../graph/index.js';
+import { type AgentCallRecord, classifyReplyWord, type NodeEvent, type OutputGuard, type TaskRecorder, type TurnContext } from '../graph/index.js';
 import type { LlmUsage } from '../llm/index.js';
 import type { ResponseState } from '../events/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
@@ -21,6 +21,7 @@ import { createStreamGovernor, DEFAULT_STREAM_CAPS, type StreamCaps } from './st
 import type { RecordedTurn } from './task-records.js';
 import { turnEventsChannel } from './turn-channels.js';
 import { createTurnEventLog } from './turn-event-log.js';
+import { summariseTurnUsage } from './turn-usage.js';
 import type { TurnRequest, TurnResult } from './turn-types.js';
 
 /** What the runner hands every turn it runs. */
@@ -58,7 +59,8 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     const budgets = startTurnBudgets({ snapshot, logger, traceId: request.traceId, onReached: options.onBudgetReached, controller, graceMs: budgetGraceMs });
     const { budget } = budgets;
     const usage: LlmUsage = { calls: [], budget: budget.llm };
-    const usageState = () => (options.summariseUsage ? { llm: options.summariseUsage(usage) } : {});
+    const agentCalls: AgentCallRecord[] = [];
+    const usageState = () => ({ ...(options.summariseUsage ? { llm: options.summariseUsage(usage) } : {}), usage: summariseTurnUsage(usage, agentCalls) });
     const progress = createStreamGovernor(streamCaps, (cap, agentId, first) => {
       if (first) logger.warn({ traceId: request.traceId, cap, agent: agentId, limits: streamCaps }, 'agent progress over its cap; further progress of this turn dropped');
       options.onStreamDrop?.(cap, first);
@@ -84,6 +86,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
       clientSignal,
       onEvent,
       closingState: () => ({ ...usageState(), ...budgets.state(), ...droppedState() }),
+      startedAt,
     });
     const send = pipeline.send;
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
@@ -102,6 +105,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
       tasks: parts.recorderFor(request, snapshot),
       budget,
       admitProgress: (agentId, content) => progress.admit(agentId, content),
+      agentCalls,
     };
     const threadKey = checkpointThread(request.owner, request.sessionId);
     // The first frame leaves before any storage read or recognition when the message's own words fix its

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Registry } from '../registry/index.js';
 import type { Storage, TurnOutcome } from '../store/index.js';
 import type { StopNoticeReason } from '../i18n/index.js';
-import type { LlmUsage } from '../llm/index.js';
+import type { LlmCallRecord, LlmUsage } from '../llm/index.js';
 import type { ResponseState } from '../events/index.js';
 import type { BudgetName, SupervisorGraph } from '../graph/index.js';
 import type { StreamCapName, StreamCaps } from './stream-caps.js';
@@ -38,6 +38,8 @@ export interface TurnRunnerOptions {
   now?: () => Date;
   /** Per-turn usage summary added to the final and done events. */
   summariseUsage?: (usage: LlmUsage) => Record<string, unknown>;
+  /** Called once per finished turn with its model calls (metrics: tokens by model). */
+  onModelCalls?: (calls: readonly LlmCallRecord[]) => void;
   /** Called once per finished turn with its lifecycle outcome and every event it sent (metrics). */
   onTurnEnd?: (outcome: TurnOutcome, durationMs: number, events: readonly ResponseState[]) => void;
   /** Called the first time a turn reaches one of its budgets (metrics). */

@@ -12,7 +12,7 @@
  * event that would go past either limit is dropped whole (never cut in half).
  */
 
-/** The limits; the registry has no field for them, so they are process settings (README). */
+/** The limits; the registry has no field for them, so they are process settings (docs/configuration.md). */
 export interface StreamCaps {
   /** Most `agent_stream` events one turn relays, over all its agents. */
   maxEventsPerTurn: number;
@@ -23,7 +23,7 @@ export interface StreamCaps {
 /** Which cap dropped an event (the `cap` label of the metric). */
 export type StreamCapName = 'events_per_turn' | 'agent_stream_bytes';
 
-/** 200 progress events per turn, 64 KiB of progress per agent per turn (README "Bounded input and output"). */
+/** 200 progress events per turn, 64 KiB of progress per agent per turn (docs/configuration.md, "Bounded input and output"). */
 export const DEFAULT_STREAM_CAPS: StreamCaps = Object.freeze({ maxEventsPerTurn: 200, maxBytesPerAgent: 64 * 1024 });
 
 /** One turn's counter of relayed progress. */

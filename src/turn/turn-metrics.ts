@@ -7,7 +7,9 @@
 import { doneOf, outcomeOf, type ResponseState } from '../events/index.js';
 import type { TurnOutcome } from '../store/index.js';
 import type { Metrics } from '../metrics.js';
+import type { LlmCallRecord } from '../llm/index.js';
 import { decideTurnOutcome, isTurnOutcomeWord, type TurnOutcomeWord } from './turn-outcome.js';
+import { reportedTokens } from './turn-usage.js';
 
 /**
  * The `outcome` label of a finished turn: the outcome its `done` event carried
@@ -41,4 +43,13 @@ export type CacheName = 'answer' | 'response' | 'intent' | 'answer_paraphrase';
 /** Counts one cache lookup as a hit or a miss. */
 export function recordCacheLookup(metrics: Metrics, cache: CacheName, hit: boolean): void {
   (hit ? metrics.cacheHits : metrics.cacheMisses).inc({ cache });
+}
+
+/** Counts a finished turn's model tokens as the endpoint reported them (`switchboard_model_tokens_total`). */
+export function recordModelTokens(metrics: Metrics, calls: readonly LlmCallRecord[]): void {
+  for (const call of calls) {
+    const tokens = reportedTokens(call);
+    if (tokens.prompt > 0) metrics.modelTokens.inc({ kind: 'prompt', model: call.model }, tokens.prompt);
+    if (tokens.completion > 0) metrics.modelTokens.inc({ kind: 'completion', model: call.model }, tokens.completion);
+  }
 }

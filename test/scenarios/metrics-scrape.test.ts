@@ -2,7 +2,8 @@
  * What an on-call engineer scrapes: a 400 on `POST /v1/chat` is labelled
  * `route="/v1/chat"` like its successes (an error-rate query sees it), other
  * errors keep their route template too, and a rejected registry edit is
- * counted (`outcome="rejected"`) beside the applied ones.
+ * counted (`outcome="rejected"`) beside the applied ones. An applied edit the
+ * registry lint warns about shows its warnings in `GET /v1/agents`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,7 +30,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
   }
 }
 
-describe('/metrics after a 400 and a rejected reload', () => {
+describe('/metrics after a 400 and a rejected reload; GET /v1/agents after a reload the lint warns about', () => {
   it('labels every response with its route template and counts reloads by outcome', async () => {
     const scrape = () => fetch(`${board.url}/metrics`).then((response) => response.text());
     expect(await scrape()).toContain('switchboard_registry_reloads_total{outcome="rejected"} 0');
@@ -53,9 +54,15 @@ describe('/metrics after a 400 and a rejected reload', () => {
       (body) => body.last_error !== null,
     );
     expect(agents.last_error).not.toBeNull();
-    // A good edit: applied.
-    writeFileSync(board.configPath, good.replace('memory_max_history: 5', 'memory_max_history: 6'));
+    // A good edit that the registry lint warns about (docs/onboard-an-agent.md's card beside the demo's hotel agent): applied.
+    const guide = readFileSync('docs/onboard-an-agent.md', 'utf8');
+    const entry = guide.slice(guide.indexOf('  - id: my_hotel_agent'), guide.indexOf('```', guide.indexOf('  - id: my_hotel_agent')));
+    writeFileSync(board.configPath, `${good.trimEnd()}\n${entry}`);
     await until(scrape, (text) => text.includes('switchboard_registry_reloads_total{outcome="applied"} 1'));
+    const live = (await fetch(`${board.url}/v1/agents`).then((response) => response.json())) as { last_error: unknown; warnings: { pointer: string; message: string }[] };
+    expect(live.last_error).toBeNull();
+    expect(live.warnings.map((warning) => warning.message)).toContainEqual(expect.stringMatching(/^agent "my_hotel_agent" overlaps "hotel_agent" \(\/agents\/0\): shared keywords "酒店", "hotel"; colliding examples "帮我订北京的酒店"/));
+    expect(live.warnings.map((warning) => warning.message)).toContainEqual(expect.stringContaining('agent "my_hotel_agent" has examples that read like an action with side effects'));
 
     const text = await scrape();
     expect(text).toContain('switchboard_http_requests_total{route="/v1/chat",method="POST",status="400"} 2');

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Annotation, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { checkpointThread, ownerKey, type Storage, type TurnStart } from '../../src/store/index.js';
+import { describeTurnRecords } from './turn-records-contract.js';
 import { runTurnHistoryContract } from './turn-history-contract.js';
 
 export interface StorageFactory {
@@ -183,6 +184,8 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
         });
       });
     });
+
+    describeTurnRecords((body) => withStorage(factory, body));
 
     describe('turn events', () => {
       it('appends as sent and lists after a seq, idempotently', async () => {

@@ -50,6 +50,12 @@ export function runTurnHistoryContract(factory: StorageFactory): void {
         expect(next!.events).toHaveLength(2);
         expect(await storage.history.nextInSession('h3')).toBeUndefined();
         expect(await storage.history.nextInSession('unknown')).toBeUndefined();
+        const events = await storage.history.eventsOf(['h2', 'unknown']);
+        expect([...events.entries()]).toEqual([
+          ['h2', [{ seq: 1, data: '{"stage":"intent_start","n":"h2"}' }, { seq: 2, data: '{"stage":"done"}' }]],
+          ['unknown', []],
+        ]);
+        expect((await storage.history.eventsOf([])).size).toBe(0);
       } finally {
         await storage.close();
       }

@@ -82,6 +82,10 @@ export async function startTestSwitchboard(options: {
   streamCaps?: SwitchboardOptions['streamCaps'];
   /** `SWITCHBOARD_API_KEYS` entries (default: keys off). */
   apiKeys?: readonly string[];
+  /** `SWITCHBOARD_ADMIN_KEYS` entries (default: none). */
+  adminKeys?: readonly string[];
+  /** HTML served at `GET /console`. */
+  consolePage?: string;
   /** Fetching of `a2a_card` Agent Cards (default: the product's). */
   a2aCards?: SwitchboardOptions['a2aCards'];
 }): Promise<TestSwitchboard> {
@@ -103,6 +107,8 @@ export async function startTestSwitchboard(options: {
     tracing: options.tracing,
     streamCaps: options.streamCaps,
     apiKeys: options.apiKeys,
+    adminKeys: options.adminKeys,
+    consolePage: options.consolePage,
     a2aCards: options.a2aCards,
     watch: true,
   });

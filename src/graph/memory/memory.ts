@@ -6,8 +6,7 @@
 import type { RegistrySnapshot } from '../../registry/index.js';
 import type { MemoryTurn } from '../../intent/index.js';
 import type { ConfirmationRequest } from '../../events/index.js';
-import type { SubTask, TaskOutcome } from '../../planning/index.js';
-import { checkKeyValue } from '../planning/semantic-check.js';
+import { checkKeyValue, type SubTask, type TaskOutcome } from '../../planning/index.js';
 import type { PendingTask, SessionMemory } from '../state.js';
 import { foldTurn } from './layered-summary.js';
 

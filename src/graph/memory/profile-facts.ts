@@ -22,8 +22,7 @@
 import { type AgentCard, keyDescription } from '../../registry/index.js';
 import type { ProfileEvidence, ProfileFact } from '../../store/index.js';
 import { type Language, profileUsedText } from '../../i18n/index.js';
-import type { SubTask, TaskOutcome } from '../../planning/index.js';
-import { checkKeyValue } from '../planning/semantic-check.js';
+import { checkKeyValue, type SubTask, type TaskOutcome } from '../../planning/index.js';
 
 /** A key filled from the profile this turn. */
 export interface ProfileFill {

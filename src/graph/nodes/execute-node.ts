@@ -14,7 +14,7 @@ import { agentFailedEvent } from '../agent-failed-event.js';
 import { runTaskGraph, selectWithinSubtaskBudget, type SubTask, type TaskOutcome } from '../../planning/index.js';
 import type { SemanticInfo } from '../../events/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
-import { createTaskDispatch, type DispatchDependencies } from '../task-dispatch.js';
+import { createTaskDispatch, type DispatchDependencies } from '../dispatch/task-dispatch.js';
 
 /** What the execute node needs (the task dispatcher's dependencies). */
 export type ExecuteDependencies = DispatchDependencies;

@@ -5,7 +5,7 @@
  * answer: no agent and no model is called. The client still sees each task
  * answered: agent_start and agent_done (`metadata.state.cached: true`, the
  * kept output and message) per task in plan order, the events a response
- * cache hit gives (task-dispatch.ts). A miss (or a plan that may not be
+ * cache hit gives (dispatch/task-dispatch.ts). A miss (or a plan that may not be
  * cached) runs the turn as usual; summarize keeps its answer when the turn
  * completed whole.
  */

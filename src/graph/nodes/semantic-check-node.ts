@@ -1,15 +1,14 @@
 /**
  * Checks each sub-task's required semantic keys before anything is sent
- * (see planning/semantic-check.ts for why), then emits plan_done with the
+ * (see src/planning/semantic-check.ts for why), then emits plan_done with the
  * plan and the `semantic_info` of parked tasks.
  */
 import type { RegistrySnapshot } from '../../registry/index.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { type Language, planDescriptionText } from '../../i18n/index.js';
-import type { SubTask, TaskPlan } from '../../planning/index.js';
+import { checkPlanSemantics, type SubTask, type TaskPlan } from '../../planning/index.js';
 import { serviceNames } from '../service-name.js';
 import { holdSideEffects } from '../control/confirmation.js';
-import { checkPlanSemantics } from '../planning/semantic-check.js';
 import { sessionEvidence, sourceTaskInputs } from '../value-source.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
@@ -45,6 +44,8 @@ export function createSemanticCheckNode() {
       profile: state.profile_filled,
       now: context.now,
     });
+    // The number value-source.ts gives this turn (`sessionEvidence`): the turn record keeps it.
+    context.sessionTurn = (state.memory.summary?.turns ?? 0) + state.memory.history.length + 1;
     const sourced: TaskPlan = {
       ...state.task_plan,
       sub_tasks: state.task_plan.sub_tasks.map((task) => {

@@ -18,7 +18,7 @@ import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import type { SubTask, TaskOutcome } from '../../planning/index.js';
 import type { SemanticInfo } from '../../events/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
-import { createTaskDispatch, type DispatchDependencies } from '../task-dispatch.js';
+import { createTaskDispatch, type DispatchDependencies } from '../dispatch/task-dispatch.js';
 import { ruleCheck, type InsufficientTask } from '../verify/rule-check.js';
 import { screenRetries } from '../verify/retry-screen.js';
 import type { Verification, Verifier, VerifyTaskView } from '../verify/types.js';

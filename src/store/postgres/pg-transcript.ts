@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { messageFromRow, turnFromRow, type MessageRow, type TurnRow } from '../rows.js';
 import { tenantOfOwner } from '../owner-key.js';
 import type { SessionAccess, TranscriptStore } from '../types.js';
+import { listTurnRecordsSql, turnRecordColumns, turnRecordFromRow, type TurnRecordRow } from '../turn-record-rows.js';
 
 export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
   return {
@@ -23,6 +24,15 @@ export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
       );
       return rows.map(messageFromRow);
     },
+    async listTurnRecords(query) {
+      const { sql, values } = listTurnRecordsSql(query, (index) => `$${index}`, "strpos(agents, ',' || ? || ',') > 0");
+      const { rows } = await pool.query<TurnRecordRow>(sql, values);
+      return rows.flatMap((row) => turnRecordFromRow(row) ?? []);
+    },
+    async getTurnRecord(tenant, turnId) {
+      const { rows } = await pool.query<TurnRecordRow>('SELECT record, started_at FROM sb_turns WHERE turn_id = $1 AND tenant = $2 AND record IS NOT NULL', [turnId, tenant]);
+      return turnRecordFromRow(rows[0]);
+    },
     async beginTurn(start) {
       const { rows } = await pool.query<{ cut: string[] }>('SELECT sb_begin_turn($1, $2, $3, $4, $5, $6, $7) AS cut', [
         start.turnId,
@@ -37,6 +47,7 @@ export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
     },
     async finishTurn(turnId, finish) {
       const events = finish.events ?? [];
+      const record = finish.record ? turnRecordColumns(finish.record) : undefined;
       // The last events ride in the same statement (one round trip, one transaction).
       const { rows } = await pool.query<{ finished: boolean }>(
         `WITH stored AS (
@@ -44,7 +55,7 @@ export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
            SELECT $1, event.seq, event.data, $8 FROM unnest($6::int[], $7::text[]) AS event (seq, data)
            ON CONFLICT DO NOTHING
          )
-         SELECT sb_finish_turn($1, $2, $3, $4, $5) AS finished`,
+         SELECT sb_finish_turn_recorded($1, $2, $3, $4, $5, $9, $10, $11) AS finished`,
         [
           turnId,
           finish.outcome,
@@ -54,6 +65,9 @@ export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
           events.map((event) => event.seq),
           events.map((event) => event.data),
           new Date().toISOString(),
+          record?.outcome ?? null,
+          record?.agents ?? null,
+          record?.record ?? null,
         ],
       );
       return rows[0]?.finished === true;

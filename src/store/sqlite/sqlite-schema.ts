@@ -39,6 +39,12 @@ const MIGRATIONS: readonly string[] = [
      user_id TEXT NOT NULL, fact_key TEXT NOT NULL, value TEXT NOT NULL, hits INTEGER NOT NULL,
      session_id TEXT NOT NULL, turn_id TEXT, first_seen TEXT NOT NULL, updated_at TEXT NOT NULL,
      PRIMARY KEY (user_id, fact_key));`,
+  // 4: the record of each finished turn (GET /v1/turns, the console), on the turn's own row.
+  `ALTER TABLE sb_turns ADD COLUMN tenant TEXT;
+   ALTER TABLE sb_turns ADD COLUMN outcome TEXT;
+   ALTER TABLE sb_turns ADD COLUMN agents TEXT;
+   ALTER TABLE sb_turns ADD COLUMN record TEXT;
+   CREATE INDEX sb_turns_by_tenant ON sb_turns (tenant, started_at) WHERE record IS NOT NULL;`,
 ];
 
 /** Applies the migrations the file does not have yet, each in its own transaction. */

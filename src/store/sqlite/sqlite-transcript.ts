@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import type { SessionAccess, StoredMessage, TranscriptStore, TurnFinish, TurnRecord, TurnStart } from '../types.js';
 import { messageFromRow, turnFromRow, type MessageRow, type TurnRow } from '../rows.js';
 import { tenantOfOwner } from '../owner-key.js';
+import { listTurnRecordsSql, turnRecordColumns, turnRecordFromRow, type TurnRecordRow } from '../turn-record-rows.js';
 
 /** SQLite-backed transcript over an open, migrated connection. */
 export function createSqliteTranscript(db: Database.Database): TranscriptStore {
@@ -36,6 +37,8 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
     turn: db.prepare<[string], TurnRow>('SELECT * FROM sb_turns WHERE turn_id = ?'),
     running: db.prepare<[string, number], TurnRow>(`SELECT * FROM sb_turns WHERE status = 'running' AND started_at < ? ORDER BY started_at LIMIT ?`),
     insertEvent: db.prepare('INSERT INTO sb_events (turn_id, seq, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
+    setRecord: db.prepare<[string, string, string, string, string]>('UPDATE sb_turns SET tenant = ?, outcome = ?, agents = ?, record = ? WHERE turn_id = ?'),
+    oneRecord: db.prepare<[string, string], TurnRecordRow>('SELECT record, started_at FROM sb_turns WHERE turn_id = ? AND tenant = ? AND record IS NOT NULL'),
     latest: db.prepare<[string, string], TurnRow>(
       'SELECT * FROM sb_turns WHERE user_id = ? AND session_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1',
     ),
@@ -66,6 +69,10 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
     const turn = statements.turn.get(turnId);
     if (!turn || turn.status !== 'running') return false;
     statements.closeTurn.run(done.outcome, done.createdAt, turnId);
+    if (done.record) {
+      const columns = turnRecordColumns(done.record);
+      statements.setRecord.run(tenantOfOwner(turn.user_id), columns.outcome, columns.agents, columns.record, turnId);
+    }
     appendRow(turn.user_id, turn.session_id, turnId, 'assistant', done.content, { trace_id: turn.trace_id, outcome: done.outcome, ...done.metadata }, done.createdAt);
     return true;
   });
@@ -78,6 +85,16 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
     },
     async listMessages(userId, sessionId) {
       return statements.list.all(userId, sessionId).map(messageFromRow);
+    },
+    async listTurnRecords(query) {
+      const { sql, values } = listTurnRecordsSql(query, () => '?', "instr(agents, ',' || ? || ',') > 0");
+      return db
+        .prepare<unknown[], TurnRecordRow>(sql)
+        .all(...values)
+        .flatMap((row) => turnRecordFromRow(row) ?? []);
+    },
+    async getTurnRecord(tenant, turnId) {
+      return turnRecordFromRow(statements.oneRecord.get(turnId, tenant));
     },
     async beginTurn(start) {
       return { interrupted: begin.immediate(start) };
@@ -101,3 +118,4 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
     },
   };
 }
+

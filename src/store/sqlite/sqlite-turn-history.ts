@@ -51,10 +51,13 @@ export function createSqliteTurnHistory(db: Database.Database): TurnHistoryReade
   );
   const one = db.prepare<[string], { user_id: string; session_id: string; started_at: string }>('SELECT user_id, session_id, started_at FROM sb_turns WHERE turn_id = ?');
 
+  const eventsByTurn = (turnIds: readonly string[]): Map<string, StoredEvent[]> => {
+    const byTurn = new Map<string, StoredEvent[]>(turnIds.map((turnId) => [turnId, []]));
+    if (turnIds.length > 0) for (const row of eventsOf.all(JSON.stringify(turnIds))) byTurn.get(row.turn_id)?.push({ seq: row.seq, data: row.data });
+    return byTurn;
+  };
   const withEvents = (turns: RecordedTurn[]): RecordedTurn[] => {
-    if (turns.length === 0) return turns;
-    const byTurn = new Map<string, StoredEvent[]>(turns.map((turn) => [turn.turn_id, []]));
-    for (const row of eventsOf.all(JSON.stringify(turns.map((turn) => turn.turn_id)))) byTurn.get(row.turn_id)?.push({ seq: row.seq, data: row.data });
+    const byTurn = eventsByTurn(turns.map((turn) => turn.turn_id));
     for (const turn of turns) turn.events = byTurn.get(turn.turn_id) ?? [];
     return turns;
   };
@@ -70,6 +73,9 @@ export function createSqliteTurnHistory(db: Database.Database): TurnHistoryReade
       if (!turn) return undefined;
       const row = next.get(turn.user_id, turn.session_id, turn.started_at, turn.started_at, turnId);
       return row ? withEvents([recordedTurnFromRow(row)])[0] : undefined;
+    },
+    async eventsOf(turnIds) {
+      return eventsByTurn(turnIds);
     },
   };
 }

@@ -4,14 +4,15 @@
  * so a task missing keys is parked and the user is asked for exactly those keys
  * (with their descriptions and widget ids) while every other task still runs.
  */
-import { type AgentCard, type ExtractSpec, keyDescription, type RegistrySnapshot, type SemanticKeySpec } from '../../registry/index.js';
-import { isCnMobile, isEmailAddress } from '../../text/index.js';
-import type { SemanticInfo } from '../../events/index.js';
-import { dependentsOf, type InvalidKey, type SubTask, type TaskPlan } from '../../planning/index.js';
+import { isCnMobile, isEmailAddress } from '../text/index.js';
+import type { ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../registry/index.js';
+import type { InvalidKey, SubTask, TaskPlan } from './plan-types.js';
+import { dependentsOf } from './dag.js';
+import { keyRequest, type KeyRequest } from './key-request.js';
 
 export interface SemanticCheckResult {
   plan: TaskPlan;
-  semanticInfo: SemanticInfo[];
+  semanticInfo: KeyRequest[];
   /** task_id → reason it is parked or failed before dispatch (internal, for logs and state). */
   heldBack: Record<string, string>;
   /** task_id → the values the user gave that were refused (extraction's and the checks'), so the answer can name them. */
@@ -54,34 +55,6 @@ export function checkKeyValue(extract: ExtractSpec, value: unknown): string | nu
 }
 
 /**
- * The allowed values of an enum key (what a picker shows), `[]` for free
- * input. An enum that lists its values in several languages (`[北京, 上海,
- * Beijing, Shanghai]`) offers those written in the turn's language: Chinese
- * ones to a Chinese query, the others to an English one; every value when
- * none is written in that language (or the language is unknown).
- */
-export function keyOptions(spec: SemanticKeySpec | undefined, language?: string): string[] {
-  if (spec?.extract.type !== 'enum') return [];
-  const values = [...spec.extract.values];
-  if (language !== 'zh' && language !== 'en') return values;
-  const inLanguage = values.filter((value) => HAN.test(value) === (language === 'zh'));
-  return inLanguage.length > 0 ? inLanguage : values;
-}
-
-const HAN = /[\u3400-\u9fff]/;
-
-function infoEntry(type: SemanticInfo['type'], card: AgentCard, specs: SemanticKeySpec[], language: string | undefined): SemanticInfo {
-  return {
-    type,
-    sub_agent_id: card.id,
-    keys: specs.map((spec) => spec.key),
-    key_descriptions: specs.map((spec) => (language ? keyDescription(spec, language) : spec.description)),
-    fe_widgets_suggestion: specs.map((spec) => spec.widget),
-    key_options: specs.map((spec) => keyOptions(spec, language)),
-  };
-}
-
-/**
  * Marks tasks that cannot be dispatched as `parked` (missing or invalid keys,
  * or waiting on a parked task) and returns the `semantic_info` for the user
  * (key descriptions in `language` when the registry gives them per language).
@@ -92,7 +65,7 @@ export function checkPlanSemantics(
   snapshot: RegistrySnapshot,
   language?: string,
 ): SemanticCheckResult {
-  const semanticInfo: SemanticInfo[] = [];
+  const semanticInfo: KeyRequest[] = [];
   const heldBack: Record<string, string> = {};
   const refused: Record<string, InvalidKey[]> = {};
   const tasks: SubTask[] = plan.sub_tasks.map((task) => ({ ...task, inputs: { ...task.inputs }, dependencies: [...task.dependencies] }));
@@ -133,8 +106,8 @@ export function checkPlanSemantics(
           .join('; ')}`;
       }
     }
-    if (missing.length > 0) semanticInfo.push(infoEntry('miss', card, missing, language));
-    if (invalid.length > 0) semanticInfo.push(infoEntry('invalid', card, invalid, language));
+    if (missing.length > 0) semanticInfo.push(keyRequest(card, missing.map((spec) => spec.key), language));
+    if (invalid.length > 0) semanticInfo.push(keyRequest(card, invalid.map((spec) => spec.key), language, { type: 'invalid' }));
     if (missing.length > 0 || invalid.length > 0) {
       task.status = 'parked';
       heldBack[task.task_id] = [

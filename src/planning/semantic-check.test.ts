@@ -1,8 +1,8 @@
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { card, keySpec, patternSpec, snapshotOf } from '../../../test/support/registry-fixtures.js';
-import type { AgentCard, ExtractSpec } from '../../registry/types.js';
-import type { InvalidKey, SubTask, TaskPlan } from '../../planning/plan-types.js';
+import { card, keySpec, patternSpec, snapshotOf } from '../../test/support/registry-fixtures.js';
+import type { AgentCard, ExtractSpec } from '../registry/types.js';
+import type { InvalidKey, SubTask, TaskPlan } from './plan-types.js';
 import { checkKeyValue, checkPlanSemantics } from './semantic-check.js';
 
 const ajv = new Ajv({ allErrors: true });
