@@ -37,6 +37,7 @@ export {
   notDoneSection,
   nothingToDoText,
   refusedValueLine,
+  severalValuesLine,
   runsAfterInformationLine,
   serviceQuestionLine,
   theResultsText,

@@ -13,6 +13,7 @@ import type { AgentCard, ExtractSpec } from '../registry/index.js';
 import type { InvalidKey, SubTask, TaskPlan } from './plan-types.js';
 import type { PendingTask } from '../store/index.js';
 import { classifyTaskType, topologicalOrder } from './dag.js';
+import { splitSeveralValues } from './several-values.js';
 import type { Planner, PlanRequest, PlanResult } from './types.js';
 
 /** Builds the sub-tasks of `cards` (already filtered to enabled agents of the snapshot). */
@@ -44,21 +45,43 @@ export function buildSubTasks(
     if (own.extraction.invalid.length > 0) invalidKeys[taskId] = own.extraction.invalid.map((item) => ({ ...item }));
     return {
       task_id: taskId,
-      description: pending && changedKeys(pending.inputs, inputs).length > 0 ? correctedDescription(pending, inputs, request.turnQuery ?? own.text) : describeTask(own, pending, request.query),
+      description: pending && changedKeys(pending.inputs, inputs).length > 0 ? correctedDescription(pending, inputs, request.turnQuery ?? own.text) : describeTask(own, pending, request.query, inputs),
       assigned_agent: card.id,
       inputs,
       dependencies: card.dependsOn.filter((id) => taskIdOf.has(id)).map((id) => taskIdOf.get(id)!),
       status: 'pending',
     };
   });
-  return { tasks: topologicalOrder(tasks), invalidKeys, attributed };
+  // Several values for one key: a task per value, or the side effect asks which (planning/several-values.ts).
+  const several = splitSeveralValues({
+    tasks,
+    cardOf: (agentId) => cards.find((card) => card.id === agentId),
+    textOf: (agentId) => (attributed.get(agentId)?.scope === 'clause' ? attributed.get(agentId)!.text : undefined),
+    invalidKeys,
+    planId: request.planId,
+    now: request.now,
+  });
+  return { tasks: topologicalOrder(several.tasks), invalidKeys: several.invalidKeys, attributed };
 }
 
-/** The sub-task's message: its own clause; a parked request's earlier words plus this turn's answer; else the whole query. */
-function describeTask(own: AgentClauseValues, pending: PendingTask | undefined, query: string): string {
+/**
+ * The sub-task's message: its own clause; a parked request's earlier words plus
+ * this turn's answer when the answer gave it a value it lacked (an answer to
+ * another parked task's question is not added to this one); else the whole query.
+ */
+function describeTask(own: AgentClauseValues, pending: PendingTask | undefined, query: string, inputs: Readonly<Record<string, unknown>>): string {
   if (own.scope === 'clause') return own.text;
-  if (own.scope === 'answer' && pending?.description.trim()) return [pending.description.trim(), own.text].filter((part) => part.length > 0).join('，');
+  if (own.scope === 'answer' && pending?.description.trim()) {
+    const answered = Object.keys(inputs).some((key) => inputs[key] !== undefined && pending.inputs[key] === undefined);
+    return answered ? joinWords(pending.description.trim(), own.text) : pending.description.trim();
+  }
   return query;
+}
+
+/** Two pieces of a message joined in their own script: "，" between Chinese words, ", " otherwise. */
+function joinWords(first: string, second: string): string {
+  if (second.trim().length === 0) return first;
+  return `${first}${/[\u3400-\u9fff]/u.test(first + second) ? '，' : ', '}${second.trim()}`;
 }
 
 /** Keys whose value differs from the parked task's. */
@@ -81,7 +104,7 @@ function correctedDescription(pending: PendingTask, inputs: Readonly<Record<stri
     if (before.length > 0 && description.includes(before)) description = description.split(before).join(String(inputs[key]));
     else unplaced = true;
   }
-  return unplaced && correction.trim() ? `${description}，${correction.trim()}` : description;
+  return unplaced && correction.trim() ? joinWords(description, correction) : description;
 }
 
 /**
