@@ -7,26 +7,23 @@
  * so a follow-up sees the previous turn's agents and parked tasks.
  */
 import { performance } from 'node:perf_hooks';
-import { emptyMemory, type SessionMemory } from '../graph/state.js';
-import { memoryAfterBusinessTurn, rememberTurn } from '../graph/memory/memory.js';
-import { checkKeyValue } from '../planning/index.js';
-import type { TaskOutcome } from '../planning/plan-types.js';
-import type { Planner } from '../planning/types.js';
-import type { CardPreselector } from '../intent/routing/card-preselect.js';
-import type { IntentRecognizer, IntentResult } from '../intent/types.js';
+import { emptyMemory, memoryAfterBusinessTurn, rememberTurn, type SessionMemory } from '../graph/index.js';
+import { checkKeyValue, type Planner, type TaskOutcome } from '../planning/index.js';
+import type { CardPreselector, IntentRecognizer, IntentResult } from '../intent/index.js';
 import { createLlmUsage } from '../llm/index.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import { readQuery } from '../text/index.js';
 import type { EvalCase } from './eval-set.js';
 import type { NearestBaseline } from './nearest-baseline.js';
-import type { SemanticIndex } from '../embeddings/semantic-index.js';
-import { createTurnMeaning } from '../embeddings/turn-meaning.js';
+import { createTurnMeaning, type SemanticIndex } from '../embeddings/index.js';
 
 /** What the supervisor decided for one labelled line. */
 export interface EvalOutcome {
   case: EvalCase;
   /** Routed agent ids, best first (empty when the turn was not routed). */
   predicted: string[];
+  /** Agent ids of the options a clarification offered instead (empty when the turn did not ask). */
+  offered?: string[];
   kind: IntentResult['kind'];
   /** Planned inputs per routed agent (only when the line gives `inputs`). */
   inputs: Record<string, Record<string, unknown>>;
@@ -88,6 +85,7 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
   const intent = await options.recognizer.recognize({ ...read, history: memory.history, snapshot, pendingAgents, usage: createLlmUsage(), now, ...(meaning ? { meaning } : {}) });
   const latencyMs = performance.now() - started;
   const predicted = intent.kind === 'business' ? [...new Set(intent.intents.map((found) => found.agentId))] : [];
+  const offered = intent.clarification?.options.map((option) => option.sub_agent_id) ?? [];
   const inputs: Record<string, Record<string, unknown>> = {};
   if (Object.keys(item.inputs).length > 0 && predicted.length > 0) {
     const planned = await plan(intent, memory, options, now, `eval_${item.line}`);
@@ -98,6 +96,7 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
   return {
     case: item,
     predicted,
+    offered,
     kind: intent.kind,
     inputs,
     preselected,

@@ -26,14 +26,15 @@
  * before a snapshot goes live) and kept in a WeakMap keyed by the frozen
  * snapshot, so it is swapped together with the snapshot.
  */
-import type { RegistrySnapshot } from '../../registry/types.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
 import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
 import type { ExampleScores, TextMask } from './example-index.js';
-import type { SemanticScores } from '../../embeddings/semantic-index.js';
+import type { SemanticScores } from '../../embeddings/index.js';
 import { fuseMeaning } from './meaning-fusion.js';
+import { shortlistOf } from './shortlist.js';
 import { agreedCard, chosenCard } from './gram-evidence.js';
-import { splitRequests } from '../../understanding/clause-splitter.js';
-import { normalizeText } from '../../text/text-terms.js';
+import { splitRequests } from '../../understanding/index.js';
+import { normalizeText } from '../../text/index.js';
 import { buildModel, type SnapshotModel } from './ranker-model.js';
 import { familyCard } from './registry-evidence.js';
 import { calibrateGate, type CalibrationExample, type GateCalibrationOptions } from './gate-calibration.js';
@@ -147,6 +148,14 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
   return {
     prepare(snapshot) {
       modelFor(snapshot);
+    },
+
+    shortlist(query, snapshot, limit) {
+      const { model, text, scoreUnit, gramsOf } = analyse(query, snapshot);
+      if (text.length === 0 || model.cards.length === 0) return { candidates: [], covered: 0, shared: 0, separable: model.gramReorders };
+      const whole = { text, start: 0, end: text.length };
+      const list = shortlistOf(scoreUnit(whole), gramsOf(whole), limit);
+      return { candidates: list.entries.map((entry) => ({ agentId: model.cards[entry.cardIndex]!.id, share: entry.share })), covered: list.covered, shared: list.shared, separable: model.gramReorders };
     },
 
     candidates(query, snapshot, limit, semantic) {
