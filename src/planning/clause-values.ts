@@ -27,11 +27,9 @@
  *   turn ("上海呢") the whole rewritten query.
  * A key with no value attributed this way stays missing and is asked for.
  */
-import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
+import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
 import { separatorBetween, type Clause } from '../understanding/index.js';
-import { extractKeys, extractOne } from '../text/key-extractor.js';
-import { termsOf } from '../text/text-terms.js';
-import type { ExtractionResult } from '../text/key-extractor.js';
+import { type ExtractionResult, extractKeys, extractOne, termsOf } from '../text/index.js';
 import type { RankedIntent } from './types.js';
 
 /** What `attributeClauseValues` needs. */
@@ -193,8 +191,8 @@ export function readAsAnswer(text: string, spec: SemanticKeySpec, now: Date): st
   if (spec.extract.type !== 'pattern' || text.trim().length === 0) return undefined;
   for (const label of [spec.description, ...Object.values(spec.descriptions ?? {})]) {
     if (!label?.trim()) continue;
-    // "订单号是 A1001", "order number is A1001": the key's name and a copula before the answer.
-    const answer = text.trim().replace(new RegExp(`^${escapeRegExp(label.trim())}\\s*(?:是|为|:|：|is\\b)\\s*`, 'iu'), '');
+    // "订单号是 A1001", "order number is A1001", "订单号改成 B2002": the key's name and a copula (or a correction's words) before the answer.
+    const answer = text.trim().replace(new RegExp(`^${escapeRegExp(label.trim())}\\s*(?:是|为|:|：|改成|改为|换成|变成|改到|is\\b|should be\\b|changed? to\\b)\\s*`, 'iu'), '');
     const outcome = extractOne(`${label.trim()} ${answer}`, spec.extract, now);
     if (outcome && 'value' in outcome && text.includes(String(outcome.value))) return outcome.value;
   }

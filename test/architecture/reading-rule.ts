@@ -21,8 +21,9 @@ export const READING_STEPS: Readonly<Record<string, readonly string[]>> = {
   // The turn reads the message; the control node reads a stored message a clarification was about, when it runs.
   readMessage: ['src/turn/', 'src/graph/nodes/control-node.ts'],
   readTurnQuery: ['src/eval/'],
-  // Still to move onto the reading: the ranker's units of its bounded text; several values of one key in the plan text.
-  splitClauses: ['src/intent/routing/match-rules.ts', 'src/planning/several-values.ts'],
+  // Still to move onto the reading: the ranker's units of its bounded text; several values of one key in the plan text;
+  // the offline recogniser's check that a fragment of clauses only gives keys.
+  splitClauses: ['src/intent/routing/match-rules.ts', 'src/planning/several-values.ts', 'src/intent/offline-recognizer.ts'],
   classifyReplyWord: [],
 };
 
