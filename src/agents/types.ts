@@ -3,7 +3,7 @@
  * one `AgentRequest` into one `AgentOutcome`; it never throws for a remote
  * failure — every failure is an outcome with a reason.
  */
-import type { AgentCard } from '../registry/types.js';
+import type { AgentCard } from '../registry/index.js';
 import type { AgentReply, AgentRequestBody } from '../../packages/agent-kit/src/wire.js';
 
 // The wire shapes are the agent kit's: one definition for both ends of the protocol.
@@ -35,7 +35,9 @@ export type AgentFailureCode =
   /** The card names a protocol no adapter is registered for. */
   | 'unsupported_protocol'
   /** The agent's circuit breaker is open: it was not called. */
-  | 'circuit_open';
+  | 'circuit_open'
+  /** Every connection the agent allows (`endpoint.max_connections`) stayed taken for the bounded wait: not called. */
+  | 'busy';
 
 export interface AgentCallOptions {
   /** Aborts the call (client disconnect, turn cancelled). */
