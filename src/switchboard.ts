@@ -287,6 +287,7 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     logger,
     metrics,
     createRateLimiter: storage.createRateLimiter,
+    a2aTasks: storage.a2aTasks,
     apiKeys: options.apiKeys,
     adminKeys: options.adminKeys,
     turnRecords: storage.transcript,

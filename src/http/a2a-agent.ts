@@ -26,7 +26,8 @@ import { answerOf, type ResponseState } from '../events/index.js';
 import type { TurnFeed, TurnIdempotency, TurnRequest, TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
 import type { RegistrySnapshot } from '../registry/types.js';
-import { ownerKey } from '../store/index.js';
+import { DEFAULT_TENANT, ownerKey } from '../store/index.js';
+import { StoredTaskFollower } from './a2a-task-store.js';
 import { callerTenant } from './auth.js';
 import { delegationDepthOf } from './delegation-depth.js';
 import { requireTraceId } from './trace-id.js';
@@ -106,7 +107,9 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
       const message = context.userMessage;
       const caller = context.context.user instanceof A2aCaller ? context.context.user : new A2aCaller('default', false, 0, randomUUID());
       const existing = context.task;
+      const read = readMessage(message, context, caller);
       // A state only moves forward: a follow-up on a task (input-required) makes it working, never submitted again.
+      // The user id rides in the task's metadata, so a cancel on another replica can reach the turn.
       const history = existing?.history ?? [];
       bus.publish(
         AgentEvent.task({
@@ -115,7 +118,7 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
           status: { state: existing ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
           artifacts: existing?.artifacts ?? [],
           history: history.some((entry) => entry.messageId === message.messageId) ? [...history] : [...history, message],
-          metadata: existing?.metadata,
+          metadata: { ...existing?.metadata, ...(read.ok ? { user_id: read.userId } : {}) },
         }),
       );
       const fail = (text: string) => {
@@ -123,7 +126,6 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
         bus.finished();
       };
 
-      const read = readMessage(message, context, caller);
       if (!read.ok) return fail(read.problem);
       const { request: turnRequest, userId } = read;
       if (turnRequest.query.length > options.maxQueryChars) return fail(`the message is longer than ${options.maxQueryChars} characters`);
@@ -150,7 +152,10 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
         return;
       }
 
-      let done: Promise<unknown>;
+      // Known as running before the turn starts: a cancel that arrives with the first events still reaches it.
+      let settle!: (done: unknown) => void;
+      const done = new Promise<unknown>((resolve) => (settle = resolve));
+      running.set(context.taskId, { owner, sessionId, done });
       try {
         const started = await turns.start(
           { ...turnRequest, userId, tenant: caller.tenant, sessionId, traceId: caller.traceId, delegationDepth: caller.delegationDepth, onDisconnect: 'continue' },
@@ -161,13 +166,14 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
             .record(owner, idempotencyKey, { turnId: started.turnId, sessionId: started.sessionId })
             .catch((error: unknown) => logger.warn({ err: error }, 'recording the A2A message id failed'));
         }
-        done = started.done;
+        settle(started.done);
       } catch (error) {
+        settle(undefined);
+        running.delete(context.taskId);
         if (options.idempotency && message.messageId) await options.idempotency.release(owner, idempotencyKey).catch(() => {});
         return fail((error as Error).message);
       }
       bus.publish(status(context, TaskState.TASK_STATE_WORKING));
-      running.set(context.taskId, { owner, sessionId, done });
       try {
         await done;
       } finally {
@@ -184,8 +190,19 @@ export function createA2aExecutor(options: A2aExecutorOptions): AgentExecutor {
         await turn.done;
         return;
       }
+      let contextId = '';
+      const task = bus instanceof StoredTaskFollower ? await bus.read().catch(() => undefined) : undefined;
+      if (bus instanceof StoredTaskFollower && task) {
+        // A task another replica may be running: ask the turn feed to cancel its turn wherever it runs.
+        contextId = task.contextId;
+        const userId = task.metadata?.user_id;
+        const tenant = bus.context.user instanceof A2aCaller ? bus.context.user.tenant : DEFAULT_TENANT;
+        if (typeof userId === 'string') {
+          await feed.cancel(ownerKey(tenant, userId), task.contextId).catch((error: unknown) => logger.warn({ err: error, taskId }, 'cancelling the A2A turn on another replica failed'));
+        }
+      }
       bus.publish(
-        AgentEvent.statusUpdate({ taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: now() }, metadata: undefined }),
+        AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: now() }, metadata: undefined }),
       );
       bus.finished();
     },

@@ -4,7 +4,8 @@
  * request, so a hot reload shows at once) and `POST /a2a` (the SDK's
  * `jsonRpcHandler` over a `DefaultRequestHandler`, v0.3 method names through
  * `legacyCompat`), behind the API keys and the delegation-depth guard.
- * Tasks are kept per API-key tenant (the SDK's store scopes them by the caller).
+ * Tasks are kept per API-key tenant (the SDK's store scopes them by the caller),
+ * in storage when the app has one (src/http/a2a-task-store.ts).
  */
 import { AgentCard as AgentCardJson, A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, InMemoryTaskStore, type ServerCallContext } from '@a2a-js/sdk/server';
@@ -16,6 +17,8 @@ import type { Registry } from '../registry/types.js';
 import { A2aCaller, a2aCallerOf, createA2aExecutor, switchboardAgentCard } from './a2a-agent.js';
 import { methodNotAllowed } from './error-handler.js';
 import { createJsonRpcBody } from './a2a-json-rpc-body.js';
+import { ReplicaEventBusManager, StoredA2aTasks } from './a2a-task-store.js';
+import type { A2aTaskRows } from '../store/index.js';
 
 export interface A2aRouteOptions {
   registry: Registry;
@@ -32,6 +35,8 @@ export interface A2aRouteOptions {
   depthGuard: RequestHandler;
   /** Body timeout and the like, run before the body is read. */
   bodyParsers?: readonly RequestHandler[];
+  /** Where tasks are kept (shared by replicas); absent = in this process only. */
+  a2aTasks?: A2aTaskRows;
   /** Largest accepted body (default 64 KiB). */
   bodyLimitBytes?: number;
 }
@@ -63,16 +68,28 @@ function atRoot(handler: RequestHandler): RequestHandler {
   };
 }
 
+/** Logs each JSON-RPC call at debug level: its method and the task it names (which replica served what). */
+function logCall(logger: Logger): RequestHandler {
+  return (request, _response, next) => {
+    const body = request.body as { method?: unknown; params?: { id?: unknown; message?: { taskId?: unknown } } };
+    const taskId = body.params?.id ?? body.params?.message?.taskId;
+    logger.debug({ method: body.method, ...(typeof taskId === 'string' && taskId !== '' ? { taskId } : {}) }, 'a2a call');
+    next();
+  };
+}
+
 /** Builds the router holding both A2A routes. */
 export function createA2aRouter(options: A2aRouteOptions): Router {
   const ownerOf = (context: ServerCallContext): string => (context.user instanceof A2aCaller ? `tenant:${context.user.tenant}` : 'tenant:default');
   const executor = createA2aExecutor({ turns: options.turns, feed: options.feed, idempotency: options.idempotency, logger: options.logger, maxQueryChars: options.maxQueryChars });
   // The handler reads only the card's capabilities and interfaces (fixed); skills are served fresh by the card route.
+  // Tasks in storage when there is one (every replica serves them), else in this process.
+  const taskStore = options.a2aTasks ? new StoredA2aTasks(options.a2aTasks, ownerOf) : new InMemoryTaskStore(ownerOf);
   const requestHandler = new DefaultRequestHandler(
     switchboardAgentCard(options.registry.current(), 'http://localhost', options.keysOn),
-    new InMemoryTaskStore(ownerOf),
+    taskStore,
     executor,
-    new DefaultExecutionEventBusManager(ownerOf),
+    options.a2aTasks ? new ReplicaEventBusManager(ownerOf, taskStore) : new DefaultExecutionEventBusManager(ownerOf),
   );
 
   const rpc = jsonRpcHandler({ requestHandler, userBuilder: async (request) => a2aCallerOf(request, options.keysOn), legacyCompat: { enabled: true } });
@@ -94,7 +111,7 @@ export function createA2aRouter(options: A2aRouteOptions): Router {
     .all(methodNotAllowed(['GET']));
   router
     .route('/a2a')
-    .post(options.authenticate, options.depthGuard, ...(options.bodyParsers ?? []), ...createJsonRpcBody(options.bodyLimitBytes ?? 64 * 1024), atRoot(rpc))
+    .post(options.authenticate, options.depthGuard, ...(options.bodyParsers ?? []), ...createJsonRpcBody(options.bodyLimitBytes ?? 64 * 1024), logCall(options.logger), atRoot(rpc))
     .all(methodNotAllowed(['POST']));
   return router;
 }

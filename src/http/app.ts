@@ -5,7 +5,7 @@
  * keys are on: it names agents) → page → `/v1` (auth first) → 404 → the one
  * error handler.
  */
-import { createMemoryRateLimiter, type RateLimiterFactory } from '../store/index.js';
+import { createMemoryRateLimiter, type A2aTaskRows, type RateLimiterFactory } from '../store/index.js';
 import express, { Router, type Express, type RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import type { TurnFeed, TurnIdempotency, TurnRunner } from '../turn/index.js';
@@ -48,6 +48,8 @@ export interface AppOptions {
   publicCard: (card: AgentCard) => PublicAgentCard;
   logger: Logger;
   metrics: Metrics;
+  /** Tasks of `POST /a2a` in storage, shared by replicas (absent = in process memory). */
+  a2aTasks?: A2aTaskRows;
   /** Rate-limit counters from the storage backend (default in-process). */
   createRateLimiter?: RateLimiterFactory;
   /** Open chat streams; `startServer` is given the same tracker so shutdown can end them. */
@@ -192,6 +194,7 @@ export function createApp(options: AppOptions): Express {
       depthGuard,
       bodyParsers: [refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024), createBodyTimeout(options.bodyTimeoutMs ?? 30_000)],
       bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
+      a2aTasks: options.a2aTasks,
     }),
   );
 

@@ -1,4 +1,7 @@
 export type {
+  A2aTaskQuery,
+  A2aTaskRow,
+  A2aTaskRows,
   KeyValue,
   KeyValueStore,
   LeaseStore,

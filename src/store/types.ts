@@ -423,6 +423,45 @@ export interface RetentionResult {
   tasks: number;
 }
 
+/**
+ * One task of Switchboard's own A2A server (`POST /a2a`), kept in storage so
+ * that any replica serves GetTask / CancelTask / ListTasks / resubscribe.
+ */
+export interface A2aTaskRow {
+  task_id: string;
+  /** Whose it is (the caller scope the A2A route derives from the API key); another owner never sees it. */
+  owner: string;
+  context_id: string;
+  /** The task's state as its JSON names it (`TASK_STATE_WORKING`, ...). */
+  state: string;
+  /** The whole task as A2A v1.0 JSON (status, history, artifacts). */
+  body: string;
+  /** ISO time of the last change (the status timestamp): the list order. */
+  updated_at: string;
+}
+
+/** What `A2aTaskRows.list` returns: newest change first, then by task id (descending). */
+export interface A2aTaskQuery {
+  contextId?: string;
+  state?: string;
+  /** Only rows changed after this ISO time. */
+  updatedAfter?: string;
+  limit: number;
+  /** Only rows after this one in the list order (cursor paging). */
+  after?: { updated_at: string; task_id: string };
+}
+
+/** The A2A server's tasks, per owner. */
+export interface A2aTaskRows {
+  /** Writes the row (insert or replace the owner's task of that id). */
+  save(row: A2aTaskRow): Promise<void>;
+  /** The owner's task, or undefined (also for another owner's task). */
+  get(owner: string, taskId: string): Promise<A2aTaskRow | undefined>;
+  list(owner: string, query: A2aTaskQuery): Promise<A2aTaskRow[]>;
+  /** How many rows `list` would return without `limit` and `after`. */
+  count(owner: string, query: Omit<A2aTaskQuery, 'limit' | 'after'>): Promise<number>;
+}
+
 /** Everything a supervisor needs from storage, for one backend. */
 export interface Storage {
   /** `sqlite`, `postgres` or `postgres+redis`. */
@@ -444,6 +483,8 @@ export interface Storage {
    */
   deleteOlderThan(cutoff: Date): Promise<RetentionResult>;
   readonly profiles: ProfileStore;
+  /** Tasks of the A2A server (shared by the replicas of one backend). */
+  readonly a2aTasks: A2aTaskRows;
   /**
    * Right to be forgotten: deletes the user's profile and every session of the
    * user (transcript, turns, events, task records, checkpoints). Returns the

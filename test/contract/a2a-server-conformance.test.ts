@@ -259,13 +259,13 @@ describe('SendMessage and the task it returns [3.1.1, 3.4.1, 5.5, 5.6.1]', () =>
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(task.status.message.role).toBe('ROLE_AGENT');
     expect(task.status.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
-    expect(keysDeep(reply.result).filter((path) => /_/.test(path.split('.').at(-1)!) && !path.includes('.data.'))).toEqual([]);
+    expect(keysDeep(reply.result).filter((path) => /_/.test(path.split('.').at(-1)!) && !path.includes('.data.') && !path.includes('.metadata.'))).toEqual([]);
   });
 
-  it('blocking: the operation MUST wait until a terminal or interrupted state [3.2.2]', async () => {
-    const done = await rpc('SendMessage', { message: wireMessage('北京明天天气怎么样'), configuration: { blocking: true } });
+  it('unless returnImmediately, the operation MUST wait until a terminal or interrupted state [3.2.2]', async () => {
+    const done = await rpc('SendMessage', { message: wireMessage('北京明天天气怎么样'), configuration: { returnImmediately: false } });
     expect(stateOf(done.result!)).toBe('TASK_STATE_COMPLETED');
-    const interrupted = await rpc('SendMessage', { message: wireMessage('帮我订酒店'), configuration: { blocking: true } });
+    const interrupted = await rpc('SendMessage', { message: wireMessage('帮我订酒店') });
     expect(stateOf(interrupted.result!)).toBe('TASK_STATE_INPUT_REQUIRED');
   });
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Annotation, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
-import { checkpointThread, ownerKey, type Storage, type TurnStart } from '../../src/store/index.js';
+import { checkpointThread, ownerKey, type A2aTaskRow, type Storage, type TurnStart } from '../../src/store/index.js';
 import { describeTurnRecords } from './turn-records-contract.js';
 import { runTurnHistoryContract } from './turn-history-contract.js';
 
@@ -375,6 +375,53 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
       });
     });
 
+    describe('A2A tasks', () => {
+      const row = (overrides: Partial<A2aTaskRow> = {}): A2aTaskRow => ({
+        owner: 'tenant:t1',
+        task_id: `task-${randomUUID()}`,
+        context_id: 'ctx-1',
+        state: 'TASK_STATE_WORKING',
+        body: JSON.stringify({ id: 'x', status: { state: 'TASK_STATE_WORKING' } }),
+        updated_at: new Date().toISOString(),
+        ...overrides,
+      });
+
+      it('saves, replaces and reads a task of its owner only', async () => {
+        await withStorage(factory, async ({ a2aTasks }) => {
+          const first = row();
+          await a2aTasks.save(first);
+          expect(await a2aTasks.get('tenant:t1', first.task_id)).toEqual(first);
+          expect(await a2aTasks.get('tenant:t2', first.task_id)).toBeUndefined();
+          const done = { ...first, state: 'TASK_STATE_COMPLETED', body: '{"done":true}', updated_at: new Date(Date.now() + 1000).toISOString() };
+          await a2aTasks.save(done);
+          expect(await a2aTasks.get('tenant:t1', first.task_id)).toEqual(done);
+          expect(await a2aTasks.get('tenant:t1', 'no-such-task')).toBeUndefined();
+        });
+      });
+
+      it('lists newest change first, filtered by context and state, with a cursor, never another owner\'s', async () => {
+        await withStorage(factory, async ({ a2aTasks }) => {
+          const base = Date.parse('2026-11-20T10:00:00.000Z');
+          const rows = [0, 1, 2, 3].map((index) =>
+            row({ task_id: `t-${index}`, context_id: index < 3 ? 'ctx-a' : 'ctx-b', state: index === 1 ? 'TASK_STATE_COMPLETED' : 'TASK_STATE_WORKING', updated_at: new Date(base + index * 1000).toISOString() }),
+          );
+          for (const entry of rows) await a2aTasks.save(entry);
+          await a2aTasks.save(row({ owner: 'tenant:other', task_id: 't-9', context_id: 'ctx-a' }));
+          expect((await a2aTasks.list('tenant:t1', { limit: 10 })).map((entry) => entry.task_id)).toEqual(['t-3', 't-2', 't-1', 't-0']);
+          expect((await a2aTasks.list('tenant:t1', { contextId: 'ctx-a', limit: 10 })).map((entry) => entry.task_id)).toEqual(['t-2', 't-1', 't-0']);
+          expect((await a2aTasks.list('tenant:t1', { state: 'TASK_STATE_COMPLETED', limit: 10 })).map((entry) => entry.task_id)).toEqual(['t-1']);
+          const page = await a2aTasks.list('tenant:t1', { limit: 2 });
+          expect(page.map((entry) => entry.task_id)).toEqual(['t-3', 't-2']);
+          const next = await a2aTasks.list('tenant:t1', { limit: 2, after: { updated_at: page[1]!.updated_at, task_id: page[1]!.task_id } });
+          expect(next.map((entry) => entry.task_id)).toEqual(['t-1', 't-0']);
+          expect(await a2aTasks.list('tenant:none', { limit: 10 })).toEqual([]);
+          expect((await a2aTasks.list('tenant:t1', { updatedAfter: rows[1]!.updated_at, limit: 10 })).map((entry) => entry.task_id)).toEqual(['t-3', 't-2']);
+          expect(await a2aTasks.count('tenant:t1', {})).toBe(4);
+          expect(await a2aTasks.count('tenant:t1', { contextId: 'ctx-a', state: 'TASK_STATE_WORKING' })).toBe(2);
+        });
+      });
+    });
+
     describe('retention', () => {
       it('deletes finished turns older than the cutoff with their rows, keeps the rest', async () => {
         await withStorage(factory, async (storage) => {
@@ -473,6 +520,9 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
               const idem = `idem:${randomUUID()}`;
               expect(await first.kv.setIfAbsent(idem, 'A', 10000)).toBe(true);
               expect(await second.kv.setIfAbsent(idem, 'B', 10000)).toBe(false);
+              const task = { owner: 'tenant:default', task_id: `task-${randomUUID()}`, context_id: 'c', state: 'TASK_STATE_WORKING', body: '{}', updated_at: new Date().toISOString() };
+              await first.a2aTasks.save(task);
+              expect(await second.a2aTasks.get(task.owner, task.task_id)).toEqual(task);
               expect(await second.kv.get(idem)).toBe('A');
             } finally {
               await second.close();

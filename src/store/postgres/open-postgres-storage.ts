@@ -15,6 +15,7 @@ import { createPostgresSignalBus } from './pg-signal-bus.js';
 import { createPostgresTranscript } from './pg-transcript.js';
 import { createPostgresTurnHistory } from './pg-turn-history.js';
 import { createPostgresForgetUser, createPostgresProfiles } from './pg-profiles.js';
+import { createPostgresA2aTasks } from './pg-a2a-tasks.js';
 
 export interface PostgresStorageOptions {
   connectionString: string;
@@ -82,6 +83,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     signals,
     kv: createPostgresKeyValue(pool),
     profiles: createPostgresProfiles(pool),
+    a2aTasks: createPostgresA2aTasks(pool),
     forgetUser: createPostgresForgetUser(pool),
     checkpointer,
     async pruneCheckpoints() {

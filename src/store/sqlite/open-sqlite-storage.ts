@@ -17,6 +17,7 @@ import { migrateSqlite } from './sqlite-schema.js';
 import { createSqliteTranscript } from './sqlite-transcript.js';
 import { createSqliteTurnHistory } from './sqlite-turn-history.js';
 import { createSqliteForgetUser, createSqliteProfiles } from './sqlite-profiles.js';
+import { createSqliteA2aTasks } from './sqlite-a2a-tasks.js';
 
 /** Opens (creating if needed) the SQLite file, or an in-memory database for `:memory:`. */
 export function openSqliteStorage(path: string): Storage {
@@ -65,6 +66,7 @@ export function openSqliteStorage(path: string): Storage {
     signals: createLocalSignalBus(),
     kv: createSqliteKeyValue(db),
     profiles: createSqliteProfiles(db),
+    a2aTasks: createSqliteA2aTasks(db),
     forgetUser: createSqliteForgetUser(db),
     checkpointer,
     async pruneCheckpoints(threadId: string) {

@@ -45,6 +45,12 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE sb_turns ADD COLUMN agents TEXT;
    ALTER TABLE sb_turns ADD COLUMN record TEXT;
    CREATE INDEX sb_turns_by_tenant ON sb_turns (tenant, started_at) WHERE record IS NOT NULL;`,
+  // 5: tasks of the A2A server, per owner.
+  `CREATE TABLE sb_a2a_tasks (
+     owner TEXT NOT NULL, task_id TEXT NOT NULL, context_id TEXT NOT NULL, state TEXT NOT NULL,
+     body TEXT NOT NULL, updated_at TEXT NOT NULL,
+     PRIMARY KEY (owner, task_id));
+   CREATE INDEX sb_a2a_tasks_by_update ON sb_a2a_tasks (owner, updated_at, task_id);`,
 ];
 
 /** Applies the migrations the file does not have yet, each in its own transaction. */
