@@ -306,7 +306,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<{ ra
   if (values.json) console.log(JSON.stringify({ split, seed, code: values.code ?? '.', figures }));
   else console.log(formatFigures(figures, `BANKING77 routing (${split} split, seed ${seed}${perIntent ? `, ${perIntent} lines per intent` : ''}${values.code ? `, code at ${values.code}` : ''})`));
   const missed = split === 'test' ? missedTargets(figures) : [];
-  if (!values.json) console.log(missed.length === 0 ? 'targets: all met' : `targets missed: ${missed.join('; ')}`);
+  if (!values.json) console.log(split === 'dev' ? 'targets: read on the test split only' : missed.length === 0 ? 'targets: all met' : `targets missed: ${missed.join('; ')}`);
   return { ran: true, figures, pass: missed.length === 0 };
 }
 

@@ -68,6 +68,10 @@ export interface Metrics {
   readonly agentBreakerState: Gauge<'agent'>;
   /** Circuit breaker changes of state, by agent and the state entered (`open`, `half_open`, `closed`). */
   readonly agentBreakerTransitions: Counter<'agent' | 'to'>;
+  /** Calls waiting for one of an agent's connections (`endpoint.max_connections`) right now. */
+  readonly agentPoolWaiting: Gauge<'agent'>;
+  /** How long calls waited for one of an agent's connections (only calls that had to wait), in seconds. */
+  readonly agentPoolWaitSeconds: Histogram<'agent'>;
   /** Requests to the embeddings endpoint by outcome (`ok`, `error`). */
   readonly embeddingsCalls: Counter<'outcome'>;
   /** Latency of the embeddings endpoint's requests. */
@@ -217,6 +221,19 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       name: 'switchboard_agent_breaker_transitions_total',
       help: 'Circuit breaker changes of state, by agent and the state entered.',
       labelNames: ['agent', 'to'],
+      registers,
+    }),
+    agentPoolWaiting: new Gauge({
+      name: 'switchboard_agent_pool_waiting',
+      help: 'Calls waiting for one of an agent\'s connections (endpoint.max_connections) right now.',
+      labelNames: ['agent'],
+      registers,
+    }),
+    agentPoolWaitSeconds: new Histogram({
+      name: 'switchboard_agent_pool_wait_seconds',
+      help: 'Time calls waited for one of an agent\'s connections (calls that had to wait), in seconds; a wait that ran out failed the call with reason busy.',
+      labelNames: ['agent'],
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2],
       registers,
     }),
     registryReloads: zeroed(

@@ -212,7 +212,15 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
   // A breaker belongs to an agent as registered: one that left the registry is forgotten.
   registry.onReload((snapshot) => breakers.retain(snapshot.agents));
   const tracing = options.tracing ?? createTurnTracing();
-  const agentClient = createAgentClient({ logger, breakers, tracing });
+  const agentClient = createAgentClient({
+    logger,
+    breakers,
+    tracing,
+    connectionHooks: {
+      onWaiting: (agent, waiting) => metrics.agentPoolWaiting.set({ agent }, waiting),
+      onWaited: (agent, seconds) => metrics.agentPoolWaitSeconds.observe({ agent }, seconds),
+    },
+  });
   const ticketWebhook = createTicketWebhook({ logger, ...options.ticketWebhook });
   const health = createAgentHealthTracker();
   metrics.observeLive(() => {

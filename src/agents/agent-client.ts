@@ -23,6 +23,7 @@ import pRetry from 'p-retry';
 import type { LookupFunction } from 'node:net';
 import { createEndpointFetch } from './endpoint-fetch.js';
 import { createAgentPools, postWithFetch, type AgentPost } from './agent-transport.js';
+import { connectionWaitMs, createConnectionLimits, type ConnectionLimitHooks } from './connection-limits.js';
 import { createAgentBreakers, type AgentBreakers } from './circuit-breakers.js';
 import { createTurnTracing, type TurnTracing } from '../telemetry/turn-tracing.js';
 import { outgoingTraceHeaders, type SpanContextRef } from '../trace-context.js';
@@ -41,8 +42,12 @@ export interface AgentClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Resolves endpoint host names for that check and for the pools' connections (default `dns.lookup`). */
   lookup?: LookupFunction;
-  /** Connections the pools open at once to one agent origin (default 64). */
+  /** Connections the pools open at once to one agent origin (default: unbounded; the per-agent `max_connections` limits calls). */
   connectionsPerOrigin?: number;
+  /** Calls to an agent in flight at once when its card says nothing (default 256, as `supervisor.max_connections_per_agent`). */
+  defaultMaxConnections?: number;
+  /** Told how many calls wait for a connection to an agent, and how long each waited (the `/metrics` pool figures). */
+  connectionHooks?: ConnectionLimitHooks;
   logger?: Logger;
   /** Largest reply body (or single event of an event stream) accepted, in bytes. */
   maxResponseBytes?: number;
@@ -82,6 +87,8 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
   const adapters = createProtocolAdapters(options.protocols);
   const breakers = options.breakers ?? createAgentBreakers({ logger });
   const tracing = options.tracing ?? createTurnTracing();
+  const connectionLimits = createConnectionLimits(options.connectionHooks);
+  const defaultMaxConnections = options.defaultMaxConnections ?? 256;
 
   /** One call under its own span (a child of the turn's), whose ids go out as `traceparent`. */
   async function call(card: AgentCard, body: AgentRequestBody, callOptions: AgentCallOptions = {}): Promise<AgentOutcome> {
@@ -119,6 +126,14 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
     const headers = buildHeaders(card.endpoint.headers, callOptions.requestId ?? randomUUID(), outgoingTraceHeaders(body.trace_id, span), callOptions.delegationDepth ?? 1);
     const timeoutMs = validTimeout(card.endpoint.timeoutMs);
     const maxAttempts = 1 + Math.max(0, Math.floor(card.endpoint.retries || 0));
+
+    // A call holds one of the agent's connections for all its attempts; none free within a short wait: busy, not called.
+    const limit = card.endpoint.maxConnections ?? defaultMaxConnections;
+    const slot = await connectionLimits.acquire(card.id, limit, connectionWaitMs(timeoutMs), signal);
+    if ('reason' in slot) {
+      if (slot.reason === 'aborted') return fail('aborted', 'the call was cancelled while waiting for a connection', 0);
+      return fail('busy', `all ${slot.limit} connections to the agent are in use (endpoint.max_connections); none came free within ${slot.waitedMs} ms`, 0);
+    }
 
     // Every attempt reuses the same body, so the agent sees the same task_id on a retry.
     let attempts = 0;
@@ -164,6 +179,8 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
       }
       if (signal?.aborted) return fail('aborted', `the call was cancelled while waiting to retry (after ${attempts} attempts)`, attempts);
       return fail('bad_body', `unexpected error while calling the agent: ${(error as Error)?.message ?? String(error)}`, attempts);
+    } finally {
+      slot.release();
     }
   }
 

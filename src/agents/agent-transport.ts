@@ -50,14 +50,12 @@ export type AgentPost = (request: AgentHttpRequest) => Promise<AgentHttpReply>;
 export interface AgentPoolOptions {
   /** Resolves endpoint host names when a connection opens (default `dns.lookup`). */
   lookup?: LookupFunction;
-  /** Connections open at once to one origin; further requests wait for one (default 64). */
+  /** Connections open at once to one origin (default: unbounded; calls are limited per agent before they reach the pool, `connection-limits.ts`). */
   connectionsPerOrigin?: number;
   /** How long an idle connection is kept when the agent gives no `Keep-Alive` hint (default 10 s). */
   keepAliveTimeoutMs?: number;
 }
 
-/** The default connection limit per agent origin. */
-export const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
 const DEFAULT_KEEP_ALIVE_MS = 10_000;
 /** Upper bound on an agent's own `Keep-Alive: timeout=` hint. */
 const MAX_KEEP_ALIVE_MS = 60_000;
@@ -74,7 +72,7 @@ export interface AgentPools {
 export function createAgentPools(options: AgentPoolOptions = {}): AgentPools {
   const lookup = options.lookup ?? (dnsLookup as LookupFunction);
   const settings = {
-    connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
+    connections: options.connectionsPerOrigin ?? null,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_MS,
     keepAliveMaxTimeout: MAX_KEEP_ALIVE_MS,
   };

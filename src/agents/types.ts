@@ -35,7 +35,9 @@ export type AgentFailureCode =
   /** The card names a protocol no adapter is registered for. */
   | 'unsupported_protocol'
   /** The agent's circuit breaker is open: it was not called. */
-  | 'circuit_open';
+  | 'circuit_open'
+  /** Every connection the agent allows (`endpoint.max_connections`) stayed taken for the bounded wait: not called. */
+  | 'busy';
 
 export interface AgentCallOptions {
   /** Aborts the call (client disconnect, turn cancelled). */

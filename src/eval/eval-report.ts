@@ -2,6 +2,9 @@
  * Figures of one routing evaluation, computed from the outcomes, and their
  * text form. "Exact" means the routed agent set equals the labelled set
  * (order ignored); an out-of-scope line is right only when nothing is routed.
+ * A line marked `"clarify": true` is also right when the turn asked with the
+ * expected agent among its options. "Routed or offered" (every file): the
+ * expected agents were routed, or the one expected agent was among the options.
  */
 import type { EvalOutcome } from './run-eval.js';
 
@@ -39,6 +42,12 @@ export interface EvalReport {
   outOfScopeKeptOut: number | null;
   /** In-scope lines where nothing was routed. */
   inScopeNoAgent: number | null;
+  /** In-scope lines whose expected agents were routed, or (one expected agent) among the clarification's options. */
+  routedOrOffered: number | null;
+  /** In-scope lines with no agent routed and no options offered. */
+  inScopeNothing: number | null;
+  /** Out-of-scope lines that were offered options (still kept out: nothing was routed). */
+  outOfScopeOffered: number | null;
   /** Share of routed lines that got more than one agent. */
   multiAgentRate: number | null;
   /** Share of single-agent lines that got more than one agent (multi-agent answers nobody asked for). */
@@ -80,6 +89,9 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
   let keptOut = 0;
   let inScope = 0;
   let noAgent = 0;
+  let routedOrOffered = 0;
+  let nothing = 0;
+  let oosOffered = 0;
   let routed = 0;
   let routedMulti = 0;
   let unaskedMulti = 0;
@@ -98,7 +110,9 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
     if (outcome.source) decidedBy[outcome.source] = (decidedBy[outcome.source] ?? 0) + 1;
     const expected = new Set(outcome.case.agents);
     const got = new Set(outcome.predicted);
-    const right = expected.size === got.size && [...expected].every((agent) => got.has(agent));
+    const offered = outcome.offered ?? [];
+    const wasOffered = got.size === 0 && expected.size === 1 && offered.includes([...expected][0]!);
+    const right = (expected.size === got.size && [...expected].every((agent) => got.has(agent))) || (outcome.case.clarify === true && wasOffered);
     if (right) exact += 1;
     for (const agent of expected) agentEntry(agent)[got.has(agent) ? 'tp' : 'fn'] += 1;
     for (const agent of got) if (!expected.has(agent)) agentEntry(agent).fp += 1;
@@ -113,9 +127,12 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
     if (expected.size === 0) {
       outOfScope += 1;
       if (got.size === 0) keptOut += 1;
+      if (got.size === 0 && offered.length > 0) oosOffered += 1;
     } else {
       inScope += 1;
       if (got.size === 0) noAgent += 1;
+      if (got.size === 0 && offered.length === 0) nothing += 1;
+      if (wasOffered || [...expected].every((agent) => got.has(agent))) routedOrOffered += 1;
       preselectLines += 1;
       if ([...expected].every((agent) => outcome.preselected.includes(agent))) preselectHits += 1;
     }
@@ -172,6 +189,9 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
     linearTop1: ratio(linearHits, linearLines),
     outOfScopeKeptOut: ratio(keptOut, outOfScope),
     inScopeNoAgent: ratio(noAgent, inScope),
+    routedOrOffered: ratio(routedOrOffered, inScope),
+    inScopeNothing: ratio(nothing, inScope),
+    outOfScopeOffered: ratio(oosOffered, outOfScope),
     multiAgentRate: ratio(routedMulti, routed),
     unaskedMultiRate: ratio(unaskedMulti, singles),
     values: { correct: valuesCorrect, total: valuesTotal, accuracy: ratio(valuesCorrect, valuesTotal) },
@@ -199,6 +219,7 @@ export function formatEvalReport(report: EvalReport, options: { file: string; mo
   lines.push(`${options.file}: ${report.total} lines (${c.inScope} in scope, ${c.multi} multi-agent, ${c.outOfScope} out of scope, ${c.followUps} follow-ups), ${options.agents} enabled agents, ${options.mode} mode`);
   lines.push('');
   lines.push(`exact agent-set accuracy   ${pct(report.accuracy)}  (${report.exact}/${report.total})`);
+  lines.push(`routed or offered          ${pct(report.routedOrOffered)}  (in-scope lines: the right agents routed, or the right one among a clarification's options)`);
   lines.push(`top-1 (single-agent lines) ${pct(report.top1)}`);
   if (report.baselineTop1 !== null && report.top1 !== null) {
     const ratioText = report.baselineTop1 > 0 ? `, ratio ${(report.top1 / report.baselineTop1).toFixed(2)}` : '';
@@ -208,8 +229,8 @@ export function formatEvalReport(report: EvalReport, options: { file: string; mo
     const ratioText = report.linearTop1 > 0 ? `, ratio ${(report.top1 / report.linearTop1).toFixed(2)}` : '';
     lines.push(`  linear n-gram classifier ${pct(report.linearTop1)}  (same examples, trained now${ratioText})`);
   }
-  lines.push(`out of scope kept out      ${pct(report.outOfScopeKeptOut)}`);
-  lines.push(`in scope, no agent         ${pct(report.inScopeNoAgent)}`);
+  lines.push(`out of scope kept out      ${pct(report.outOfScopeKeptOut)}  (offered options on ${pct(report.outOfScopeOffered)})`);
+  lines.push(`in scope, no agent         ${pct(report.inScopeNoAgent)}  (no agent and no options ${pct(report.inScopeNothing)})`);
   lines.push(`multi-agent answers        ${pct(report.multiAgentRate)} of routed lines; unasked ${pct(report.unaskedMultiRate)} of single-agent lines`);
   lines.push(`follow-ups                 ${pct(report.followUpAccuracy)}`);
   lines.push(`extracted values           ${pct(report.values.accuracy)}  (${report.values.correct}/${report.values.total})`);

@@ -1,8 +1,9 @@
 /**
  * The labelled routing set read by `switchboard eval` (docs/api.md#commands): one
  * JSON object per line,
- * `{ "query", "agents": [ids], "session"?: [earlier queries], "inputs"?: { agent_id: { key: value } } }`
- * (a line written by `switchboard review` also carries `review`, its provenance, which is not scored).
+ * `{ "query", "agents": [ids], "session"?: [earlier queries], "inputs"?: { agent_id: { key: value } }, "clarify"?: true }`
+ * (`clarify: true`: a clarification whose options hold the expected agent counts as right; a line written by
+ * `switchboard review` also carries `review`, its provenance, which is not scored).
  * A line may instead be a dialogue (docs/api.md#commands, dialogue-set.ts).
  * Blank lines and lines starting with `//` are skipped. Every bad line is
  * reported with its number and what is wrong; a set with any bad line is not run.
@@ -21,6 +22,8 @@ export interface EvalCase {
   session: string[];
   /** Expected extracted values per agent (only the keys listed are scored). */
   inputs: Record<string, Record<string, string | number>>;
+  /** True when asking "do you mean …?" with the expected agent among the options is a right answer too. */
+  clarify?: boolean;
 }
 
 /** A problem with one line of the set. */
@@ -73,9 +76,10 @@ function readCase(value: unknown, line: number, problems: string[], knownAgents?
   }
   for (const key of Object.keys(value)) {
     // `review` is where a line written by `switchboard review` came from: kept for the labeller, not scored.
-    if (!['query', 'agents', 'session', 'inputs', 'review'].includes(key)) problems.push(`unknown field "${key}" (expected query, agents, session, inputs)`);
+    if (!['query', 'agents', 'session', 'inputs', 'clarify', 'review'].includes(key)) problems.push(`unknown field "${key}" (expected query, agents, session, inputs, clarify)`);
   }
-  const { query, agents, session, inputs } = value;
+  const { query, agents, session, inputs, clarify } = value;
+  if (clarify !== undefined && typeof clarify !== 'boolean') problems.push('"clarify" must be true or false');
   if (typeof query !== 'string' || query.trim().length === 0) problems.push('"query" must be a non-empty string');
   if (!Array.isArray(agents) || !agents.every((id) => typeof id === 'string')) problems.push('"agents" must be an array of agent ids ([] = out of scope)');
   else if (new Set(agents).size !== agents.length) problems.push('"agents" lists an agent twice');
@@ -108,6 +112,7 @@ function readCase(value: unknown, line: number, problems: string[], knownAgents?
     agents: [...(agents as string[])],
     session: ((session as string[] | undefined) ?? []).map((item) => item.trim()),
     inputs: expectedInputs,
+    ...(clarify === true ? { clarify: true } : {}),
   };
 }
 

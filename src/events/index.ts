@@ -4,6 +4,6 @@
  * step and the trace span of each), and the readers every consumer of a turn's events uses.
  * Other rooms import these names from this file only.
  */
-export { readResponseStateSchema, type ConfirmationRequest, type ResponseState, type SemanticInfo } from './response-state.js';
+export { readResponseStateSchema, type Clarification, type ClarificationOption, type ConfirmationRequest, type ResponseState, type SemanticInfo } from './response-state.js';
 export { STAGE_NAMES, STAGES, stageRow, type Held, type Section, type Speaker, type Stage, type StageRow } from './stages.js';
 export { answerOf, completeFinalOf, doneOf, isAnswerDelta, isCompleteFinal, outcomeOf, type StagedEvent } from './readers.js';

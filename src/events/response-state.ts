@@ -28,6 +28,19 @@ export interface ConfirmationRequest {
   inputs: Record<string, unknown>;
 }
 
+/** One option of a clarification (contract v4): `sub_agent_id` is for the front end, never in content. */
+export interface ClarificationOption {
+  option_id: string;
+  sub_agent_id: string;
+  /** User-facing, in the query's language: the agent's name and a few words of what it does. */
+  label: string;
+}
+
+/** `metadata.clarification` of `plan_done` and `final`: the turn asks which agent is meant instead of guessing. */
+export interface Clarification {
+  options: ClarificationOption[];
+}
+
 /** One event of a turn: one SSE `data:` frame of `POST /v1/chat`, or one element of its JSON `events`. */
 export interface ResponseState {
   type: 'content' | 'done';
@@ -44,6 +57,8 @@ export interface ResponseState {
     semantic_info?: SemanticInfo[];
     /** Side-effect tasks held until the user confirms them (plan_done and final). */
     confirmation?: ConfirmationRequest[];
+    /** The options a turn offers instead of guessing which agent is meant (plan_done and final; contract v4). */
+    clarification?: Clarification;
     state?: Record<string, unknown>;
   };
 }

@@ -2,6 +2,7 @@
  * Per-turn runtime context handed to every node through LangGraph's `context`
  * option (not through state, so nothing here is checkpointed).
  */
+import type { Clarification } from '../events/index.js';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
 import type { RegistrySnapshot } from '../registry/types.js';
 import type { LlmUsage } from '../llm/types.js';
@@ -94,6 +95,8 @@ export interface NodeEvent {
   semantic_info?: SemanticInfo[];
   /** Side-effect tasks awaiting the user's confirmation (plan_done and final). */
   confirmation?: ConfirmationRequest[];
+  /** The options of a clarification (plan_done and final). */
+  clarification?: Clarification;
   state?: Record<string, unknown>;
 }
 

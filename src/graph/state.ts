@@ -16,6 +16,8 @@ import type { PendingTask } from '../store/parked-task.js';
 import type { ProfileFill } from './memory/profile-facts.js';
 import type { AnswerCacheKey } from './caches/answer-cache.js';
 import type { ValueSource } from './value-source.js';
+import type { Clarification } from '../events/index.js';
+import type { Language } from '../i18n/language.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
@@ -51,6 +53,23 @@ export interface SessionMemory {
   unresolved_turns: number;
   /** Every turn older than `history`, folded incrementally (absent until the first fold). */
   summary?: LayeredSummary;
+  /** The clarification the last turn asked (contract v4); the next turn answers it or drops it. */
+  clarification?: PendingClarification;
+}
+
+/** A clarification waiting for its answer: the options and the message they are about. */
+export interface PendingClarification extends Clarification {
+  /** The message the user sent (the chosen agent handles it as if it had been routed there). */
+  query: string;
+  language: Language;
+  asked_at: string;
+}
+
+/** The option the user chose this turn, and the message it is about. */
+export interface ChosenOption {
+  agent_id: string;
+  option_id: string;
+  query: string;
 }
 
 export function emptyMemory(): SessionMemory {
@@ -84,6 +103,10 @@ export const SupervisorStateAnnotation = Annotation.Root({
   /** Task ids the user confirmed / rejected through the chat body (input of this turn). */
   confirm: replace<string[]>(() => []),
   reject: replace<string[]>(() => []),
+  /** The option id of the last clarification the user chose through the chat body (input of this turn). */
+  choose: replace<string | null>(() => null),
+  /** This turn answers the last clarification: the chosen agent handles its message. */
+  clarified: replace<ChosenOption | null>(() => null),
   /** Side-effect tasks of this turn's plan parked until the user confirms them. */
   confirmation: replace<ConfirmationRequest[]>(() => []),
   /** User-facing sentences about parked tasks this turn dropped or could not run; they open the answer. */

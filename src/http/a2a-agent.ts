@@ -223,7 +223,9 @@ function readMessage(message: Message, context: RequestContext, caller: A2aCalle
   const confirm = taskIds(data.confirm);
   const reject = taskIds(data.reject);
   if (confirm === null || reject === null) return { ok: false, problem: 'confirm and reject must be lists of task ids' };
-  if (query === '' && confirm.length === 0 && reject.length === 0) return { ok: false, problem: 'the message has no text' };
+  const choose = data.choose;
+  if (choose !== undefined && (typeof choose !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/u.test(choose))) return { ok: false, problem: 'choose must be an option_id of the last clarification' };
+  if (query === '' && confirm.length === 0 && reject.length === 0 && choose === undefined) return { ok: false, problem: 'the message has no text' };
   if (!isValidId('session_id', context.contextId)) return { ok: false, problem: 'the contextId may only hold letters, digits and _ . : - (1 to 128 characters)' };
 
   const named = message.metadata?.user_id ?? context.request.metadata?.user_id;
@@ -239,7 +241,7 @@ function readMessage(message: Message, context: RequestContext, caller: A2aCalle
   return {
     ok: true,
     userId,
-    request: { query, ...(confirm.length > 0 ? { confirm } : {}), ...(reject.length > 0 ? { reject } : {}) },
+    request: { query, ...(confirm.length > 0 ? { confirm } : {}), ...(reject.length > 0 ? { reject } : {}), ...(typeof choose === 'string' ? { choose } : {}) },
   };
 }
 
@@ -257,11 +259,13 @@ function publishEnd(context: RequestContext, bus: ExecutionEventBus, events: rea
   switch (outcome.outcome) {
     case 'input_required':
       parts.push(
-        dataPart({
-          outcome: outcome.outcome,
-          semantic_info: outcome.semanticInfo,
-          missing_keys: outcome.semanticInfo.flatMap((info) => info.keys),
-        }),
+        outcome.clarification
+          ? dataPart({ outcome: outcome.outcome, clarification: { options: outcome.clarification.options } })
+          : dataPart({
+              outcome: outcome.outcome,
+              semantic_info: outcome.semanticInfo,
+              missing_keys: outcome.semanticInfo.flatMap((info) => info.keys),
+            }),
       );
       bus.publish(status(context, TaskState.TASK_STATE_INPUT_REQUIRED, parts));
       break;

@@ -45,6 +45,8 @@ interface AguiTurn {
   userId: string;
   confirm?: string[];
   reject?: string[];
+  /** `forwardedProps.choose`: the option id of the last clarification. */
+  choose?: string;
 }
 
 /** Reads the run input into a turn, or throws a 400 naming the field. */
@@ -73,6 +75,10 @@ function readRunInput(body: unknown, response: Response, options: AguiHandlerOpt
   }
   const confirm = taskIdList(props.confirm, 'forwardedProps.confirm');
   const reject = taskIdList(props.reject, 'forwardedProps.reject');
+  const choose = props.choose;
+  if (choose !== undefined && (typeof choose !== 'string' || !/^[A-Za-z0-9_.:-]{1,64}$/u.test(choose))) {
+    throw new UserError('BAD_REQUEST', 'forwardedProps.choose must be an option_id of the last clarification (1 to 64 letters, digits and _ . : -)', { field: 'forwardedProps.choose' });
+  }
   const lastUser = [...input.messages].reverse().find((message) => message.role === 'user');
   const content: unknown = lastUser?.content;
   const query = (
@@ -82,11 +88,11 @@ function readRunInput(body: unknown, response: Response, options: AguiHandlerOpt
         ? content.map((part: { type?: string; text?: string }) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('')
         : ''
   ).trim();
-  if (query === '' && !confirm && !reject) throw new UserError('BAD_REQUEST', 'messages must end with a user message that has text', { field: 'messages' });
+  if (query === '' && !confirm && !reject && choose === undefined) throw new UserError('BAD_REQUEST', 'messages must end with a user message that has text', { field: 'messages' });
   if (query.length > options.maxQueryChars) {
     throw new UserError('BAD_REQUEST', `the user message is longer than ${options.maxQueryChars} characters`, { field: 'messages' });
   }
-  return { threadId: input.threadId, runId: input.runId, query, userId, ...(confirm ? { confirm } : {}), ...(reject ? { reject } : {}) };
+  return { threadId: input.threadId, runId: input.runId, query, userId, ...(confirm ? { confirm } : {}), ...(reject ? { reject } : {}), ...(typeof choose === 'string' ? { choose } : {}) };
 }
 
 function taskIdList(value: unknown, field: string): string[] | undefined {
@@ -142,6 +148,7 @@ export function createAguiTranslator(threadId: string, runId: string) {
         const ending = readTurnEvents(seen);
         if (ending.semanticInfo.length > 0) out.push({ type: EventType.CUSTOM, name: 'semantic_info', value: ending.semanticInfo } as BaseEvent);
         if (ending.confirmation.length > 0) out.push({ type: EventType.CUSTOM, name: 'confirmation', value: ending.confirmation } as BaseEvent);
+        if (ending.clarification) out.push({ type: EventType.CUSTOM, name: 'clarification', value: { options: ending.clarification.options } } as BaseEvent);
         return out;
       }
       if (event.metadata.stage === 'escalate' && event.content !== '') {
@@ -202,6 +209,7 @@ export function createAguiHandler(options: AguiHandlerOptions): RequestHandler {
         delegationDepth: delegationDepthOf(response),
         ...(turn.confirm ? { confirm: turn.confirm } : {}),
         ...(turn.reject ? { reject: turn.reject } : {}),
+        ...(turn.choose ? { choose: turn.choose } : {}),
       },
       { signal: controller.signal, onEvent },
     );

@@ -9,19 +9,23 @@ import { ID_RULES, isValidId, type IdKind } from '../id-patterns.js';
 
 /** A validated chat request, in the camelCase the turn runner reads. */
 export interface ChatRequest {
-  /** '' when the body only confirms or rejects parked tasks. */
+  /** '' when the body only confirms or rejects parked tasks, or chooses an option. */
   query: string;
   userId: string;
   sessionId?: string;
   /** Task ids of side-effect tasks the user confirms / rejects (docs/api.md#conversation-rules). */
   confirm?: string[];
   reject?: string[];
+  /** The option id of the last clarification the user chooses (contract v4; `query` may then be left out). */
+  choose?: string;
   /** `continue`: the turn runs to its end when the client goes away (and can be resumed). Default `cancel`. */
   onDisconnect?: 'cancel' | 'continue';
   multitaskStrategy?: 'reject' | 'enqueue' | 'interrupt';
 }
 
 const MAX_TASK_IDS = 50;
+/** What an option id looks like (`opt_1`; letters, digits and _ . : -, up to 64). */
+const OPTION_ID_PATTERN = '^[A-Za-z0-9_.:-]{1,64}$';
 
 /** What a validator returns for a body: the request or a message naming the field. */
 export type ChatRequestCheck = { ok: true; value: ChatRequest } | { ok: false; field: string; message: string };
@@ -47,6 +51,9 @@ function describe(error: ErrorObject, maxQueryChars: number): { field: string; m
         : { field: name, message: `${name} must be an array of task ids` };
     }
     return { field: name, message: `${name}[${list[2]}] must be a task id (${ID_RULES.task_id.allowed})` };
+  }
+  if (field === 'choose') {
+    return error.keyword === 'type' ? { field, message: 'choose must be a string (an option_id of the last clarification)' } : { field, message: 'choose must be an option_id: 1 to 64 letters, digits and _ . : -' };
   }
   switch (error.keyword) {
     case 'enum':
@@ -79,7 +86,7 @@ export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown>
     required: ['user_id'],
     properties: {
       // `minLength` before `pattern`: an empty string reports "must not be empty".
-      query: { type: 'string', minLength: 1, maxLength: maxQueryChars, pattern: '\\S', description: 'What the user said. May be left out when `confirm` or `reject` names task ids.' },
+      query: { type: 'string', minLength: 1, maxLength: maxQueryChars, pattern: '\\S', description: 'What the user said. May be left out when `confirm` or `reject` names task ids, or `choose` names an option.' },
       user_id: { type: 'string', minLength: 1, maxLength: ID_RULES.user_id.maxLength, pattern: ID_RULES.user_id.pattern, description: 'The end user (owner of the session).' },
       session_id: {
         type: 'string',
@@ -99,6 +106,11 @@ export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown>
         maxItems: MAX_TASK_IDS,
         items: { type: 'string', pattern: ID_RULES.task_id.pattern },
         description: 'Task ids of side-effect tasks awaiting confirmation that the user rejects; `query` may then be left out.',
+      },
+      choose: {
+        type: 'string',
+        pattern: OPTION_ID_PATTERN,
+        description: 'The `option_id` of an option of the last clarification (`metadata.clarification.options`) the user chooses; `query` may then be left out. An id the last clarification did not offer is answered without running anything.',
       },
       on_disconnect: {
         type: 'string',
@@ -121,14 +133,15 @@ export function createChatRequestValidator(options: { maxQueryChars?: number } =
   const validate = ajv.compile(chatRequestSchema(maxQueryChars));
   return (body) => {
     if (validate(body)) {
-      const record = body as { query?: string; user_id: string; session_id?: string; confirm?: string[]; reject?: string[]; on_disconnect?: 'cancel' | 'continue'; multitask_strategy?: 'reject' | 'enqueue' | 'interrupt' };
+      const record = body as { query?: string; user_id: string; session_id?: string; confirm?: string[]; reject?: string[]; choose?: string; on_disconnect?: 'cancel' | 'continue'; multitask_strategy?: 'reject' | 'enqueue' | 'interrupt' };
       const confirming = (record.confirm?.length ?? 0) + (record.reject?.length ?? 0) > 0;
-      // `query` may be left out only when the body confirms or rejects parked tasks.
-      if (record.query === undefined && !confirming) return { ok: false, field: 'query', message: 'query is required' };
+      // `query` may be left out only when the body confirms or rejects parked tasks, or chooses an option.
+      if (record.query === undefined && !confirming && record.choose === undefined) return { ok: false, field: 'query', message: 'query is required' };
       const value: ChatRequest = { query: record.query ?? '', userId: record.user_id };
       if (record.session_id !== undefined) value.sessionId = record.session_id;
       if (record.confirm?.length) value.confirm = record.confirm;
       if (record.reject?.length) value.reject = record.reject;
+      if (record.choose !== undefined) value.choose = record.choose;
       if (record.on_disconnect !== undefined) value.onDisconnect = record.on_disconnect;
       if (record.multitask_strategy !== undefined) value.multitaskStrategy = record.multitask_strategy;
       return { ok: true, value };

@@ -4,7 +4,7 @@
  * (A2A task states, AG-UI events): the outcome word of docs/api.md#conversation-rules, the
  * keys still missing and the side effects held for confirmation.
  */
-import { completeFinalOf, doneOf, outcomeOf, type ConfirmationRequest, type ResponseState, type SemanticInfo } from '../events/index.js';
+import { completeFinalOf, doneOf, outcomeOf, type Clarification, type ConfirmationRequest, type ResponseState, type SemanticInfo } from '../events/index.js';
 import { turnOutcomeLabel } from '../turn/index.js';
 
 export interface TurnEnding {
@@ -12,6 +12,8 @@ export interface TurnEnding {
   outcome: string;
   semanticInfo: SemanticInfo[];
   confirmation: ConfirmationRequest[];
+  /** The options of the clarification the turn asked (its final event's), when it asked one. */
+  clarification?: Clarification;
 }
 
 /** Reads the ending of a turn from its events. */
@@ -25,8 +27,10 @@ export function readTurnEvents(events: readonly ResponseState[]): TurnEnding {
   };
   const semanticInfo = lastNonEmpty((event) => event.metadata.semantic_info);
   const confirmation = lastNonEmpty((event) => event.metadata.confirmation);
+  const clarification = final?.metadata.clarification;
   const stated = outcomeOf(doneOf(events));
   if (stated === 'cancelled' || stated === 'aborted' || stated === 'error') return { outcome: stated, semanticInfo, confirmation };
+  if (clarification && clarification.options.length > 0) return { outcome: 'input_required', semanticInfo, confirmation, clarification };
   const label = turnOutcomeLabel('completed', events);
   if (semanticInfo.length === 0 && confirmation.length > 0 && (label === 'input_required' || label === 'completed')) {
     return { outcome: 'awaiting_confirmation', semanticInfo, confirmation };

@@ -76,6 +76,13 @@ export function refusedValueLine(
   return language === 'zh' ? `- ${service}：${description}「${value}」无效，请重新提供${again}` : `- ${service}: "${value}" is not a valid ${description}; please give another${again}`;
 }
 
+/** A side effect given several values for a key it takes once: which one ("您提到了多个入住城市（北京、上海）…"). */
+export function severalValuesLine(language: Language, service: string, description: string, values: readonly string[]): string {
+  return language === 'zh'
+    ? `- ${service}：您提到了多个${description}（${values.join('、')}），一次只能办理一个，请告诉我是哪一个`
+    : `- ${service}: you named more than one ${description} (${values.join(', ')}); it is done one at a time — which one?`;
+}
+
 /** A task that waits for the information asked for above it. */
 export function runsAfterInformationLine(language: Language, service: string): string {
   return language === 'zh' ? `- ${service}：将在上述信息补充后一并处理` : `- ${service}: will run once the information above is given`;

@@ -34,6 +34,7 @@ const SAMPLES: Record<string, (language: Language) => string> = {
   refusedValueLine: (language) => [texts.refusedValueLine(language, 'Hotel', 'Paris', 'city', names, []), texts.refusedValueLine(language, 'Hotel', 'x', 'date', [], ['2026-12-01'])].join('\n'),
   needsMoreInformationText: (language) => texts.needsMoreInformationText(language),
   neededKeysLine: (language) => [texts.neededKeysLine(language, 'Hotel', ['city'], false), texts.neededKeysLine(language, 'Hotel', ['city'], true)].join('\n'),
+  severalValuesLine: (language) => texts.severalValuesLine(language, 'Hotel', 'city', ['Beijing', 'Shanghai']),
   runsAfterInformationLine: (language) => texts.runsAfterInformationLine(language, 'Hotel'),
   notDoneSection: (language) => texts.notDoneSection(language, ['- Hotel']),
   nothingToDoText: (language) => texts.nothingToDoText(language),

@@ -27,6 +27,7 @@ export {
   runningConfirmedText,
   unknownConfirmationText,
 } from './notice-texts.js';
+export { clarificationLabelText, clarificationQuestionText, unknownChoiceText } from './clarification-texts.js';
 export { missingReasonText, verifyDoneText, verifyStartText } from './verify-texts.js';
 export {
   doneText,
@@ -37,6 +38,7 @@ export {
   notDoneSection,
   nothingToDoText,
   refusedValueLine,
+  severalValuesLine,
   runsAfterInformationLine,
   serviceQuestionLine,
   theResultsText,

@@ -13,6 +13,14 @@ export type {
   RankedIntent,
   SimpleIntentKind,
 } from './types.js';
+export {
+  buildClarification,
+  decideClarification,
+  DEFAULT_CLARIFY_THRESHOLDS,
+  MAX_CLARIFICATION_OPTIONS,
+  optionNamedIn,
+  type ClarifyThresholds,
+} from './clarification.js';
 export { createOfflineRecognizer, type OfflineRecognizerOptions } from './offline-recognizer.js';
 export { createLlmRecognizer, type IntentFallbackMetrics, type LlmRecognizerOptions } from './llm-recognizer.js';
 export {

@@ -30,6 +30,8 @@ import { readAsAnswer } from '../planning/clause-values.js';
 import { readAttributeClause } from './routing/attribute-clause.js';
 import type { Language } from '../i18n/index.js';
 import type { SemanticIndex } from '../embeddings/semantic-index.js';
+import { buildClarification, decideClarification, DEFAULT_CLARIFY_THRESHOLDS, MAX_CLARIFICATION_OPTIONS, type ClarifyThresholds } from './clarification.js';
+import { clarificationQuestionText } from '../i18n/index.js';
 
 /** Options of the offline recognizer; every field has a default. */
 export interface OfflineRecognizerOptions {
@@ -46,6 +48,11 @@ export interface OfflineRecognizerOptions {
    * with the lexical ranking (`routing/meaning-fusion.ts`). Absent, slow or failing: routing is lexical only.
    */
   semantic?: SemanticIndex;
+  /**
+   * When a request routed on similarity alone, or not routed, is asked about instead (`clarification.ts`);
+   * `false` never asks. Needs a ranker with a `shortlist`.
+   */
+  clarify?: Partial<ClarifyThresholds> | false;
 }
 
 /** Creates the offline recognizer. Throws a `TypeError` naming the bad option. */
@@ -55,6 +62,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
   const now = options.now ?? (() => new Date());
   const ownership = createWordOwnership();
   const maxFragmentResidue = options.maxFragmentResidue ?? 4;
+  const clarify = options.clarify === false ? undefined : { ...DEFAULT_CLARIFY_THRESHOLDS, ...options.clarify };
   if (!Number.isFinite(maxFragmentResidue) || maxFragmentResidue < 0) {
     throw new TypeError('offline recognizer: maxFragmentResidue must be a non-negative number');
   }
@@ -121,6 +129,11 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
           const withPending = [...intents, ...pendingLeft.map((agentId) => ({ agentId, score: 0.5 }))];
           return business(snapshot, language, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text, language));
         }
+        // One request that only similarity routed, on a shortlist that does not back it: ask which agent is meant.
+        if (intents.length === 1 && isSimilarityOnly(ranked.intents[0]!) && input.pendingAgents.length === 0) {
+          const asked = clarifyOrNot(query, snapshot, language, text, ranked.intents[0]!.agentId);
+          if (asked && asked !== 'nothing') return asked;
+        }
         // "那边天气怎么样": a new service, but its place comes from the previous turn.
         const rewritten = previous && refersToPreviousTurn(query) ? merge(previous, text, language) : text;
         return business(snapshot, language, intents, ranked.confidence, ranked.reason, rewritten);
@@ -140,9 +153,33 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
 
       const smallTalk = classifier.findSmallTalk(query);
       if (smallTalk) return simple(smallTalk.kind, snapshot, text, language, `${smallTalk.kind}: "${smallTalk.phrase}"`, 'high');
-      return simple('out_of_scope', snapshot, text, language, ranked.reason, 'medium');
+      // Nothing routed, but the request is near some agents: ask rather than answer "out of scope".
+      const asked = clarifyOrNot(query, snapshot, language, text, undefined);
+      return asked && asked !== 'nothing' ? asked : simple('out_of_scope', snapshot, text, language, ranked.reason, 'medium');
     },
   };
+
+  /** A clarification turn when the shortlist says to ask (`clarification.ts`); `nothing`: out of scope; undefined: keep the route. */
+  function clarifyOrNot(query: string, snapshot: RegistrySnapshot, language: Language, text: string, routed: string | undefined): IntentResult | 'nothing' | undefined {
+    if (!clarify || !ranker.shortlist) return undefined;
+    const decision = decideClarification(ranker.shortlist(query, snapshot, MAX_CLARIFICATION_OPTIONS), routed, clarify);
+    if ('nothing' in decision) return 'nothing';
+    if (!('offer' in decision)) return undefined;
+    const clarification = buildClarification(decision.offer, snapshot, language);
+    if (!clarification) return undefined;
+    const question = clarificationQuestionText(clarification.options.map((option) => option.label), language);
+    return {
+      kind: 'simple',
+      simpleKind: 'clarify',
+      intents: [],
+      confidence: 'low',
+      reason: `${routed ? `weak evidence for ${routed}` : 'no agent routed'}; asking between ${decision.offer.join(', ')}`,
+      rewrittenQuery: text,
+      userFriendlyMessage: question,
+      answer: question,
+      clarification,
+    };
+  }
 
   /**
    * A short follow-up that no keyword or owned value routes (similarity alone may have picked a card):

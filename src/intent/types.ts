@@ -8,6 +8,7 @@ import type { Language } from '../i18n/language.js';
 import type { DraftPlanEnvelope, RankedIntent } from '../planning/index.js';
 import type { Clause } from '../understanding/index.js';
 import type { TurnMeaning } from '../embeddings/turn-meaning.js';
+import type { Clarification } from '../events/index.js';
 
 export type SimpleIntentKind =
   | 'greeting'
@@ -15,7 +16,9 @@ export type SimpleIntentKind =
   | 'capabilities'
   | 'out_of_scope'
   | 'sensitive'
-  | 'abusive';
+  | 'abusive'
+  /** The turn asks which agent is meant (`IntentResult.clarification`). */
+  | 'clarify';
 
 /** One turn of short-term memory as fed to intent recognition / rewrite. */
 export interface MemoryTurn {
@@ -43,6 +46,8 @@ export interface IntentResult {
   draftPlan?: DraftPlanEnvelope;
   /** The layered summary updated by the model to cover the turn leaving the verbatim window (LLM mode). */
   memorySummary?: string;
+  /** With `simpleKind: 'clarify'`: the options the turn offers instead of guessing (contract v4 "Clarification"). */
+  clarification?: Clarification;
   /** Which level decided: word rules, the intent cache, the model, or the offline fallback after a model failure. */
   source?: 'rules' | 'cache' | 'model' | 'fallback';
 }

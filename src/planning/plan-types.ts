@@ -42,6 +42,8 @@ export interface InvalidKey {
   key: string;
   raw: string;
   reason: string;
+  /** The values the user gave when the key was given several and one task cannot take them all (planning/several-values.ts). */
+  several?: string[];
 }
 
 /** What happened to one sub-task in this turn. */

@@ -14,6 +14,7 @@ import type { AgentCard } from '../registry/types.js';
 import type { InvalidKey, SubTask, TaskPlan } from './plan-types.js';
 import type { PendingTask } from '../store/parked-task.js';
 import { classifyTaskType, topologicalOrder } from './dag.js';
+import { splitSeveralValues } from './several-values.js';
 import type { Planner, PlanRequest, PlanResult } from './types.js';
 
 /** Builds the sub-tasks of `cards` (already filtered to enabled agents of the snapshot). */
@@ -52,7 +53,16 @@ export function buildSubTasks(
       status: 'pending',
     };
   });
-  return { tasks: topologicalOrder(tasks), invalidKeys, attributed };
+  // Several values for one key: a task per value, or the side effect asks which (planning/several-values.ts).
+  const several = splitSeveralValues({
+    tasks,
+    cardOf: (agentId) => cards.find((card) => card.id === agentId),
+    textOf: (agentId) => (attributed.get(agentId)?.scope === 'clause' ? attributed.get(agentId)!.text : undefined),
+    invalidKeys,
+    planId: request.planId,
+    now: request.now,
+  });
+  return { tasks: topologicalOrder(several.tasks), invalidKeys: several.invalidKeys, attributed };
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { readLocalized } from './localized-text.js';
 import { buildEndpoint } from './build-endpoint.js';
+import { SUPERVISOR_DEFAULTS } from './defaults.js';
 import type { PrivateAddressCheck } from './private-address.js';
 import { normaliseExtract } from './extract-spec.js';
 import { mergeFindings, type Checked, type Findings } from './findings.js';
@@ -43,6 +44,7 @@ export function buildCard(rawAgent: RawAgent, index: number, context: CardContex
           source,
           env: context.env,
           defaultTimeoutMs: context.supervisor.defaultTimeoutMs,
+          defaultMaxConnections: context.supervisor.maxConnectionsPerAgent ?? SUPERVISOR_DEFAULTS.maxConnectionsPerAgent!,
           allowPrivateEndpoints: context.supervisor.allowPrivateEndpoints,
           circuitBreaker: context.supervisor.circuitBreaker,
           privateAddressProblem: context.privateAddressProblem,

@@ -17,6 +17,8 @@ export interface EndpointContext {
   env: Readonly<Record<string, string | undefined>>;
   /** `supervisor.default_timeout_ms` (or its default). */
   defaultTimeoutMs: number;
+  /** `supervisor.max_connections_per_agent` (or its default). */
+  defaultMaxConnections: number;
   /** `supervisor.allow_private_endpoints`: link-local / metadata / unique-local urls allowed. */
   allowPrivateEndpoints: boolean;
   /** `supervisor.circuit_breaker` over the defaults: what the endpoint's own block is laid over. */
@@ -73,6 +75,7 @@ export function buildEndpoint(agent: RawAgent, context: EndpointContext): Checke
       protocol: agent.endpoint.protocol ?? ENDPOINT_DEFAULTS.protocol,
       timeoutMs: agent.endpoint.timeout_ms ?? context.defaultTimeoutMs,
       retries: agent.endpoint.retries ?? ENDPOINT_DEFAULTS.retries,
+      maxConnections: agent.endpoint.max_connections ?? context.defaultMaxConnections,
       headers,
       ...(context.allowPrivateEndpoints ? { allowPrivateAddresses: true } : {}),
       circuitBreaker: mergeCircuitBreaker(context.circuitBreaker, agent.endpoint.circuit_breaker),

@@ -96,6 +96,7 @@ function supervisorSettings(
     memoryMaxHistory: raw?.memory_max_history ?? SUPERVISOR_DEFAULTS.memoryMaxHistory,
     maxParallel: raw?.max_parallel ?? SUPERVISOR_DEFAULTS.maxParallel,
     defaultTimeoutMs: raw?.default_timeout_ms ?? SUPERVISOR_DEFAULTS.defaultTimeoutMs,
+    maxConnectionsPerAgent: raw?.max_connections_per_agent ?? SUPERVISOR_DEFAULTS.maxConnectionsPerAgent,
     escalateAfterFailures: raw?.escalate_after_failures ?? SUPERVISOR_DEFAULTS.escalateAfterFailures,
     wordLists: {
       sensitive: [...(raw?.word_lists?.sensitive ?? [])],

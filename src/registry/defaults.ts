@@ -8,6 +8,8 @@ export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
   memoryMaxHistory: 5,
   maxParallel: 4,
   defaultTimeoutMs: 15000,
+  // Calls in flight to one agent: room for a few hundred streaming users per agent per process.
+  maxConnectionsPerAgent: 256,
   escalateAfterFailures: 2,
   wordLists: Object.freeze({ sensitive: [], abusive: [], escalation: [] }),
   verify: Object.freeze({ enabled: true, maxRetries: 1, judge: 'on_doubt' as const }),

@@ -398,6 +398,7 @@ describe('loadRegistryText: valid registries', () => {
       memoryMaxHistory: 5,
       maxParallel: 4,
       defaultTimeoutMs: 15000,
+      maxConnectionsPerAgent: 256,
       escalateAfterFailures: 2,
       wordLists: { sensitive: [], abusive: [], escalation: [] },
       verify: { enabled: true, maxRetries: 1, judge: 'on_doubt' },
@@ -419,6 +420,7 @@ describe('loadRegistryText: valid registries', () => {
       protocol: 'http-json',
       timeoutMs: 15000,
       retries: 1,
+      maxConnections: 256,
       headers: {},
       circuitBreaker: { enabled: true, errorRate: 0.5, minCalls: 10, windowS: 60, openS: 300 },
     });

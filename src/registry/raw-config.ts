@@ -33,6 +33,7 @@ export interface RawAgent {
     protocol?: AgentProtocol;
     timeout_ms?: number;
     retries?: number;
+    max_connections?: number;
     headers?: Record<string, string>;
     circuit_breaker?: RawCircuitBreaker;
   };
@@ -61,6 +62,7 @@ export interface RawConfig {
     memory_max_history?: number;
     max_parallel?: number;
     default_timeout_ms?: number;
+    max_connections_per_agent?: number;
     escalate_after_failures?: number;
     word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
     synonyms?: Record<string, string[]>;

@@ -22,6 +22,8 @@ export interface AgentEndpoint {
   readonly headers: Readonly<Record<string, string>>;
   /** The registry set `allow_private_endpoints: true`: connections to link-local / metadata / unique-local addresses are not refused. */
   readonly allowPrivateAddresses?: boolean;
+  /** Calls to this agent in flight at once (`max_connections`, else the supervisor's default); more wait briefly, then fail `busy`. */
+  readonly maxConnections?: number;
   /** When calls to this agent stop being made for a while (the endpoint's, else the supervisor's, else the defaults; absent = the defaults). */
   readonly circuitBreaker?: CircuitBreakerSettings;
 }
@@ -82,6 +84,8 @@ export interface SupervisorSettings {
   readonly memoryMaxHistory: number;
   readonly maxParallel: number;
   readonly defaultTimeoutMs: number;
+  /** `max_connections_per_agent`: calls in flight at once to one agent when its endpoint sets no `max_connections`. */
+  readonly maxConnectionsPerAgent?: number;
   readonly escalateAfterFailures: number;
   readonly wordLists: WordLists;
   /** `supervisor.synonyms`: word → equivalent words, a last resort for offline routing; absent when not set. */

@@ -42,10 +42,14 @@ export interface Admission {
   openTurn(place: TurnPlace, lease: HeldLease): Promise<() => Promise<void>>;
 }
 
-/** The user's side of a turn in the transcript; a body-only confirmation is recorded by its task ids. */
+/** The user's side of a turn in the transcript; a body-only confirmation or choice is recorded by its ids. */
 function userMessageText(request: TurnRequest): string {
   if (request.query.trim() !== '') return request.query;
-  const parts = [request.confirm?.length ? `confirm: ${request.confirm.join(', ')}` : '', request.reject?.length ? `reject: ${request.reject.join(', ')}` : ''];
+  const parts = [
+    request.confirm?.length ? `confirm: ${request.confirm.join(', ')}` : '',
+    request.reject?.length ? `reject: ${request.reject.join(', ')}` : '',
+    request.choose ? `choose: ${request.choose}` : '',
+  ];
   return parts.filter(Boolean).join('; ');
 }
 

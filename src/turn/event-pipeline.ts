@@ -120,6 +120,7 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
         turn_id: options.turnId,
         ...(event.semantic_info ? { semantic_info: scrubDeep(event.semantic_info, scrubData) } : {}),
         ...(event.confirmation ? { confirmation: scrubDeep(event.confirmation, scrubData) } : {}),
+        ...(event.clarification ? { clarification: scrubDeep(event.clarification, scrubData) } : {}),
         ...(state ? { state: scrubDeep(state, scrubData) } : {}),
       },
     };

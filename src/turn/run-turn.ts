@@ -122,7 +122,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     let stopReason: TurnStopReason | undefined;
     try {
       const stream = await options.graph.stream(
-        { query: request.query, user_id: request.userId, thread_id: request.sessionId, confirm: request.confirm ?? [], reject: request.reject ?? [] },
+        { query: request.query, user_id: request.userId, thread_id: request.sessionId, confirm: request.confirm ?? [], reject: request.reject ?? [], choose: request.choose ?? null },
         { configurable: { thread_id: threadKey }, context: context as unknown as Record<string, unknown>, streamMode: 'custom', durability: 'exit', signal },
       );
       for await (const chunk of stream) send(chunk as NodeEvent);

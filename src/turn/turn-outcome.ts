@@ -10,7 +10,7 @@
  * - `failed` when tasks failed and none succeeded nor waits on the user;
  * - `unresolved` when the verify step found the results insufficient;
  * - `partial` when some tasks failed, or some succeeded while others wait;
- * - `input_required` when keys are missing (asked for), then
+ * - `input_required` when keys are missing (asked for) or the turn asks which agent is meant, then
  *   `awaiting_confirmation` when a side effect is held for the user's yes;
  * - else `completed` (every planned task ran and succeeded, or nothing was
  *   planned: a direct answer).
@@ -43,6 +43,7 @@ export function decideTurnOutcome(lifecycle: Lifecycle, events: readonly Respons
     : events.filter((event) => event.metadata.stage === 'agent_failed').length;
   const needsInput =
     (final?.metadata.semantic_info ?? []).length > 0 ||
+    (final?.metadata.clarification?.options ?? []).length > 0 ||
     (tasks ?? []).some((status) => status === 'input_required' || status === 'parked') ||
     events.some((event) => event.metadata.stage === 'agent_done' && event.metadata.state?.status === 'input_required');
   const needsConfirmation = pendingConfirmations(final) > 0 || (tasks ?? []).some((status) => status === 'awaiting_confirmation');

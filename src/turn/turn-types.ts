@@ -24,6 +24,8 @@ export interface TurnRequest {
   /** Task ids of parked side-effect tasks the user confirms / rejects (then `query` may be empty). */
   confirm?: string[];
   reject?: string[];
+  /** The option id of the last clarification the user chooses (then `query` may be empty). */
+  choose?: string;
   /** `continue`: the client going away does not stop the turn (it can be resumed). Default `cancel`. */
   onDisconnect?: 'cancel' | 'continue';
   /** What to do while another turn runs on the session: 409 (default), wait in line, or cancel it. */

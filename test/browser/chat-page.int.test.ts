@@ -7,7 +7,11 @@
  * the phone widget refuses a bad number and sends a good one; with API keys on,
  * the page sends the key given once by `?key=` or typed into its key field;
  * the stop button ends a running turn as cancelled; a booking runs only after
- * its confirmation button is clicked, and declining it runs nothing.
+ * its confirmation button is clicked, and declining it runs nothing. The page
+ * follows the conversation's language (an English turn on a Chinese page is
+ * English throughout, its widget answer too), a booking has one confirmation
+ * heading, Confirm and Cancel stay side by side at 375, 768 and 1280 px, and
+ * "new conversation" starts a fresh session.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -430,6 +434,115 @@ describe('chat page with API keys on', () => {
     expect(await retried.textContent()).toContain('北京');
     expect(await page.locator('#key-form.shown').count()).toBe(0);
     expect(await page.locator('#banner.shown').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+});
+
+describe('chat page follows the conversation', () => {
+  let guarded: DemoSwitchboard;
+  beforeAll(async () => {
+    guarded = await startDemoSwitchboard({ chatPage: CHAT_PAGE, keepSideEffects: true });
+  }, 60_000);
+  afterAll(async () => {
+    await guarded?.close();
+  });
+
+  it('an English turn on a Chinese page: every word of the turn and the controls in English, the widget answer in English', async () => {
+    const page = await openPage();
+    expect(await page.locator('#send').textContent()).toBe('发送');
+    await ask(page, 'Book a hotel');
+    const first = page.locator('.turn').first();
+    const needs = first.locator('.needs');
+    await needs.waitFor({ timeout: 30_000 });
+    expect(await needs.locator('div').first().textContent()).toBe('Please fill in:');
+    expect(await needs.locator('select[name="city"] option').first().textContent()).toBe('Choose…');
+    expect(await needs.locator('button[type="submit"]').textContent()).toBe('Submit');
+    expect(await first.textContent()).not.toMatch(/[\u3400-\u9fff，：]/);
+    // The page's own controls follow the turn's language.
+    expect(await page.locator('#send').textContent()).toBe('Send');
+    expect(await page.locator('#new-chat').textContent()).toBe('New conversation');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('en');
+    await needs.locator('select[name="city"]').selectOption('Shanghai');
+    await needs.locator('input[name="check_in_date"]').fill('2026-12-01');
+    await needs.locator('button[type="submit"]').click();
+    const second = page.locator('.turn').nth(1);
+    expect(await second.locator('.user').textContent()).toBe('check-in city: Shanghai, check-in date: 2026-12-01');
+    await second.locator('.final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    expect(await second.locator('.agent .state').first().textContent()).toBe('✓ done');
+    // Back to Chinese: the next turn and the controls speak Chinese again.
+    await ask(page, '北京明天天气怎么样');
+    const third = page.locator('.turn').nth(2);
+    await third.locator('.final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    expect(await third.locator('.agent .state').first().textContent()).toBe('✓ 已完成');
+    expect(await page.locator('#send').textContent()).toBe('发送');
+    await page.close();
+  }, 90_000);
+
+  it('a booking asks once: one confirmation heading, Confirm and Cancel in the turn\'s language', async () => {
+    for (const [query, confirm, reject] of [
+      ['Book a hotel in Shanghai for tomorrow', 'Confirm', 'Cancel'],
+      ['帮我订上海的酒店，明天入住', '确认', '取消'],
+    ] as const) {
+      const page = await openPage(1280, guarded.board.url);
+      await ask(page, query);
+      const turn = page.locator('.turn').first();
+      const panel = turn.locator('.confirm');
+      await panel.waitFor({ timeout: 30_000 });
+      const finalLines = ((await turn.locator('.final').textContent()) ?? '').split('\n').filter((line) => /[：:]\s*$/.test(line.trim()));
+      const panelHeadings = await panel.locator('.heading').count();
+      expect(finalLines.length + panelHeadings, `${query}: ${finalLines.join(' | ')}`).toBe(1);
+      expect(await panel.getByRole('button').allTextContents()).toEqual([confirm, reject]);
+      await page.close();
+    }
+  }, 90_000);
+
+  for (const width of [375, 768, 1280]) {
+    it(`at ${width} px: the confirmation and widget panels fit, and Confirm and Cancel stay side by side`, async () => {
+      const page = await openPage(width, guarded.board.url);
+      await ask(page, '帮我订酒店');
+      await page.locator('.turn').first().locator('.needs form').waitFor({ timeout: 30_000 });
+      await page.locator('.turn').first().and(page.locator('[data-outcome]')).waitFor({ timeout: 10_000 });
+      await ask(page, '帮我订上海的酒店，明天入住');
+      await page.locator('.turn').nth(1).locator('.confirm').waitFor({ timeout: 30_000 });
+      const layout = await page.evaluate(() => {
+        const width = document.documentElement.clientWidth;
+        const outside = Array.from(document.querySelectorAll('body *'))
+          .filter((node) => getComputedStyle(node).display !== 'none' && node.getBoundingClientRect().width > 0)
+          .filter((node) => node.getBoundingClientRect().left < -0.5 || node.getBoundingClientRect().right > width + 0.5)
+          .map((node) => node.tagName);
+        const buttons = Array.from(document.querySelectorAll('.confirm .item button'), (node) => node.getBoundingClientRect());
+        const summary = document.querySelector('.confirm .item > span')!.getBoundingClientRect();
+        const header = Array.from(document.querySelectorAll('header > *'), (node) => node.getBoundingClientRect());
+        return { width, scrollWidth: document.documentElement.scrollWidth, outside, buttons: buttons.map((rect) => ({ top: rect.top, left: rect.left, right: rect.right, bottom: rect.bottom })), summary: { right: summary.right, bottom: summary.bottom, top: summary.top }, header: header.length };
+      });
+      expect(layout.width).toBe(width);
+      expect(layout.scrollWidth).toBeLessThanOrEqual(width);
+      expect(layout.outside).toEqual([]);
+      const [yes, no] = layout.buttons;
+      expect(Math.abs(yes!.top - no!.top), JSON.stringify(layout.buttons)).toBeLessThan(1);
+      expect(yes!.right).toBeLessThanOrEqual(no!.left);
+      // The summary is beside the buttons or above them, never under them.
+      expect(layout.summary.bottom <= yes!.top + 0.5 || layout.summary.right <= yes!.left + 0.5).toBe(true);
+      for (const selector of ['#new-chat', '#language', '#query', '#send', '.needs button[type="submit"]']) expect(await page.locator(selector).isVisible(), selector).toBe(true);
+      await page.close();
+    }, 90_000);
+  }
+
+  it('"new conversation" starts a fresh session with an empty log', async () => {
+    const page = await openPage();
+    await ask(page, '北京明天天气怎么样');
+    await page.locator('.turn .final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    const before = await page.evaluate(() => window.localStorage.getItem('sb_session'));
+    expect(before).toBeTruthy();
+    await page.click('#new-chat');
+    expect(await page.locator('.turn').count()).toBe(0);
+    expect(await page.locator('#session').textContent()).toBe('');
+    expect(await page.evaluate(() => window.localStorage.getItem('sb_session'))).toBeNull();
+    await ask(page, '上海明天天气怎么样');
+    await page.locator('.turn .final[data-streaming="false"]').waitFor({ timeout: 30_000 });
+    const after = await page.evaluate(() => window.localStorage.getItem('sb_session'));
+    expect(after).toBeTruthy();
+    expect(after).not.toBe(before);
     await page.close();
   }, 60_000);
 });

@@ -29,6 +29,8 @@ export interface A2aPeerOptions {
   binding?: 'JSONRPC' | 'HTTP+JSON';
   /** Ask for a missing city with the key named in a data part (default) or with the question only. */
   nameKeys?: boolean;
+  /** Answer with the forecast as a data part too (default), or with text only. */
+  replyData?: boolean;
   /** Stay working until cancelled. */
   hold?: boolean;
   /** Skill texts on the card. */
@@ -197,7 +199,8 @@ export async function startA2aPeer(options: A2aPeerOptions = {}): Promise<A2aPee
         return;
       }
       bus.publish(status(context, TaskState.TASK_STATE_WORKING, [text(`Looking up the weather in ${city}`)]));
-      bus.publish(
+      if (options.replyData !== false)
+        bus.publish(
         AgentEvent.artifactUpdate({
           taskId: context.taskId,
           contextId: context.contextId,
@@ -281,7 +284,7 @@ export async function startLegacyA2aPeer(options: A2aPeerOptions = {}): Promise<
         return;
       }
       bus.publish(statusEvent('working', [{ kind: 'text', text: `Looking up the weather in ${city}` }], false));
-      bus.publish({ kind: 'artifact-update', taskId, contextId, artifact: { artifactId: 'forecast', parts: [{ kind: 'data', data: forecastOf(city) }] } } as never);
+      if (options.replyData !== false) bus.publish({ kind: 'artifact-update', taskId, contextId, artifact: { artifactId: 'forecast', parts: [{ kind: 'data', data: forecastOf(city) }] } } as never);
       bus.publish(statusEvent('completed', [{ kind: 'text', text: `Sunny in ${city}, up to 21°C` }], true));
       bus.finished();
     },

@@ -29,6 +29,8 @@ export interface ChatOptions {
   /** Task ids to confirm / reject (docs/api.md#conversation-rules); with them `query` may be ''. */
   confirm?: string[];
   reject?: string[];
+  /** The option id of the last clarification to choose; with it `query` may be ''. */
+  choose?: string;
   signal?: AbortSignal;
   /** Called for each event as it arrives. */
   onEvent?: (event: ResponseState) => void;
@@ -133,11 +135,12 @@ export async function chatOverSse(baseUrl: string, query: string, options: ChatO
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({
-      ...(query !== '' || (!options.confirm && !options.reject) ? { query } : {}),
+      ...(query !== '' || (!options.confirm && !options.reject && !options.choose) ? { query } : {}),
       user_id: options.userId ?? 'u1',
       ...(options.sessionId ? { session_id: options.sessionId } : {}),
       ...(options.confirm ? { confirm: options.confirm } : {}),
       ...(options.reject ? { reject: options.reject } : {}),
+      ...(options.choose ? { choose: options.choose } : {}),
     }),
     signal: options.signal,
   });

@@ -68,7 +68,7 @@ describe('a2a protocol adapter', () => {
       const outcome = await client.call(cardFor(peer), { ...body, inputs: {} });
       expect(outcome.ok).toBe(true);
       if (!outcome.ok) return;
-      expect(outcome.reply).toEqual({ status: 'input_required', message: 'Which city do you mean?' });
+      expect(outcome.reply).toEqual({ status: 'input_required', output: {}, message: 'Which city do you mean?' });
     });
 
     it(`${kind}: a cancelled call sends CancelTask for its running task`, async () => {

@@ -241,11 +241,15 @@ const STATE_WORDS: Partial<Record<TaskState, string>> = {
   [TaskState.TASK_STATE_AUTH_REQUIRED]: 'asked for authentication on',
 };
 
+/**
+ * An A2A reply in our envelope (CONTRACT §3 "A2A, v4 readings"): `output` is
+ * always an object, its data parts merged (`{}` when it has none, so a text-only
+ * agent meets an `output_schema` of `{ type: object }`), and `message` its text.
+ */
 function replyFrom(status: AgentReply['status'], messageParts: readonly Part[], artifacts: readonly Artifact[]): AgentReply {
   const parts = [...messageParts, ...artifacts.flatMap((artifact) => artifact.parts)];
   const text = textOf(parts).trim();
-  const output = dataOf(parts);
-  return { status, ...(Object.keys(output).length > 0 ? { output } : {}), ...(text !== '' ? { message: text } : {}) };
+  return { status, output: dataOf(parts), ...(text !== '' ? { message: text } : {}) };
 }
 
 function textOf(parts: readonly Part[]): string {

@@ -156,10 +156,12 @@ export function summaryFacts(input: SummaryInput, maxOutputChars = 800) {
       items: info.keys.map((key, index) => {
         const spec = card.requiredKeys.find((candidate) => candidate.key === key);
         const given = info.type === 'invalid' ? input.refusedValues?.[card.id]?.[key] : undefined;
+        // Several values for a key one task takes once: the user picks among their own values.
+        const several = info.type === 'invalid' ? input.severalValues?.[card.id]?.[key] : undefined;
         return {
           description: info.key_descriptions[index] || spec?.description || key,
           examples: spec ? keyExamples(spec, card, input.now, language) : [],
-          ...(given !== undefined ? { given, choices: spec?.extract.type === 'enum' ? enumChoices(spec.extract.values, language) : [] } : {}),
+          ...(given !== undefined ? { given, choices: several ? [...several] : spec?.extract.type === 'enum' ? enumChoices(spec.extract.values, language) : [] } : {}),
         };
       }),
     });

@@ -17,6 +17,7 @@ import {
   nothingToDoText,
   needsMoreInformationText,
   refusedValueLine,
+  severalValuesLine,
   runsAfterInformationLine,
   serviceQuestionLine,
   unansweredLine,
@@ -118,8 +119,14 @@ export function composeSummary(input: SummaryInput): string {
     }
     needed.add(card.id);
     const refused = info.type === 'invalid' ? input.refusedValues?.[card.id] ?? {} : {};
-    const named = info.keys.filter((key) => refused[key] !== undefined);
+    const several = info.type === 'invalid' ? input.severalValues?.[card.id] ?? {} : {};
+    const named = info.keys.filter((key) => refused[key] !== undefined || several[key] !== undefined);
     for (const key of named) {
+      const given = several[key];
+      if (given) {
+        notRun.push(severalValuesLine(language, cardName(card, language), info.key_descriptions[info.keys.indexOf(key)] || key, given));
+        continue;
+      }
       const index = info.keys.indexOf(key);
       const spec = card.requiredKeys.find((candidate) => candidate.key === key);
       const choices = spec?.extract.type === 'enum' ? enumChoices(spec.extract.values, language) : [];

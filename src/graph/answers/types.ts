@@ -28,6 +28,8 @@ export interface SummaryInput {
   semanticInfo: readonly SemanticInfo[];
   /** agent id → key → the value the user gave that the key refused (named in the answer). */
   refusedValues?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  /** agent id → key → the several values the user gave a key one task takes once (a side effect asks which one). */
+  severalValues?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
   snapshot: RegistrySnapshot;
   now: Date;
   history: readonly MemoryTurn[];

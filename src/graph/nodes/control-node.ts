@@ -14,7 +14,8 @@
 import type { EmotionScorer } from '../../escalation/emotion.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { planFromConfirmed } from '../control/confirmation.js';
-import { askAgainText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
+import { readClarificationAnswer } from '../control/clarification-answer.js';
+import { askAgainText, unknownChoiceText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
 import { classifyReplyWord } from '../control/classify-reply-word.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
@@ -60,9 +61,10 @@ export function createControlNode(dependencies: ControlDependencies) {
     const ttlSeconds = snapshot.supervisor.pendingTtlS ?? DEFAULT_PENDING_TTL_S;
     const { live, expired } = expireParked(state.memory.pending, context.now, ttlSeconds);
     const awaiting = live.filter((task) => task.confirmation && task.task_id);
-    // A body-only confirmation has no text to detect the language from: answer in the parked task's language.
+    // A body-only confirmation or choice has no text to detect the language from: answer in the parked task's
+    // (or the clarification's) language.
     if (state.query.trim() === '') {
-      const language = [...awaiting, ...expired].find((task) => task.confirmation)?.confirmation?.language;
+      const language = [...awaiting, ...expired].find((task) => task.confirmation)?.confirmation?.language ?? state.memory.clarification?.language ?? (state.choose !== null ? sessionLanguage(state.memory) : undefined);
       if (language) context.language = language;
     }
     // The message is read once, here, where the session is known (an id-only message keeps its language; a yes/no word that goes on corrects).
@@ -71,7 +73,9 @@ export function createControlNode(dependencies: ControlDependencies) {
     const { language } = context;
     const notices = expired.length > 0 ? [noticeText('expired', parkedTaskLabels(expired, snapshot, language), language, ttlSeconds)] : [];
     // An expired task is gone: the turn that asked for it no longer carries its agent into a follow-up.
-    const memory: SessionMemory = { ...state.memory, pending: live, history: withoutExpiredAgents(state.memory.history, expired, live) };
+    // The last clarification is answered or dropped by this turn, whatever it says.
+    const { clarification: asked, ...kept } = state.memory;
+    const memory: SessionMemory = { ...kept, pending: live, history: withoutExpiredAgents(state.memory.history, expired, live) };
     const path = [...state.execution_path, 'control'];
 
     const reply = (lines: string[], pending: PendingTask[]): SupervisorUpdate => {
@@ -90,6 +94,22 @@ export function createControlNode(dependencies: ControlDependencies) {
 
     // "好的，确认" is a yes; "好的，不过改成上海" is a correction and confirms nothing.
     const word = classifyReplyWord(state.query) ?? (reading.act === 'correction' ? classifyReplyWord(reading.normalizedQuery) : null);
+
+    // The answer to the last clarification: the chosen agent handles the message it was about (intent node).
+    const answer = readClarificationAnswer({ pending: asked, choose: state.choose, text: state.query, yes: word === 'yes' && awaiting.length === 0, snapshot, now: context.now, ttlSeconds });
+    if (answer.kind === 'chosen') {
+      return {
+        memory,
+        notices,
+        reading: readTurnQuery(answer.chosen.query, { sessionLanguage: language, openTasks: live.length > 0 }),
+        clarified: answer.chosen,
+        expired_agents: [...goneAgents(expired, live)],
+        execution_path: path,
+        escalation: null,
+      };
+    }
+    // A `choose` the last clarification did not offer runs nothing; with words beside it, they are a new request.
+    if (answer.kind === 'unknown_choice' && state.query.trim() === '') return reply([...notices, unknownChoiceText(language)], live);
     const byFields = state.confirm.length > 0 || state.reject.length > 0;
     let confirmIds: string[] = [];
     let rejectIds: string[] = [];

@@ -5,7 +5,7 @@
 import type { IntentRecognizer } from '../../intent/types.js';
 import { eventWriter, turnContext, type NodeConfig, type TurnContext } from '../context.js';
 import { askAgainText, intentStartText } from '../../i18n/index.js';
-import type { IntentResult } from '../../intent/index.js';
+import { composeIntentMessage, type IntentResult } from '../../intent/index.js';
 import { readTurnQuery, type QueryReading } from '../../understanding/index.js';
 import { requestWordIn } from '../../planning/index.js';
 import { renderSummary } from '../memory/layered-summary.js';
@@ -28,7 +28,8 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer; s
     if (dependencies.semantic && reading.normalizedQuery.length > 0) {
       context.meaning = createTurnMeaning(dependencies.semantic, reading.normalizedQuery, context.snapshot, context.signal);
     }
-    const recognized = await dependencies.recognizer.recognize({
+    // The answer to the last clarification: its message goes to the chosen agent, as if it had been routed there.
+    const recognized = state.clarified ? chosenIntent(state, context) : await dependencies.recognizer.recognize({
       query: reading.act === 'correction' ? reading.normalizedQuery : state.query,
       normalizedQuery: reading.normalizedQuery,
       clauses: reading.clauses,
@@ -63,6 +64,20 @@ export function createIntentNode(dependencies: { recognizer: IntentRecognizer; s
       rewritten_query: intent.rewrittenQuery || state.query,
       execution_path: [...state.execution_path, 'intent'],
     };
+  };
+}
+
+/** The intent of a turn that chose an option of the last clarification: the chosen agent, the message it was about. */
+function chosenIntent(state: SupervisorState, context: TurnContext): IntentResult {
+  const chosen = state.clarified!;
+  const card = context.snapshot.byId.get(chosen.agent_id);
+  return {
+    kind: 'business',
+    intents: [{ agentId: chosen.agent_id, score: 1 }],
+    confidence: 'high',
+    reason: `chosen from the clarification (${chosen.option_id})`,
+    rewrittenQuery: chosen.query,
+    userFriendlyMessage: composeIntentMessage(card ? [card] : [], context.language),
   };
 }
 

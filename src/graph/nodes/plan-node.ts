@@ -23,8 +23,8 @@ export function createPlanNode(dependencies: { planner: Planner }) {
     emit({ stage: 'plan_start', content: planStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     const { plan, invalidKeys } = await dependencies.planner.plan({
       query: state.rewritten_query,
-      // A correction's yes/no word ("好的，不过…") is no part of the request.
-      turnQuery: state.reading?.act === 'correction' ? state.reading.normalizedQuery : state.query,
+      // A correction's yes/no word ("好的，不过…") is no part of the request; a choice's request is the message it chose for.
+      turnQuery: state.clarified ? state.clarified.query : state.reading?.act === 'correction' ? state.reading.normalizedQuery : state.query,
       ...(state.reading ? { reading: state.reading } : {}),
       intents: state.intent?.intents ?? [],
       ...(state.intent?.draftPlan ? { draft: state.intent.draftPlan } : {}),

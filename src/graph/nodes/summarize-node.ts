@@ -25,6 +25,15 @@ function refusedValuesByAgent(plan: TaskPlan, invalidKeys: Readonly<Record<strin
   return byAgent;
 }
 
+/** agent id → key → the several values a side-effect task was given for one key (planning/several-values.ts). */
+function severalValuesByAgent(plan: TaskPlan, invalidKeys: Readonly<Record<string, readonly InvalidKey[]>>): Record<string, Record<string, string[]>> {
+  const byAgent: Record<string, Record<string, string[]>> = {};
+  for (const task of plan.sub_tasks) {
+    for (const item of invalidKeys[task.task_id] ?? []) if (item.several) (byAgent[task.assigned_agent] ??= {})[item.key] = [...item.several];
+  }
+  return byAgent;
+}
+
 export function createSummarizeNode(dependencies: { answers: AnswerComposer; profiles?: ProfileStore; logger?: Logger; answerCache?: AnswerCache }) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
@@ -58,6 +67,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
               outcomes,
               semanticInfo: state.semantic_info,
               refusedValues: refusedValuesByAgent(plan, state.invalid_keys),
+              severalValues: severalValuesByAgent(plan, state.invalid_keys),
               snapshot: context.snapshot,
               now: context.now,
               history: state.memory.history,

@@ -28,8 +28,26 @@ export interface RankResult {
   reason: string;
 }
 
+/** The cards a request most likely means, for a clarification (`shortlist.ts`). */
+export interface RankShortlist {
+  /** Best first, each with its share of the models' probability (0..1). */
+  candidates: { agentId: string; share: number }[];
+  /** Share of the text the first candidate's texts hold, 0..1. */
+  covered: number;
+  /** Words or multi-character Chinese terms the text shares with the first candidate's texts. */
+  shared: number;
+  /**
+   * Whether the registry's cards stand apart: the n-gram model, trained without some examples, ranks nine in
+   * ten of them first (`ranker-model.ts`). There a similarity route is trusted; on a fine-grained registry
+   * (many close neighbours) it is a guess among them.
+   */
+  separable: boolean;
+}
+
 /** Ranks the enabled cards of a snapshot against a query. */
 export interface AgentRanker {
   /** `semantic`: the query's scores from the optional embeddings endpoint, fused with the lexical evidence. */
   rank(query: string, snapshot: RegistrySnapshot, semantic?: SemanticScores): RankResult;
+  /** The `limit` cards the whole query most likely means, whether or not `rank` routes it (optional). */
+  shortlist?(query: string, snapshot: RegistrySnapshot, limit: number): RankShortlist;
 }

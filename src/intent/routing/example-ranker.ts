@@ -31,6 +31,7 @@ import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
 import type { ExampleScores, TextMask } from './example-index.js';
 import type { SemanticScores } from '../../embeddings/semantic-index.js';
 import { fuseMeaning } from './meaning-fusion.js';
+import { shortlistOf } from './shortlist.js';
 import { agreedCard, chosenCard } from './gram-evidence.js';
 import { splitRequests } from '../../understanding/clause-splitter.js';
 import { normalizeText } from '../../text/text-terms.js';
@@ -147,6 +148,14 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
   return {
     prepare(snapshot) {
       modelFor(snapshot);
+    },
+
+    shortlist(query, snapshot, limit) {
+      const { model, text, scoreUnit, gramsOf } = analyse(query, snapshot);
+      if (text.length === 0 || model.cards.length === 0) return { candidates: [], covered: 0, shared: 0, separable: model.gramReorders };
+      const whole = { text, start: 0, end: text.length };
+      const list = shortlistOf(scoreUnit(whole), gramsOf(whole), limit);
+      return { candidates: list.entries.map((entry) => ({ agentId: model.cards[entry.cardIndex]!.id, share: entry.share })), covered: list.covered, shared: list.shared, separable: model.gramReorders };
     },
 
     candidates(query, snapshot, limit, semantic) {

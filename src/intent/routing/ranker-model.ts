@@ -114,13 +114,15 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
       return text.trim().length > 0 ? [{ text, card: cardIndex, masks: enumMasks(text) }] : [];
     }),
   );
-  // It speaks only where it ranks nine in ten held-out examples first (it had not seen them): on a registry of
-  // many near-identical cards it does not, and is then not trained further. The 0.9 is a judgement, not calibrated.
-  const grams = trainGramClassifier(gramDocuments, cards.length, { minHeldOutRight: 0.9 });
+  // It routes only where it ranks nine in ten held-out examples first (it had not seen them): on a registry of
+  // many near-identical cards it does not. The 0.9 is a judgement, not calibrated. It is trained on everything
+  // either way: the shortlist a clarification offers (`shortlist.ts`) reads it beside the example model.
+  const grams = trainGramClassifier(gramDocuments, cards.length, { minHeldOutRight: 0 });
+  const trusted = grams.heldOut.length > 0 && grams.heldOut.filter((example) => example.first).length >= 0.9 * grams.heldOut.length;
   // How sure it must be: what a held-out example it ranks right gets for its own card, lower quartile, within
   // 0.5..0.9. Too few held-out examples (a small registry), a single card, or not trusted: never sure enough.
   const right = grams.heldOut.filter((example) => example.first).map((example) => example.own).sort((a, b) => a - b);
-  const usable = grams.trusted && right.length >= 8 && cards.length >= 2;
+  const usable = trusted && right.length >= 8 && cards.length >= 2;
   const gramConfidence = usable ? Math.min(0.9, Math.max(0.5, right[Math.floor(0.25 * (right.length - 1))]!)) : Infinity;
   const gramReorders = usable;
   return { cards, index, keywords, masksOf, withSynonyms, grams, gramConfidence, gramReorders, keywordCharacters: buildKeywordCharacters(cards, (text) => keywords.findAll(text, { overlapping: true })), minSimilarity: 0, minCovered: 0.2, minCentroid: 0.02 };

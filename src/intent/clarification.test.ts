@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { buildClarification, decideClarification, optionNamedIn } from './clarification.js';
+import { card, snapshotOf } from '../../test/support/registry-fixtures.js';
+
+const snapshot = snapshotOf([
+  card({ id: 'points_agent', name: 'Reward points', names: { zh: '积分' }, description: 'Reward points and cashback balance. Also vouchers.', descriptions: { zh: '积分与返现余额。' } }),
+  card({ id: 'reports_agent', name: 'Spending reports', description: 'Monthly spending reports' }),
+  card({ id: 'order_agent', name: 'Order lookup', description: 'Order status' }),
+  card({ id: 'refund_agent', name: 'Refunds', description: 'Refunds' }),
+]);
+
+describe('buildClarification', () => {
+  it('offers at most three enabled agents with labels in the query language and no agent id in a label', () => {
+    const zh = buildClarification(['points_agent', 'reports_agent', 'order_agent', 'refund_agent'], snapshot, 'zh')!;
+    expect(zh.options.map((option) => option.sub_agent_id)).toEqual(['points_agent', 'reports_agent', 'order_agent']);
+    expect(zh.options[0]!.label).toBe('积分（积分与返现余额）');
+    expect(buildClarification(['points_agent'], snapshot, 'en')!.options[0]!.label).toBe('Reward points (Reward points and cashback balance)');
+    for (const option of zh.options) expect(option.label).not.toMatch(/_agent/);
+    expect(buildClarification(['nobody'], snapshot, 'en')).toBeUndefined();
+  });
+});
+
+describe('optionNamedIn', () => {
+  const three = buildClarification(['points_agent', 'reports_agent', 'order_agent'], snapshot, 'zh')!;
+  it.each([
+    ['第二个', 'reports_agent'],
+    ['第一个吧', 'points_agent'],
+    ['3', 'order_agent'],
+    ['the first one', 'points_agent'],
+    ['The second one, please', 'reports_agent'],
+    ['option 3', 'order_agent'],
+    ['最后一个', 'order_agent'],
+    ['积分', 'points_agent'],
+    ['Spending reports', 'reports_agent'],
+  ])('%j names %s', (text, agentId) => {
+    expect(optionNamedIn(text, three, snapshot)?.sub_agent_id).toBe(agentId);
+  });
+
+  it.each(['帮我查一下明天北京的天气', '第五个', 'how do reports and points compare this month', ''])('%j names none (a new request)', (text) => {
+    expect(optionNamedIn(text, three, snapshot)).toBeUndefined();
+  });
+
+  it('takes a bare yes as the only option', () => {
+    const one = buildClarification(['points_agent'], snapshot, 'en')!;
+    expect(optionNamedIn('yes', one, snapshot, true)?.sub_agent_id).toBe('points_agent');
+    expect(optionNamedIn('yes', three, snapshot, true)).toBeUndefined();
+  });
+});
+
+describe('decideClarification', () => {
+  const list = (shares: number[], extra: Partial<{ covered: number; shared: number; separable: boolean }> = {}) => ({
+    candidates: shares.map((share, index) => ({ agentId: ['a', 'b', 'c'][index]!, share })),
+    covered: 0.5,
+    shared: 1,
+    separable: false,
+    ...extra,
+  });
+  it('keeps a route the shortlist backs, asks about one it does not, keeps the route on a registry whose cards stand apart', () => {
+    expect(decideClarification(list([0.9, 0.05, 0.05]), 'a')).toEqual({ route: true });
+    expect(decideClarification(list([0.5, 0.3, 0.2]), 'a')).toEqual({ offer: ['a', 'b', 'c'] });
+    expect(decideClarification(list([0.5, 0.3, 0.2]), 'c')).toEqual({ offer: ['a', 'b', 'c'] });
+    expect(decideClarification(list([0.5, 0.3, 0.2], { separable: true }), 'b')).toEqual({ route: true });
+  });
+  it('asks about an unrouted request near some agents, and leaves one near none out of scope', () => {
+    expect(decideClarification(list([0.6, 0.35, 0.01]), undefined)).toEqual({ offer: ['a', 'b'] });
+    expect(decideClarification(list([0.6, 0.3, 0.1], { covered: 0.1 }), undefined)).toEqual({ nothing: true });
+    expect(decideClarification(list([0.6, 0.3, 0.1], { shared: 0 }), undefined)).toEqual({ nothing: true });
+    expect(decideClarification(list([0.2, 0.2, 0.2]), undefined)).toEqual({ nothing: true });
+  });
+});

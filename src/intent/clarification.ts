@@ -1,0 +1,116 @@
+/**
+ * Clarification (contract v4): when the evidence does not decide between two
+ * or three agents, or is weak for the only one, the turn asks "do you mean A
+ * or B?" instead of guessing or answering "out of scope". This file holds what
+ * both recognisers and the graph share: the option list built from candidate
+ * agents (labels in the query's language, never an agent id in a label), the
+ * offline decision from the ranker's shortlist, and reading the next turn's
+ * answer — a `choose` option id, or text that names an option by its label,
+ * name or ordinal ("第二个", "the first one", "2").
+ */
+import { clarificationLabelText, type Language } from '../i18n/index.js';
+import { allNames, cardDescription, cardName } from '../registry/localized-text.js';
+import type { RegistrySnapshot } from '../registry/types.js';
+import type { RankShortlist } from './routing/card-ranker.js';
+import type { Clarification, ClarificationOption } from '../events/index.js';
+
+/** At most this many options are offered. */
+export const MAX_CLARIFICATION_OPTIONS = 3;
+
+/** Longest description gist kept in a label, in characters. */
+const MAX_GIST_CHARS = 48;
+
+/** The first clause of a description, clipped: "a few words of what it does". */
+function gistOf(description: string): string {
+  const first = description.trim().split(/(?<=[。！？!?；;])|(?<=\.)\s/u)[0]?.trim().replace(/[。.；;]+$/u, '') ?? '';
+  return first.length <= MAX_GIST_CHARS ? first : `${first.slice(0, MAX_GIST_CHARS - 1).trimEnd()}…`;
+}
+
+/**
+ * The clarification offering `agentIds` (enabled agents only, duplicates dropped, at most three) in
+ * `language`; undefined when none is left.
+ */
+export function buildClarification(agentIds: readonly string[], snapshot: Pick<RegistrySnapshot, 'byId'>, language: Language): Clarification | undefined {
+  const cards = [...new Set(agentIds)].map((agentId) => snapshot.byId.get(agentId)).filter((card) => card?.enabled === true).slice(0, MAX_CLARIFICATION_OPTIONS);
+  if (cards.length === 0) return undefined;
+  return {
+    options: cards.map((card, index) => ({
+      option_id: `opt_${index + 1}`,
+      sub_agent_id: card!.id,
+      label: clarificationLabelText(cardName(card!, language), gistOf(cardDescription(card!, language)), language),
+    })),
+  };
+}
+
+/**
+ * Thresholds of the offline decision. Defaults chosen on the BANKING77 train split's rows not drawn as examples
+ * (`bench/public-routing.ts --split dev`, k = 10 and 20), never on its test split. Asking more often finds the
+ * right agent more often and offers options to more out-of-scope requests; these keep ≥ 60 % of out-of-scope
+ * requests unrouted and leave ≤ 5 % of in-scope ones with nothing (dev: 81 % routed or offered at k = 10, 86 % at
+ * k = 20, options on 39 % / 47 % of out-of-scope lines). Options on ≤ 30 % of out-of-scope lines would cost about
+ * 7 points of routed-or-offered (74 % at k = 10) and leave 14 % of in-scope requests with nothing.
+ */
+export interface ClarifyThresholds {
+  /** A similarity-only route stands when the shortlist agrees and gives its card at least this share. Default 0.8. */
+  routeShare: number;
+  /** Options are offered when the first candidate has at least this share… Default 0.3. */
+  offerShare: number;
+  /** …and its texts hold at least this share of the query (and share a word with it). Default 0.3. */
+  minCovered: number;
+  /** A second or third candidate is offered only with at least this share. Default 0.03. */
+  optionShare: number;
+}
+
+export const DEFAULT_CLARIFY_THRESHOLDS: ClarifyThresholds = { routeShare: 0.8, offerShare: 0.3, minCovered: 0.3, optionShare: 0.03 };
+
+/**
+ * What the offline recogniser does with a request routed on similarity alone (`routed`), or not routed at
+ * all (undefined): keep the route, offer the shortlist's candidates, or nothing (out of scope).
+ */
+export function decideClarification(list: RankShortlist, routed: string | undefined, thresholds: ClarifyThresholds = DEFAULT_CLARIFY_THRESHOLDS): { route: true } | { offer: string[] } | { nothing: true } {
+  const first = list.candidates[0];
+  // Cards that stand apart: a similarity route is trusted, only a request nothing routed is asked about.
+  if (!first || (routed !== undefined && list.separable)) return routed ? { route: true } : { nothing: true };
+  if (routed !== undefined && first.agentId === routed && first.share >= thresholds.routeShare) return { route: true };
+  // Too little for options: the ranker's own route (its out-of-scope gate passed) stands; no route stays none.
+  if (first.share < thresholds.offerShare || list.covered < thresholds.minCovered || list.shared < 1) return routed ? { route: true } : { nothing: true };
+  // The ranker's own route (it passed the ranker's gate) is always among the options, in the last place if need be.
+  const offer = list.candidates.filter((candidate, index) => index === 0 || candidate.share >= thresholds.optionShare).map((candidate) => candidate.agentId).slice(0, MAX_CLARIFICATION_OPTIONS);
+  if (routed !== undefined && !offer.includes(routed)) offer.splice(Math.min(offer.length, MAX_CLARIFICATION_OPTIONS - 1), 1, routed);
+  return { offer };
+}
+
+const ORDINALS: Record<string, number> = {
+  一: 1, '1': 1, first: 1, '1st': 1, one: 1,
+  二: 2, 两: 2, '2': 2, second: 2, '2nd': 2, two: 2,
+  三: 3, '3': 3, third: 3, '3rd': 3, three: 3,
+};
+const ZH_ORDINAL = /^(?:我)?(?:选|要|选择|是)?(?:第)?([一二两三123])(?:个|项|种|条|号)?(?:吧|吗|呢|的|选项|服务)?$/u;
+const ZH_LAST = /^(?:我)?(?:选|要|选择|是)?(?:最后一个|最后一项|最后那个)(?:吧)?$/u;
+const EN_ORDINAL =
+  /^(?:(?:i|i'd|i would|i'll)\s+(?:like|want|choose|pick|take|mean|go with)\s+)?(?:option|number|no\.?|#)?\s*(?:the\s+)?(first|second|third|1st|2nd|3rd|one|two|three|1|2|3|last)(?:\s+(?:one|option))?(?:\s+please)?$/iu;
+const FILLER = /[\s\p{P}\p{S}]|我要|我选|选择|就是|是|吧|呢|的|那个|这个|please|\bthe\b|\bi\b|\bwant\b|\bmean\b|\bone\b|\bthat\b|\bservice\b/giu;
+
+/**
+ * The option `text` names, or undefined when it names none (a new request): an ordinal, a bare yes for a
+ * single option, or an option's label or its agent's name with little else around it.
+ */
+export function optionNamedIn(text: string, clarification: Clarification, snapshot: Pick<RegistrySnapshot, 'byId'>, yes = false): ClarificationOption | undefined {
+  const { options } = clarification;
+  if (yes && options.length === 1) return options[0];
+  const plain = text.normalize('NFKC').trim().toLowerCase().replace(/[。.!！?？,，\s]+$/u, '');
+  if (plain === '') return undefined;
+  const squeezed = plain.replace(/\s+/gu, '');
+  const ordinal = ZH_ORDINAL.exec(squeezed)?.[1] ?? EN_ORDINAL.exec(plain.replace(/[,，]/gu, ' ').replace(/\s+/gu, ' '))?.[1];
+  if (ordinal !== undefined) {
+    const position = ordinal === 'last' ? options.length : ORDINALS[ordinal];
+    return position !== undefined ? options[position - 1] : undefined;
+  }
+  if (ZH_LAST.test(squeezed)) return options[options.length - 1];
+  const named = options.filter((option) => {
+    const card = snapshot.byId.get(option.sub_agent_id);
+    const names = [option.label, ...(card ? allNames(card) : [])].map((name) => name.normalize('NFKC').toLowerCase().trim()).filter((name) => name.length > 0);
+    return names.some((name) => plain.includes(name) && plain.split(name).join(' ').replace(FILLER, '').length <= 4);
+  });
+  return named.length === 1 ? named[0] : undefined;
+}
