@@ -59,6 +59,17 @@ const layering = TIERS.flatMap(({ tier, rooms }) =>
   }),
 );
 
+/** Every folder room is seen by the others through its index.ts only (its hand-picked names); a room's own files import each other directly. */
+const throughIndex = TIERS.flatMap(({ rooms }) => rooms)
+  .filter((room) => room !== 'base' && !room.endsWith('.ts'))
+  .map((room) => ({
+    name: `through-index:${room}`,
+    comment: `other rooms import src/${room}/ through src/${room}/index.ts only (docs/architecture.md)`,
+    severity: 'error',
+    from: { path: '^src/', pathNot: [`^src/${room}/`, '\\.test\\.ts$'] },
+    to: { path: `^src/${room}/`, pathNot: `^src/${room}/index\\.ts$` },
+  }));
+
 module.exports = {
   forbidden: [
     ...layering,
@@ -76,13 +87,7 @@ module.exports = {
       from: { path: '^src/', pathNot: '\\.test\\.ts$' },
       to: { path: ['\\.test\\.ts$', '^test/'] },
     },
-    {
-      name: 'turn-through-its-index',
-      comment: 'the HTTP edge and the assembly see the turn room through src/turn/index.ts only',
-      severity: 'error',
-      from: { path: ['^src/http/', '^src/switchboard\\.ts$'], pathNot: '\\.test\\.ts$' },
-      to: { path: '^src/turn/', pathNot: '^src/turn/index\\.ts$' },
-    },
+    ...throughIndex,
     {
       name: 'response-state-in-events-only',
       comment: 'the outgoing event type has one home: src/events/ (a response-state module anywhere else is a second definition)',

@@ -3,35 +3,22 @@
  * together (registry, storage, model gateway, agent client, graph, turn
  * runner, HTTP app). Nothing else creates long-lived objects.
  */
-import { createEmbeddingsFromEnv } from './embeddings/from-env.js';
-import type { SemanticIndex } from './embeddings/semantic-index.js';
+import { createEmbeddingsFromEnv, type SemanticIndex } from './embeddings/index.js';
 import type { Express } from 'express';
-import { createAgentBreakers, createAgentClient, createAgentHealthTracker } from './agents/index.js';
-import { createEndpointFetch } from './agents/endpoint-fetch.js';
+import { createAgentBreakers, createAgentClient, createAgentHealthTracker, createEndpointFetch } from './agents/index.js';
 import { createTicketWebhook, type TicketWebhookOptions } from './escalation/index.js';
-import { createLlmAnswers } from './graph/answers/llm-answers.js';
-import { createOfflineAnswers } from './graph/answers/offline-answers.js';
-import type { AnswerComposer } from './graph/answers/types.js';
-import { buildSupervisorGraph } from './graph/build-graph.js';
+import { type AnswerComposer, buildSupervisorGraph, createAnswerCache, createLlmAnswers, createLlmVerifier, createOfflineAnswers, createOfflineVerifier, createResponseCache, type Verifier } from './graph/index.js';
 import { createLlmPlanner, createOfflinePlanner, type Planner } from './planning/index.js';
 import { createTurnFeed, createTurnIdempotency, createTurnRunner, recordCacheLookup, recordModelTokens, recordTurnMetrics, startTurnSweeper, traceTurns, type BudgetName, type StreamCaps, type TurnRunner } from './turn/index.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
-import { createCardPreselector, createExampleRanker, createIntentCache, createLlmRecognizer, createOfflineRecognizer, type CardPreselector } from './intent/index.js';
-import type { IntentRecognizer } from './intent/types.js';
-import { summariseUsage, withTurnBudget } from './llm/index.js';
-import type { LlmGateway } from './llm/types.js';
+import { type CardPreselector, createCardPreselector, createExampleRanker, createIntentCache, createLlmRecognizer, createOfflineRecognizer, type IntentRecognizer } from './intent/index.js';
+import { type LlmGateway, summariseUsage, withTurnBudget } from './llm/index.js';
 import type { Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import type { TraceContext } from './trace-context.js';
-import { createTurnTracing, type TurnTracing } from './telemetry/turn-tracing.js';
-import { createA2aCardFetcher, createRegistry, toPublicCard } from './registry/index.js';
-import type { Registry, RegistrySnapshot } from './registry/types.js';
+import { createTurnTracing, type TurnTracing } from './telemetry/index.js';
+import { createA2aCardFetcher, createRegistry, type Registry, type RegistrySnapshot, toPublicCard } from './registry/index.js';
 import { createMemoryKeyValueStore, openStorage, startRetentionJob, type Storage } from './store/index.js';
-import { createResponseCache } from './graph/caches/response-cache.js';
-import { createAnswerCache } from './graph/caches/answer-cache.js';
-import { createLlmVerifier } from './graph/verify/llm-verifier.js';
-import { createOfflineVerifier } from './graph/verify/offline-verifier.js';
-import type { Verifier } from './graph/verify/types.js';
 import { createDataSealer, createPiiMasking, loadOrCreateDataKey, maskStorage, type PiiMasking } from './privacy/index.js';
 
 export interface SwitchboardOptions {

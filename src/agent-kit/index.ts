@@ -17,4 +17,4 @@ export {
   type AgentRequestBody,
   type AgentServerOptions,
 } from '../../packages/agent-kit/src/index.js';
-export { createEnvelopeValidator, type EnvelopeValidator } from '../agents/reply-envelope.js';
+export { createEnvelopeValidator, type EnvelopeValidator } from '../agents/index.js';

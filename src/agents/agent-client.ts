@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger, type Logger } from '../logger.js';
 import { outputSchemaProblem } from './reply-envelope.js';
-import type { AgentCard } from '../registry/types.js';
+import type { AgentCard } from '../registry/index.js';
 import type { AgentCallOptions, AgentClient, AgentFailureCode, AgentOutcome, AgentReply, AgentRequestBody } from './types.js';
 import type { AttemptResult, ProtocolAdapter } from './protocols/protocol-adapter.js';
 import { createProtocolAdapters } from './protocols/adapter-registry.js';
@@ -25,7 +25,7 @@ import { createEndpointFetch } from './endpoint-fetch.js';
 import { createAgentPools, postWithFetch, type AgentPost } from './agent-transport.js';
 import { connectionWaitMs, createConnectionLimits, type ConnectionLimitHooks } from './connection-limits.js';
 import { createAgentBreakers, type AgentBreakers } from './circuit-breakers.js';
-import { createTurnTracing, type TurnTracing } from '../telemetry/turn-tracing.js';
+import { createTurnTracing, type TurnTracing } from '../telemetry/index.js';
 import { outgoingTraceHeaders, type SpanContextRef } from '../trace-context.js';
 
 /** Dependencies and limits of an agent client. */

@@ -19,8 +19,7 @@
  */
 import CircuitBreaker from 'opossum';
 import { silentLogger, type Logger } from '../logger.js';
-import type { AgentCard, CircuitBreakerSettings } from '../registry/types.js';
-import { SUPERVISOR_DEFAULTS } from '../registry/defaults.js';
+import { type AgentCard, type CircuitBreakerSettings, SUPERVISOR_DEFAULTS } from '../registry/index.js';
 
 /** What `GET /v1/agents` shows as `health.breaker`. */
 export type BreakerState = 'closed' | 'open' | 'half_open';

@@ -5,7 +5,7 @@
  * any of these (an internal host, a token echoed back). The full text stays in
  * the logs only.
  */
-import { createTextScrubber, secretTerms } from '../text/id-scrubber.js';
+import { createTextScrubber, secretTerms } from '../text/index.js';
 
 const REPLACEMENT = 'the agent';
 

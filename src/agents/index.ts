@@ -22,3 +22,8 @@ export type {
   AgentReply,
   AgentRequestBody,
 } from './types.js';
+export { DEFAULT_MAX_RESPONSE_BYTES } from './agent-client.js';
+export { createEndpointFetch } from './endpoint-fetch.js';
+export { agentCardUrl } from './protocols/a2a.js';
+export { parseReplyText } from './protocols/http-common.js';
+export { outputSchemaProblem } from './reply-envelope.js';

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { describeAjvErrors, validateValue, type SafeJsonResult } from '../util/safe-json.js';
+import { describeAjvErrors, validateValue, type SafeJsonResult } from '../util/index.js';
 import type { AgentReply, AgentRequestBody } from './types.js';
 
 function readSchema(name: string): Readonly<Record<string, unknown>> {

@@ -3,7 +3,7 @@
  * one `AgentRequest` into one `AgentOutcome`; it never throws for a remote
  * failure — every failure is an outcome with a reason.
  */
-import type { AgentCard } from '../registry/types.js';
+import type { AgentCard } from '../registry/index.js';
 import type { AgentReply, AgentRequestBody } from '../../packages/agent-kit/src/wire.js';
 
 // The wire shapes are the agent kit's: one definition for both ends of the protocol.

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatReport, runA2aConformance, runConformance, servesAgentCard, targetFromCard, targetFromUrl, type ConformanceTarget } from '../conformance/index.js';
 import { loadRegistryFile } from '../registry/index.js';
-import { safeJsonParse } from '../util/safe-json.js';
+import { safeJsonParse } from '../util/index.js';
 // Type-only: importing a value from the entry module would re-enter it.
 import type { CliIo } from './cli-io.js';
 

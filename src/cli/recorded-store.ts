@@ -7,11 +7,11 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { replayTurns, createRouter, type ReplayResult } from '../eval/replay.js';
+import { replayTurns, createRouter, type ReplayResult } from '../eval/index.js';
 import { createLlmGatewayFromEnv } from '../llm/index.js';
 import { silentLogger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import { openStorage, redactUrl, type Storage } from '../store/index.js';
 import { chooseStrategies } from '../switchboard.js';
 import type { CliIo } from './cli-io.js';

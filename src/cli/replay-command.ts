@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatReplayReport, replayJson } from '../eval/replay-report.js';
+import { formatReplayReport, replayJson } from '../eval/index.js';
 import { formatIssue, loadRegistryFile } from '../registry/index.js';
 import { isValidId } from '../id-patterns.js';
 import type { CliIo } from './cli-io.js';

@@ -11,9 +11,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseEvalSet } from '../eval/eval-set.js';
-import { formatReplayReport } from '../eval/replay-report.js';
-import { collectReview } from '../eval/review-lines.js';
+import { collectReview, formatReplayReport, parseEvalSet } from '../eval/index.js';
 import { isValidId } from '../id-patterns.js';
 import { addExamples, formatIssue, insertionDiff, loadRegistryText } from '../registry/index.js';
 import type { CliIo } from './cli-io.js';

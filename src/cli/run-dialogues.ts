@@ -16,15 +16,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { completeFinalOf, doneOf, outcomeOf, stageRow, type ResponseState } from '../events/index.js';
-import type { LlmGateway } from '../llm/types.js';
+import type { LlmGateway } from '../llm/index.js';
 import { silentLogger } from '../logger.js';
 import { createSwitchboard } from '../switchboard.js';
-import type { DialogueCase } from '../eval/dialogue-set.js';
-import type { DialogueRun, TurnObservation } from '../eval/dialogue-report.js';
-import { startStubAgents, type StubAgents, type StubCall } from '../eval/stub-agents.js';
+import { type DialogueCase, type DialogueRun, startStubAgents, type StubAgents, type StubCall, type TurnObservation } from '../eval/index.js';
 
 // What a run observed is written with its scoring (eval/dialogue-report.ts).
-export type { DialogueRun, TurnObservation } from '../eval/dialogue-report.js';
+export type { DialogueRun, TurnObservation } from '../eval/index.js';
 
 export interface RunDialoguesOptions {
   /** The registry file (YAML). */

@@ -25,7 +25,7 @@ import { createLogger } from '../logger.js';
 import { createPiiMasking } from '../privacy/index.js';
 import { createTraceContext } from '../trace-context.js';
 import { createSwitchboard, type Switchboard } from '../switchboard.js';
-import { startTelemetry } from '../telemetry/start-otel.js';
+import { startTelemetry } from '../telemetry/index.js';
 import type { CliIo } from './cli-io.js';
 
 const CHAT_PAGE = fileURLToPath(new URL('../../public/chat.html', import.meta.url));

@@ -5,9 +5,8 @@
  * and sample inputs are made from its required keys (a pattern key's sample is
  * read from the card's own examples with the same extractor routing uses).
  */
-import { outputSchemaProblem } from '../agents/reply-envelope.js';
-import type { AgentReply } from '../agents/types.js';
-import type { AgentCard, ExtractSpec } from '../registry/types.js';
+import { type AgentReply, outputSchemaProblem } from '../agents/index.js';
+import type { AgentCard, ExtractSpec } from '../registry/index.js';
 import { addLocalDays, extractOne, formatLocalDate } from '../text/index.js';
 import type { ConformanceTarget } from './types.js';
 

@@ -14,11 +14,8 @@
  */
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import type { AgentCard as A2aCard } from '@a2a-js/sdk';
-import { createAgentClient } from '../agents/agent-client.js';
-import { agentCardUrl } from '../agents/protocols/a2a.js';
-import type { AgentOutcome, AgentRequestBody } from '../agents/types.js';
-import { outputSchemaProblem } from '../agents/reply-envelope.js';
-import type { AgentCard } from '../registry/types.js';
+import { agentCardUrl, type AgentOutcome, type AgentRequestBody, createAgentClient, outputSchemaProblem } from '../agents/index.js';
+import type { AgentCard } from '../registry/index.js';
 import type { CheckResult, ConformanceReport, ConformanceTarget } from './types.js';
 
 const LEGACY = { enabled: true } as const;

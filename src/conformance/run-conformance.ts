@@ -7,9 +7,7 @@
  * is what the client accepts.
  */
 import { runConformance as runKitConformance, type ConformanceOptions as KitOptions } from '../../packages/agent-kit/src/conformance/run-conformance.js';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../agents/agent-client.js';
-import { parseReplyText } from '../agents/protocols/http-common.js';
-import { createEnvelopeValidator, type EnvelopeValidator } from '../agents/reply-envelope.js';
+import { createEnvelopeValidator, DEFAULT_MAX_RESPONSE_BYTES, type EnvelopeValidator, parseReplyText } from '../agents/index.js';
 import type { ConformanceReport, ConformanceTarget } from './types.js';
 
 /** Dependencies of a run. */

@@ -18,9 +18,9 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import OpenAI from 'openai';
-import { CallerAbortedError, createEndpointBreaker, type CircuitBreakerOptions } from '../llm/circuit-breaker.js';
+import { CallerAbortedError, createEndpointBreaker, type CircuitBreakerOptions } from '../llm/index.js';
 import type { Logger } from '../logger.js';
-import type { KeyValueStore } from '../store/types.js';
+import type { KeyValueStore } from '../store/index.js';
 
 /** What the client counts (the server wires these to Prometheus). */
 export interface EmbeddingsStats {

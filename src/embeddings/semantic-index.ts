@@ -20,7 +20,7 @@
  * or when the endpoint fails or is slower than `queryTimeoutMs`, `scores`
  * resolves `undefined` and routing is the lexical recogniser's alone.
  */
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import { cosine, type EmbeddingsClient } from './embeddings-client.js';
 
 /** What the ranker reads: per card (enabled-card order), the query's cosine to the card's closest text. */

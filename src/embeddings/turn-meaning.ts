@@ -10,7 +10,7 @@
  * It travels in the turn context, not in graph state: graph state is written
  * to the checkpointer, and the vector of a user's words stays in memory.
  */
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import type { QueryMeaning, SemanticIndex } from './semantic-index.js';
 
 /** The turn's meaning, read on first use. */

@@ -8,8 +8,8 @@
  * human. Words are matched leftmost-longest, so "太差劲" is one strong word,
  * not an intensifier plus a word.
  */
-import { createPhraseMatcher, type PhraseMatcher } from '../text/phrase-matcher.js';
-import type { EscalationSettings } from '../registry/types.js';
+import { createPhraseMatcher, type PhraseMatcher } from '../text/index.js';
+import type { EscalationSettings } from '../registry/index.js';
 
 /** Built-in strong negative-emotion words (Chinese and English). */
 export const STRONG_EMOTION_WORDS: readonly string[] = Object.freeze([

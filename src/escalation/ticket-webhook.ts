@@ -14,7 +14,7 @@
  * range, unless the registry allows private endpoints (`send`'s option).
  */
 import pRetry, { AbortError } from 'p-retry';
-import { createEndpointFetch } from '../agents/endpoint-fetch.js';
+import { createEndpointFetch } from '../agents/index.js';
 import type { Logger } from '../logger.js';
 import type { EscalationCard } from './escalation-card.js';
 

@@ -11,9 +11,9 @@
  * turns. No library in the project's dependencies provides one, so it is
  * written here, kept small: it exists to be beaten.
  */
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import type { NearestBaseline } from './nearest-baseline.js';
-import { createRandom, shuffleInPlace } from '../util/seeded-random.js';
+import { createRandom, shuffleInPlace } from '../util/index.js';
 
 /** Training settings; the defaults are the usual ones for a small text classifier. */
 export interface LinearBaselineOptions {

@@ -7,7 +7,7 @@
  * distance, reads no keywords, descriptions or earlier turns: what a registry's
  * examples give without any modelling. The recogniser should beat it on top-1.
  */
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 
 /** Agent id of the nearest example, or undefined when the query shares no word with any example. */
 export type NearestBaseline = (query: string) => string | undefined;

@@ -9,9 +9,9 @@
  * events are read, for the marks, only when they changed: one query a page).
  */
 import { LRUCache } from 'lru-cache';
-import type { IntentRecognizer, IntentResult } from '../intent/types.js';
+import type { IntentRecognizer, IntentResult } from '../intent/index.js';
 import { createLlmUsage } from '../llm/index.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import type { RecordedTurn, TurnHistoryReader } from '../store/index.js';
 import { readQuery } from '../text/index.js';
 import { readTurnFacts, type TurnMark } from './turn-facts.js';

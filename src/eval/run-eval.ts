@@ -7,20 +7,15 @@
  * so a follow-up sees the previous turn's agents and parked tasks.
  */
 import { performance } from 'node:perf_hooks';
-import { emptyMemory, type SessionMemory } from '../graph/state.js';
-import { memoryAfterBusinessTurn, rememberTurn } from '../graph/memory/memory.js';
-import { checkKeyValue } from '../planning/index.js';
-import type { TaskOutcome } from '../planning/plan-types.js';
-import type { Planner } from '../planning/types.js';
-import type { CardPreselector } from '../intent/routing/card-preselect.js';
-import type { IntentRecognizer, IntentResult } from '../intent/types.js';
+import { emptyMemory, memoryAfterBusinessTurn, rememberTurn, type SessionMemory } from '../graph/index.js';
+import { checkKeyValue, type Planner, type TaskOutcome } from '../planning/index.js';
+import type { CardPreselector, IntentRecognizer, IntentResult } from '../intent/index.js';
 import { createLlmUsage } from '../llm/index.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import { readQuery } from '../text/index.js';
 import type { EvalCase } from './eval-set.js';
 import type { NearestBaseline } from './nearest-baseline.js';
-import type { SemanticIndex } from '../embeddings/semantic-index.js';
-import { createTurnMeaning } from '../embeddings/turn-meaning.js';
+import { createTurnMeaning, type SemanticIndex } from '../embeddings/index.js';
 
 /** What the supervisor decided for one labelled line. */
 export interface EvalOutcome {

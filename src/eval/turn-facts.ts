@@ -6,6 +6,7 @@
  * event that is not JSON, or lacks a field, only means that fact is absent.
  */
 import type { RecordedTurn, StoredEvent } from '../store/index.js';
+import { completeFinalOf } from '../events/index.js';
 
 /** One option of a clarification (docs/api.md, "Clarification"). */
 export interface ClarificationOption {
@@ -72,7 +73,7 @@ export function readTurnFacts(events: readonly StoredEvent[]): TurnFacts {
   const routed = kind === 'business' ? stringsOf(intentDone?.metadata?.state?.intents) : started;
   const done = [...parsed].reverse().find((event) => stage(event) === 'done');
   const outcome = typeof done?.metadata?.state?.outcome === 'string' ? done.metadata.state.outcome : undefined;
-  const final = [...parsed].reverse().find((event) => stage(event) === 'final' && event.metadata?.state?.delta !== true);
+  const final = completeFinalOf(parsed);
   let clarification: ClarificationOption[] | undefined;
   for (const event of parsed) clarification = optionsOf(event) ?? clarification;
   const marks: TurnMark[] = [];

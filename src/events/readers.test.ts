@@ -16,6 +16,9 @@ describe('the readers of a turn\'s events', () => {
     expect(isCompleteFinal({ stage: 'final', state: { delta: false } })).toBe(true);
     expect(isAnswerDelta({ stage: 'final', state: { delta: true } })).toBe(true);
     expect(isAnswerDelta(event('agent_stream', 'x', { delta: true }))).toBe(false);
+    // Read back from storage: every field unchecked, metadata perhaps missing.
+    expect(completeFinalOf([{ metadata: { stage: 'final', state: { delta: false } } }, {}, { metadata: { stage: 'final', state: { delta: true } } }])).toEqual({ metadata: { stage: 'final', state: { delta: false } } });
+    expect(isCompleteFinal({})).toBe(false);
   });
 
   it('finds the last complete final, the answer with an escalation after it, and the outcome done carried', () => {

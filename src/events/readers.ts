@@ -3,13 +3,21 @@
  * (not a streamed piece of it), the answer, and the outcome word `done` carried.
  */
 import type { ResponseState } from './response-state.js';
-import type { Stage } from './stages.js';
 
-/** An event as the graph writes it (`stage`, `state` at the top) or as it goes out (under `metadata`). */
-export type StagedEvent = Pick<ResponseState, 'metadata'> | { stage: Stage; state?: Record<string, unknown> };
+/** Where an event says its stage and state. */
+interface StageAndState {
+  stage?: unknown;
+  state?: Record<string, unknown>;
+}
 
-function stageAndState(event: StagedEvent): { stage: Stage; state?: Record<string, unknown> } {
-  return 'metadata' in event ? event.metadata : event;
+/**
+ * An event as the graph writes it (`stage`, `state` at the top), as it goes out (under
+ * `metadata`), or as read back from storage (the same, every field unchecked).
+ */
+export type StagedEvent = { metadata?: StageAndState } | StageAndState;
+
+function stageAndState(event: StagedEvent): StageAndState {
+  return 'metadata' in event ? (event.metadata ?? {}) : (event as StageAndState);
 }
 
 /** Whether the event is a streamed piece of an answer (`final` with `state.delta: true`). */
@@ -25,7 +33,7 @@ export function isCompleteFinal(event: StagedEvent): boolean {
 }
 
 /** The last complete `final` event of a turn, if it sent one. */
-export function completeFinalOf<E extends ResponseState>(events: readonly E[]): E | undefined {
+export function completeFinalOf<E extends StagedEvent>(events: readonly E[]): E | undefined {
   for (let index = events.length - 1; index >= 0; index -= 1) {
     if (isCompleteFinal(events[index]!)) return events[index];
   }

@@ -5,8 +5,7 @@
  * `metadata.state` carries the task id, the code and any details.
  */
 import { agentFailedText, failureReasonText, type Language, unknownServiceText } from '../i18n/index.js';
-import { cardName } from '../registry/localized-text.js';
-import type { AgentCard } from '../registry/types.js';
+import { type AgentCard, cardName } from '../registry/index.js';
 import type { NodeEvent } from './context.js';
 
 /** What went wrong with one sub-task. */

@@ -12,13 +12,12 @@
  */
 import { END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { compileFlowchart, FLOW_END, type Flowchart, type FlowRunOptions } from './flowchart-runner.js';
-import type { AgentClient } from '../agents/types.js';
-import type { IntentRecognizer } from '../intent/types.js';
+import type { AgentClient } from '../agents/index.js';
+import type { IntentRecognizer } from '../intent/index.js';
 import type { Logger } from '../logger.js';
 import type { AnswerComposer } from './answers/types.js';
 import { createDirectAnswerNode } from './nodes/direct-answer-node.js';
-import { createEmotionScorer, type EmotionScorer } from '../escalation/emotion.js';
-import type { TicketWebhook } from '../escalation/ticket-webhook.js';
+import { createEmotionScorer, type EmotionScorer, type TicketWebhook } from '../escalation/index.js';
 import { createControlNode, routeAfterControl } from './nodes/control-node.js';
 import { createEscalateNode } from './nodes/escalate-node.js';
 import { createExecuteNode } from './nodes/execute-node.js';
@@ -31,14 +30,14 @@ import { createVerifyNode } from './nodes/verify-node.js';
 import { createRecallAnswerNode, routeAfterRecall } from './nodes/recall-answer-node.js';
 import type { AnswerCache } from './caches/answer-cache.js';
 import { createFillFromProfileNode, createLoadProfileNode } from './nodes/profile-node.js';
-import type { ProfileStore } from '../store/types.js';
+import type { ProfileStore } from '../store/index.js';
 import { createOfflineVerifier } from './verify/offline-verifier.js';
 import type { Verifier } from './verify/types.js';
-import type { Planner } from '../planning/types.js';
+import type { Planner } from '../planning/index.js';
 import type { ResponseCache } from './caches/response-cache.js';
 import { SupervisorStateAnnotation, type SupervisorState, type SupervisorUpdate } from './state.js';
 import { turnContext, type NodeConfig } from './context.js';
-import type { SemanticIndex } from '../embeddings/semantic-index.js';
+import type { SemanticIndex } from '../embeddings/index.js';
 
 export interface SupervisorDependencies {
   recognizer: IntentRecognizer;

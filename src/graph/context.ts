@@ -2,13 +2,12 @@
  * Per-turn runtime context handed to every node through LangGraph's `context`
  * option (not through state, so nothing here is checkpointed).
  */
-import type { Clarification } from '../events/index.js';
+import type { Clarification, ConfirmationRequest, SemanticInfo, Stage } from '../events/index.js';
 import type { LangGraphRunnableConfig } from '@langchain/langgraph';
-import type { RegistrySnapshot } from '../registry/types.js';
-import type { LlmUsage } from '../llm/types.js';
-import type { ConfirmationRequest, SemanticInfo, Stage } from '../events/index.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import type { LlmUsage } from '../llm/index.js';
 import type { TurnBudget } from './turn-budget.js';
-import type { TurnMeaning } from '../embeddings/turn-meaning.js';
+import type { TurnMeaning } from '../embeddings/index.js';
 
 export interface TurnContext {
   /** The registry version this turn started on; kept for the whole turn. */

@@ -10,12 +10,10 @@
  */
 import { ANSWER_PROMPT_RULES } from './answers/answer-prompt.js';
 import { VERIFY_PROMPT_RULES } from './verify/verify-prompt.js';
-import { INTENT_PROMPT_RULES } from '../intent/llm/intent-prompt.js';
+import { INTENT_PROMPT_RULES } from '../intent/index.js';
 import { createContentGuard } from '../privacy/index.js';
-import type { RegistrySnapshot } from '../registry/types.js';
-import { DATA_BLOCK_RULES } from '../text/data-block.js';
-import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';
-import type { MessageStream } from '../text/scrub-stream.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import { createPromptLeakCheck, DATA_BLOCK_RULES, type MessageStream, type PromptLeakCheck } from '../text/index.js';
 
 /** The fixed texts of every system prompt the supervisor sends. */
 export const SYSTEM_PROMPT_TEXTS: readonly string[] = [INTENT_PROMPT_RULES, ...ANSWER_PROMPT_RULES, VERIFY_PROMPT_RULES, DATA_BLOCK_RULES];

@@ -4,8 +4,7 @@
  * edit removed it mid-conversation). Agent ids never reach users.
  */
 import { type Language, unknownServiceText } from '../i18n/index.js';
-import { cardName } from '../registry/localized-text.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import { cardName, type RegistrySnapshot } from '../registry/index.js';
 
 /** A lookup from agent id to service name in `language`. */
 export function serviceNames(snapshot: Pick<RegistrySnapshot, 'byId'>, language: Language): (agentId: string) => string {

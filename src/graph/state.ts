@@ -5,25 +5,23 @@
  * `memory` carries over between turns.
  */
 import { Annotation } from '@langchain/langgraph';
-import type { IntentResult, MemoryTurn } from '../intent/types.js';
-import type { QueryReading } from '../understanding/query-reading.js';
-import type { ConfirmationRequest, SemanticInfo } from '../events/index.js';
-import type { InvalidKey, TaskOutcome, TaskPlan } from '../planning/plan-types.js';
+import type { IntentResult, MemoryTurn } from '../intent/index.js';
+import type { QueryReading } from '../understanding/index.js';
+import type { Clarification, ConfirmationRequest, SemanticInfo } from '../events/index.js';
+import type { InvalidKey, TaskOutcome, TaskPlan } from '../planning/index.js';
 import type { Verification } from './verify/types.js';
 import type { LayeredSummary } from './memory/layered-summary.js';
-import type { ProfileFact } from '../store/types.js';
-import type { PendingTask } from '../store/parked-task.js';
+import type { PendingTask, ProfileFact } from '../store/index.js';
 import type { ProfileFill } from './memory/profile-facts.js';
 import type { AnswerCacheKey } from './caches/answer-cache.js';
 import type { ValueSource } from './value-source.js';
-import type { Clarification } from '../events/index.js';
-import type { Language } from '../i18n/language.js';
+import type { Language } from '../i18n/index.js';
 
 /** Bumped when the persisted `memory` shape changes. */
 export const MEMORY_SCHEMA_VERSION = 1;
 
 // A parked task is kept in the session's saved memory; its shape is written with the storage shapes (`src/store/parked-task.ts`).
-export type { PendingTask } from '../store/parked-task.js';
+export type { PendingTask } from '../store/index.js';
 
 /** Why this turn goes to a human before planning (decided before intent recognition). */
 export interface EscalationTrigger {

@@ -12,8 +12,8 @@
  * logged, counted, and listed in the final event.
  */
 import type { Logger } from '../logger.js';
-import type { LlmBudget } from '../llm/types.js';
-import type { TurnBudgets } from '../registry/types.js';
+import type { LlmBudget } from '../llm/index.js';
+import type { TurnBudgets } from '../registry/index.js';
 
 /** A per-turn budget by its registry name. */
 export type BudgetName = 'max_subtasks' | 'max_llm_tokens' | 'max_turn_ms';

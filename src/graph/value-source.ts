@@ -13,13 +13,12 @@
  * sends, and the dispatcher refuses (asks for the key) an input whose source
  * is not recorded on the task.
  */
-import { extractOne } from '../text/key-extractor.js';
-import { findDates } from '../text/date-extractor.js';
-import type { AgentCard, ExtractSpec } from '../registry/types.js';
+import { extractOne, findDates } from '../text/index.js';
+import type { AgentCard, ExtractSpec } from '../registry/index.js';
 
 /** Where one input value came from (its shape is kept with the parked task's, in the storage layer). */
-export type { ValueSource } from '../store/parked-task.js';
-import type { ValueSource } from '../store/parked-task.js';
+export type { ValueSource } from '../store/index.js';
+import type { ValueSource } from '../store/index.js';
 
 declare const SOURCED: unique symbol;
 

@@ -25,7 +25,7 @@ import { isValidId } from '../id-patterns.js';
 import { answerOf, type ResponseState } from '../events/index.js';
 import type { TurnFeed, TurnIdempotency, TurnRequest, TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import { DEFAULT_TENANT, ownerKey } from '../store/index.js';
 import { StoredTaskFollower } from './a2a-task-store.js';
 import { callerTenant } from './auth.js';

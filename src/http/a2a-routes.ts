@@ -13,7 +13,7 @@ import { agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { Router, type Request, type RequestHandler } from 'express';
 import type { TurnFeed, TurnIdempotency, TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
-import type { Registry } from '../registry/types.js';
+import type { Registry } from '../registry/index.js';
 import { A2aCaller, a2aCallerOf, createA2aExecutor, switchboardAgentCard } from './a2a-agent.js';
 import { methodNotAllowed } from './error-handler.js';
 import { createJsonRpcBody } from './a2a-json-rpc-body.js';

@@ -5,7 +5,7 @@
  * (registry lint: overlapping cards, actions without side_effects, unused widgets).
  */
 import type { RequestHandler } from 'express';
-import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js';
+import type { AgentCard, PublicAgentCard, Registry } from '../registry/index.js';
 
 /** Builds the handler for the registry snapshot route. */
 export function createAgentsHandler(options: {

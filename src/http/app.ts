@@ -5,15 +5,14 @@
  * keys are on: it names agents) → page → `/v1` (auth first) → 404 → the one
  * error handler.
  */
-import { createMemoryRateLimiter, type A2aTaskRows, type RateLimiterFactory } from '../store/index.js';
+import { type A2aTaskRows, createMemoryRateLimiter, type RateLimiterFactory, type TranscriptReader, type TurnRecordReader } from '../store/index.js';
 import express, { Router, type Express, type RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import type { TurnFeed, TurnIdempotency, TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import type { TraceContext } from '../trace-context.js';
-import type { AgentCard, PublicAgentCard, Registry } from '../registry/types.js';
-import type { TranscriptReader, TurnRecordReader } from '../store/types.js';
+import type { AgentCard, PublicAgentCard, Registry } from '../registry/index.js';
 import { createAdminAdmission, isLoopback } from './admin-admission.js';
 import { createTurnDetailHandler, createTurnListHandler } from './turns-route.js';
 import { createA2aRouter } from './a2a-routes.js';

@@ -8,7 +8,7 @@
 import type { RequestHandler, Response } from 'express';
 import { UserError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import type { Registry } from '../registry/types.js';
+import type { Registry } from '../registry/index.js';
 
 /** The header every sub-agent request carries and every incoming call may carry. */
 export const DEPTH_HEADER = 'x-switchboard-depth';

@@ -6,7 +6,7 @@
  */
 import { Router, type RequestHandler } from 'express';
 import type { Metrics } from '../metrics.js';
-import type { Registry } from '../registry/types.js';
+import type { Registry } from '../registry/index.js';
 import { methodNotAllowed, notReadyAnswer } from './error-handler.js';
 
 function registryLoaded(registry: Registry): boolean {

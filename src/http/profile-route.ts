@@ -11,7 +11,7 @@
  */
 import type { RequestHandler } from 'express';
 import { UserError } from '../errors.js';
-import type { ProfileStore } from '../store/types.js';
+import type { ProfileStore } from '../store/index.js';
 import { callerOwner } from './auth.js';
 import { requireIdParameter } from './chat-request.js';
 

@@ -12,7 +12,7 @@ import type { RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import { authenticatedKey } from './auth.js';
 import type { Metrics } from '../metrics.js';
-import type { RateLimitSettings, Registry } from '../registry/types.js';
+import type { RateLimitSettings, Registry } from '../registry/index.js';
 import type { RateLimiter, RateLimiterFactory } from '../store/index.js';
 
 /** Checks the limit for one caller (runs after the body is parsed). */

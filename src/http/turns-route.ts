@@ -12,7 +12,7 @@
 import type { Request, RequestHandler } from 'express';
 import { UserError } from '../errors.js';
 import { isValidId } from '../id-patterns.js';
-import type { RecordedInput, StoredTurnRecord, TurnRecordQuery, TurnRecordReader } from '../store/types.js';
+import type { RecordedInput, StoredTurnRecord, TurnRecordQuery, TurnRecordReader } from '../store/index.js';
 import { TURN_OUTCOMES } from '../turn/index.js';
 import { callerTenant } from './auth.js';
 import { requireIdParameter } from './chat-request.js';

@@ -9,8 +9,7 @@
  * name or ordinal ("第二个", "the first one", "2").
  */
 import { clarificationLabelText, type Language } from '../i18n/index.js';
-import { allNames, cardDescription, cardName } from '../registry/localized-text.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import { allNames, cardDescription, cardName, type RegistrySnapshot } from '../registry/index.js';
 import type { RankShortlist } from './routing/card-ranker.js';
 import type { Clarification, ClarificationOption } from '../events/index.js';
 

@@ -43,3 +43,4 @@ export {
   type SimpleIntentMatch,
 } from './simple/simple-intents.js';
 export { composeDirectAnswer, composeIntentMessage, type DirectAnswerKind } from './simple/direct-answers.js';
+export { INTENT_PROMPT_RULES } from './llm/intent-prompt.js';

@@ -16,8 +16,7 @@
  * in for the in-process one.
  */
 import { createHash } from 'node:crypto';
-import { createMemoryKeyValueStore } from '../store/kv-store.js';
-import type { KeyValue, KeyValueStore } from '../store/types.js';
+import { createMemoryKeyValueStore, type KeyValue, type KeyValueStore } from '../store/index.js';
 import type { IntentResult, MemoryTurn } from './types.js';
 
 /** Where recognised intents are kept between turns. */

@@ -20,20 +20,14 @@
  * cards that remain.
  */
 import { Ajv } from 'ajv';
-import { chooseTier } from '../llm/model-router.js';
-import { completeJson } from '../llm/complete-json.js';
-import { formatLocalDate } from '../text/local-date.js';
-import { DATA_BLOCK_RULES } from '../text/data-block.js';
-import { createPromptLeakCheck, type PromptLeakCheck } from '../text/prompt-leak-check.js';
-import { hasInjectionSignals } from '../text/injection-signals.js';
+import { chooseTier, completeJson, type LlmGateway } from '../llm/index.js';
+import { createPromptLeakCheck, DATA_BLOCK_RULES, formatLocalDate, hasInjectionSignals, type PromptLeakCheck } from '../text/index.js';
 import { createContentGuard } from '../privacy/index.js';
 import { buildIntentMessages, INTENT_PROMPT_RULES } from './llm/intent-prompt.js';
 import { INTENT_REPLY_SCHEMA, type IntentReply, type UncheckedIntentReply } from './llm/intent-schema.js';
 import { TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type DraftTaskPlan } from '../planning/index.js';
-import type { LlmGateway } from '../llm/types.js';
 import type { Logger } from '../logger.js';
-import type { AgentCard, RegistrySnapshot } from '../registry/types.js';
-import { resolveAgentId } from '../registry/resolve-agent-id.js';
+import { type AgentCard, type RegistrySnapshot, resolveAgentId } from '../registry/index.js';
 import { createCardPreselector, type CardPreselector } from './routing/card-preselect.js';
 import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import type { IntentCache } from './intent-cache.js';

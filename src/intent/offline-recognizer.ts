@@ -16,22 +16,19 @@
  * are kept and the latest mention of a value wins. A query that matches cards
  * stands on its own, unless it completes a parked request in other words.
  */
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';
 import type { AgentMatch, AgentRanker, RankResult } from './routing/card-ranker.js';
 import { createExampleRanker } from './routing/example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
-import { orderByMention } from '../text/mention-order.js';
-import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from '../understanding/follow-up.js';
-import { extractOne } from '../text/key-extractor.js';
+import { extractOne, orderByMention } from '../text/index.js';
+import { createWordOwnership, isFollowUp, refersToPreviousTurn, splitClauses, withoutComparison, withoutPlaceReference } from '../understanding/index.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple/simple-intents.js';
-import { splitClauses } from '../understanding/clause-splitter.js';
-import { readAsAnswer } from '../planning/clause-values.js';
+import { readAsAnswer } from '../planning/index.js';
 import { readAttributeClause } from './routing/attribute-clause.js';
-import type { Language } from '../i18n/index.js';
-import type { SemanticIndex } from '../embeddings/semantic-index.js';
+import { clarificationQuestionText, type Language } from '../i18n/index.js';
+import type { SemanticIndex } from '../embeddings/index.js';
 import { buildClarification, decideClarification, DEFAULT_CLARIFY_THRESHOLDS, MAX_CLARIFICATION_OPTIONS, type ClarifyThresholds } from './clarification.js';
-import { clarificationQuestionText } from '../i18n/index.js';
 
 /** Options of the offline recognizer; every field has a default. */
 export interface OfflineRecognizerOptions {

@@ -2,12 +2,12 @@
  * The interface both intent paths implement: the offline matcher and the LLM.
  * The supervisor graph only sees `IntentRecognizer`.
  */
-import type { RegistrySnapshot } from '../registry/types.js';
-import type { LlmUsage } from '../llm/types.js';
-import type { Language } from '../i18n/language.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import type { LlmUsage } from '../llm/index.js';
+import type { Language } from '../i18n/index.js';
 import type { DraftPlanEnvelope, RankedIntent } from '../planning/index.js';
 import type { Clause } from '../understanding/index.js';
-import type { TurnMeaning } from '../embeddings/turn-meaning.js';
+import type { TurnMeaning } from '../embeddings/index.js';
 import type { Clarification } from '../events/index.js';
 
 export type SimpleIntentKind =
@@ -91,4 +91,4 @@ export interface IntentRecognizer {
   recognize(input: IntentInput): Promise<IntentResult>;
 }
 
-export type { ExtractionResult, KeyExtractor } from '../text/key-extractor.js';
+export type { ExtractionResult, KeyExtractor } from '../text/index.js';

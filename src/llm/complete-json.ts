@@ -7,10 +7,10 @@
  * except when the caller's own signal aborted, which is rethrown.
  */
 import type { ValidateFunction } from 'ajv';
-import { parseAndValidate } from '../util/safe-json.js';
+import { parseAndValidate } from '../util/index.js';
 import { LlmCallError, type LlmFailureReason } from './llm-error.js';
 import type { ChatMessage, LlmCallOptions, LlmGateway } from './types.js';
-import { truncateText } from '../text/truncate.js';
+import { truncateText } from '../text/index.js';
 
 /** A JSON call: the ordinary call options, the schema sent to the model and the validator of its reply. */
 export interface JsonCallOptions extends Omit<LlmCallOptions, 'jsonSchema' | 'onToken'> {

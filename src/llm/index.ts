@@ -31,3 +31,5 @@ export { chooseTier, SHORT_QUERY_LIMITS, type TierChoice, type TierInput, type T
 export { createLlmUsage, summariseUsage, type PurposeUsage, type UsageSummary } from './usage-summary.js';
 export { countCjkCharacters, estimateTokens } from './token-estimate.js';
 export { tokensUsed, withTurnBudget } from './budgeted-gateway.js';
+export { CallerAbortedError, createEndpointBreaker } from './circuit-breaker.js';
+export { completeJson } from './complete-json.js';

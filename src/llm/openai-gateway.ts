@@ -34,9 +34,9 @@ import {
 } from './retry-policy.js';
 import { estimateMessagesTokens, estimateTokens } from './token-estimate.js';
 import type { ChatMessage, JsonMode, LlmCallOptions, LlmCallRecord, LlmCallResult, LlmGateway, ModelTier } from './types.js';
-import { abortableSleep } from '../util/abortable-sleep.js';
+import { abortableSleep } from '../util/index.js';
 import { createModelFetch } from './model-fetch.js';
-import type { TurnTracing } from '../telemetry/turn-tracing.js';
+import type { TurnTracing } from '../telemetry/index.js';
 import { outgoingTraceHeaders } from '../trace-context.js';
 
 /** Counters the gateway increments (structurally the `llmCalls` / `llmTokens` of `Metrics`). */

@@ -27,11 +27,9 @@
  *   turn ("上海呢") the whole rewritten query.
  * A key with no value attributed this way stays missing and is asked for.
  */
-import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
+import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
 import { separatorBetween, splitClauses, type Clause } from '../understanding/index.js';
-import { extractKeys, extractOne } from '../text/key-extractor.js';
-import { termsOf } from '../text/text-terms.js';
-import type { ExtractionResult } from '../text/key-extractor.js';
+import { type ExtractionResult, extractKeys, extractOne, termsOf } from '../text/index.js';
 import type { RankedIntent } from './types.js';
 
 /** What `attributeClauseValues` needs. */

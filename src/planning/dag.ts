@@ -2,7 +2,7 @@
  * Dependency handling for task plans: ordering, cycle detection and the
  * sequential / parallel / mixed classification.
  */
-import { findCycles } from '../util/find-cycles.js';
+import { findCycles } from '../util/index.js';
 import type { SubTask, TaskType } from './plan-types.js';
 
 /** sequential: one chain; parallel: no edges; mixed: anything else. */

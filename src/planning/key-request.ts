@@ -6,8 +6,7 @@
  * dispatch for keys an agent asks for itself (`input_required`) or a value
  * without a source; both call `keyRequest`.
  */
-import { keyDescription } from '../registry/localized-text.js';
-import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
+import { type AgentCard, keyDescription, type SemanticKeySpec } from '../registry/index.js';
 import type { SemanticInfo } from '../events/index.js';
 
 /** A request for keys: `metadata.semantic_info[]`, whose type the events room owns. */

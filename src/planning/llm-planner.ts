@@ -14,14 +14,12 @@
  * semantic check parks exactly what is really missing. No usable draft → the
  * offline planner.
  */
-import { findDates } from '../text/date-extractor.js';
-import { extractOne } from '../text/key-extractor.js';
-import { resolveAgentId } from '../registry/index.js';
+import { extractOne, findDates } from '../text/index.js';
+import { type AgentCard, resolveAgentId, type SemanticKeySpec } from '../registry/index.js';
 import { splitClauses, type Clause } from '../understanding/index.js';
 import { attributeClauseValues, requestWordIn, type AgentClauseValues } from './clause-values.js';
 import type { DraftPlanEnvelope, DraftSubTask } from './draft-schema.js';
 import type { Logger } from '../logger.js';
-import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
 import { findCycle, topologicalOrder } from './dag.js';
 import { assemblePlan, buildSubTasks, extractOptionalInputs } from './sub-tasks.js';

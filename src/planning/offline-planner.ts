@@ -6,7 +6,7 @@
  * inputs of parked tasks). The sub-task's message is that clause.
  */
 import { orderByMention } from '../text/index.js';
-import type { AgentCard } from '../registry/types.js';
+import type { AgentCard } from '../registry/index.js';
 import { assemblePlan, buildSubTasks } from './sub-tasks.js';
 import type { Planner, PlanRequest, PlanResult } from './types.js';
 

@@ -3,7 +3,7 @@
  * this is also the JSON shape the LLM planner returns and the event metadata shows.
  */
 
-import type { ValueSource } from '../store/parked-task.js';
+import type { ValueSource } from '../store/index.js';
 
 export type TaskType = 'sequential' | 'parallel' | 'mixed';
 

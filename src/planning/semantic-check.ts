@@ -5,7 +5,7 @@
  * (with their descriptions and widget ids) while every other task still runs.
  */
 import { isCnMobile, isEmailAddress } from '../text/index.js';
-import type { ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../registry/types.js';
+import type { ExtractSpec, RegistrySnapshot, SemanticKeySpec } from '../registry/index.js';
 import type { InvalidKey, SubTask, TaskPlan } from './plan-types.js';
 import { dependentsOf } from './dag.js';
 import { keyRequest, type KeyRequest } from './key-request.js';

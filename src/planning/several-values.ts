@@ -16,9 +16,8 @@
  * is that key's, and "我在北京，想知道上海的天气" is one city: the first clause
  * names no request.
  */
-import type { AgentCard, SemanticKeySpec } from '../registry/types.js';
-import { createPhraseMatcher, findDates } from '../text/index.js';
-import { extractKeys } from '../text/key-extractor.js';
+import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
+import { createPhraseMatcher, extractKeys, findDates } from '../text/index.js';
 import { splitClauses, type Clause } from '../understanding/index.js';
 import { requestWordIn } from './clause-values.js';
 import type { InvalidKey, SubTask } from './plan-types.js';

@@ -9,10 +9,9 @@
 import { isFollowUp } from '../understanding/index.js';
 import { attributeClauseValues, type AgentClauseValues } from './clause-values.js';
 import { extractOne, normalizeText, orderByMention } from '../text/index.js';
-import type { ExtractSpec } from '../registry/types.js';
-import type { AgentCard } from '../registry/types.js';
+import type { AgentCard, ExtractSpec } from '../registry/index.js';
 import type { InvalidKey, SubTask, TaskPlan } from './plan-types.js';
-import type { PendingTask } from '../store/parked-task.js';
+import type { PendingTask } from '../store/index.js';
 import { classifyTaskType, topologicalOrder } from './dag.js';
 import { splitSeveralValues } from './several-values.js';
 import type { Planner, PlanRequest, PlanResult } from './types.js';

@@ -2,9 +2,9 @@
  * The planner interface. The offline planner and the LLM planner both
  * implement it; the plan node only sees `Planner`.
  */
-import type { LlmUsage } from '../llm/types.js';
-import type { RegistrySnapshot } from '../registry/types.js';
-import type { PendingTask } from '../store/parked-task.js';
+import type { LlmUsage } from '../llm/index.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import type { PendingTask } from '../store/index.js';
 import type { QueryReading } from '../understanding/index.js';
 import type { DraftPlanEnvelope } from './draft-schema.js';
 import type { InvalidKey, TaskPlan } from './plan-types.js';

@@ -4,8 +4,8 @@
  * consumes that output, so request bodies are cleaned of every other agent's
  * header values before they are sent.
  */
-import type { RegistrySnapshot } from '../registry/types.js';
-import { createTextScrubber, secretTerms } from '../text/id-scrubber.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import { createTextScrubber, secretTerms } from '../text/index.js';
 
 /** Header values of every agent in the snapshot except `exceptAgentId` (short values are not secrets). */
 export function agentSecrets(snapshot: RegistrySnapshot, exceptAgentId?: string): string[] {

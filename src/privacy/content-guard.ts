@@ -11,8 +11,8 @@
 import { agentSecrets } from './agent-secrets.js';
 import { personalValuesKeptWhole } from './pii-masker.js';
 import { relatedServiceText } from '../i18n/index.js';
-import type { RegistrySnapshot } from '../registry/types.js';
-import { createTextScrubber, idTerms, inventedIdPattern, secretTerms, type ScrubTerm, type TextScrubber } from '../text/id-scrubber.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import { createTextScrubber, idTerms, inventedIdPattern, secretTerms, type ScrubTerm, type TextScrubber } from '../text/index.js';
 
 /** What stands in for an endpoint address of the registry. */
 const ADDRESS_REPLACEMENT = '[internal address]';

@@ -3,7 +3,7 @@
  * holds a snapshot rather than the process's masking (graph nodes: escalation
  * cards, memory blocks of prompts).
  */
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import { createPiiMasker, type PiiMasker } from './pii-masker.js';
 
 /** A masker for the built-in kinds plus the snapshot's `pii_patterns`. */

@@ -14,7 +14,7 @@
  * letters are the same value) and masked where they are written; the rest
  * of the text stays as written (`src/text/compatibility-fold.ts`).
  */
-import { foldCompatibility, replaceFolded, replacementsOf, spansFolded } from '../text/compatibility-fold.js';
+import { foldCompatibility, replaceFolded, replacementsOf, spansFolded } from '../text/index.js';
 
 /** An address starts where its run of local-part characters starts (which also keeps a long run linear to scan). */
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;

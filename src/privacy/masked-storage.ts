@@ -12,8 +12,7 @@
  * when those tasks finally run.
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import type { Storage } from '../store/types.js';
-import type { PendingTask } from '../store/parked-task.js';
+import type { PendingTask, Storage } from '../store/index.js';
 import { createDataSealer, type DataSealer } from './data-sealer.js';
 import type { PiiMasker } from './pii-masker.js';
 import { openPendingTask, sealPendingTask, type StoredPendingTask } from './sealed-parked-tasks.js';

@@ -14,9 +14,8 @@
  */
 import { LRUCache } from 'lru-cache';
 import { maskPersonalData, maskPersonalNumber, personalValueSpans, personalValueTail } from './mask-personal-data.js';
-import type { KeepWhole } from '../text/id-scrubber.js';
-import { replaceFolded, spansFolded } from '../text/compatibility-fold.js';
-import type { PiiPattern } from '../registry/types.js';
+import { type KeepWhole, replaceFolded, spansFolded } from '../text/index.js';
+import type { PiiPattern } from '../registry/index.js';
 
 /** Masks personal data in text and in any JSON-like value. */
 export interface PiiMasker {

@@ -3,7 +3,7 @@
  * `pii_patterns`, swapped in on every reload. The logger and the storage
  * wrapper hold this object and always mask with the current patterns.
  */
-import type { PiiPattern } from '../registry/types.js';
+import type { PiiPattern } from '../registry/index.js';
 import { createPiiMasker, type PiiMasker } from './pii-masker.js';
 
 /** A masker whose extra patterns can be replaced (on registry reload). */

@@ -14,7 +14,7 @@
  * The sealed values go when the task leaves `pending` (it ran, was dropped or
  * expired) and the checkpoint that held it is replaced.
  */
-import type { PendingTask } from '../store/parked-task.js';
+import type { PendingTask } from '../store/index.js';
 import type { DataSealer } from './data-sealer.js';
 import type { PiiMasker } from './pii-masker.js';
 

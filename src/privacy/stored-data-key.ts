@@ -11,7 +11,7 @@
  * key out of the data.
  */
 import { randomBytes } from 'node:crypto';
-import type { KeyValueStore } from '../store/types.js';
+import type { KeyValueStore } from '../store/index.js';
 
 /** Where the key is kept in the key-value store. */
 export const STORED_DATA_KEY = 'switchboard:data-key:v1';

@@ -2,7 +2,7 @@
  * Checks that span agents: ids are unique, every `depends_on` names a known
  * agent (a disabled one only warns), and dependencies form no cycle.
  */
-import { findCycles } from '../util/find-cycles.js';
+import { findCycles } from '../util/index.js';
 import { closestName } from './config-schema.js';
 import type { Findings } from './findings.js';
 import { dependencyList, isRecord, type RawAgent } from './raw-config.js';

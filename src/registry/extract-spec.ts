@@ -4,7 +4,7 @@
  * `{type: date}`, ...) into the `ExtractSpec` union, compiling patterns once
  * on the linear-time engine (`src/util/safe-pattern.ts`).
  */
-import { compileSafePattern } from '../util/safe-pattern.js';
+import { compileSafePattern } from '../util/index.js';
 import type { ExtractSpec } from './types.js';
 
 /** The raw `extract` object after schema validation. */

@@ -3,7 +3,7 @@
  * per-turn budgets, the rate limit, extra personal-data patterns and whether
  * endpoints may point at private addresses. All optional, all hot-reloadable.
  */
-import { compileSafePattern } from '../util/safe-pattern.js';
+import { compileSafePattern } from '../util/index.js';
 import { SUPERVISOR_DEFAULTS } from './defaults.js';
 import type { Findings } from './findings.js';
 import type { RawConfig } from './raw-config.js';

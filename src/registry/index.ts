@@ -34,3 +34,5 @@ export type {
   SemanticKeySpec,
   SupervisorSettings,
 } from './types.js';
+export { allNames, cardDescription, cardName, keyDescription } from './localized-text.js';
+export type { CircuitBreakerSettings, EscalationSettings, PiiPattern, RateLimitSettings, TurnBudgets } from './types.js';

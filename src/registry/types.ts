@@ -4,12 +4,12 @@
  * A snapshot is deeply frozen once built and swapped in by one assignment.
  */
 import type { ValidateFunction } from 'ajv';
-import type { SafePattern } from '../util/safe-pattern.js';
-import type { SemanticKeySpec } from '../text/key-specs.js';
+import type { SafePattern } from '../util/index.js';
+import type { SemanticKeySpec } from '../text/index.js';
 import type { AgentProtocol } from './agent-protocols.js';
 
 // A semantic key and the rule that finds its value in text are text's vocabulary (`src/text/key-specs.ts`).
-export type { ExtractSpec, SemanticKeySpec } from '../text/key-specs.js';
+export type { ExtractSpec, SemanticKeySpec } from '../text/index.js';
 
 export type { AgentProtocol } from './agent-protocols.js';
 

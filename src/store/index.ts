@@ -45,3 +45,4 @@ export { createMemoryKeyValueStore, type MemoryKeyValueStoreOptions } from './kv
 export { createMemoryRateLimiter, type RateDecision, type RateLimiter, type RateLimiterFactory, type RateLimiterOptions } from './rate-limiter.js';
 export { startRetentionJob, type RetentionJob } from './retention-job.js';
 export { DEFAULT_TENANT, checkpointThread, ownerKey, tenantOfOwner } from './owner-key.js';
+export type { PendingTask, ValueSource } from './parked-task.js';

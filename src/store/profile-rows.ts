@@ -3,7 +3,7 @@
  * upsert rule both run: the same value again raises `hits`, a different value
  * replaces it with `hits` 1 (newer evidence wins).
  */
-import { safeJsonParse } from '../util/safe-json.js';
+import { safeJsonParse } from '../util/index.js';
 import type { ProfileEvidence, ProfileFact } from './types.js';
 
 /** A `sb_profiles` row. */

@@ -3,7 +3,7 @@
  * records. Both backends store times as ISO-8601 text and JSON as text (key
  * order kept), so a row maps the same way whichever database returned it.
  */
-import { safeJsonParse } from '../util/safe-json.js';
+import { safeJsonParse } from '../util/index.js';
 import type { StoredMessage, TaskRecord, TaskStatus, TurnRecord, TurnStatus } from './types.js';
 
 export interface MessageRow {

@@ -5,7 +5,7 @@
  * listing. Kept on the turn's own row, a record goes wherever the turn goes
  * (retention, forgetting a user).
  */
-import { safeJsonParse } from '../util/safe-json.js';
+import { safeJsonParse } from '../util/index.js';
 import type { StoredTurnRecord, TurnRecordQuery } from './types.js';
 
 /** The columns a finished turn's record fills. */

@@ -38,3 +38,5 @@ export { DATA_BLOCK_RULES, dataBlock, neutraliseMarkers } from './data-block.js'
 export { truncateText } from './truncate.js';
 export { createPromptLeakCheck, LEAK_REPLACEMENT, type PromptLeakCheck } from './prompt-leak-check.js';
 export { hasInjectionSignals } from './injection-signals.js';
+export { foldCompatibility, replaceFolded, replacementsOf, spansFolded } from './compatibility-fold.js';
+export type { ExtractSpec, SemanticKeySpec } from './key-specs.js';

@@ -30,7 +30,7 @@
  * - `text`: the whole trimmed text.
  */
 import type { ExtractSpec, SemanticKeySpec } from './key-specs.js';
-import type { SafePattern } from '../util/safe-pattern.js';
+import type { SafePattern } from '../util/index.js';
 import { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
 import { findDates } from './date-extractor.js';
 import { findOffListValue } from './off-list-value.js';

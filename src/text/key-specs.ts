@@ -4,7 +4,7 @@
  * `extract`). They live in the text layer because the extractors read them;
  * the registry builds them and re-exports them with its other shapes.
  */
-import type { SafePattern } from '../util/safe-pattern.js';
+import type { SafePattern } from '../util/index.js';
 
 /** How a semantic key's value is recognised in text (normalised from `extract`). */
 export type ExtractSpec =

@@ -6,8 +6,8 @@
  * is stopped outright.
  */
 import type { Logger } from '../logger.js';
-import type { RegistrySnapshot } from '../registry/types.js';
-import { createTurnBudget, type BudgetName, type TurnBudget } from '../graph/turn-budget.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import { createTurnBudget, type BudgetName, type TurnBudget } from '../graph/index.js';
 
 /** What a turn's budgets are started with. */
 export interface TurnBudgetsOptions {

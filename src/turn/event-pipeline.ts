@@ -7,12 +7,10 @@
  * goes through the guard's streams, so nothing a guard or the masking must see
  * whole is ever split between two events (`text/scrub-stream.ts`).
  */
-import type { DeltaStream, MessageStream } from '../text/index.js';
-import type { RegistrySnapshot } from '../registry/types.js';
-import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from '../graph/output-guard.js';
+import type { DeltaStream, MessageStream, TextScrubber } from '../text/index.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import { createOutputGuard, createSystemPromptLeakCheck, type NodeEvent, type OutputGuard } from '../graph/index.js';
 import { createSecretGuard, scrubDeep } from '../privacy/index.js';
-import type { TextScrubber } from '../text/id-scrubber.js';
-import type { NodeEvent } from '../graph/context.js';
 import { isAnswerDelta, isCompleteFinal, stageRow, type ResponseState } from '../events/index.js';
 import type { TurnEventLog } from './turn-event-log.js';
 

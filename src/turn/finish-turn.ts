@@ -7,9 +7,9 @@
  * event log is flushed and the turn is counted.
  */
 import type { Logger } from '../logger.js';
-import type { RegistrySnapshot } from '../registry/types.js';
-import type { TurnOutcome } from '../store/types.js';
-import type { TurnContext } from '../graph/context.js';
+import type { RegistrySnapshot } from '../registry/index.js';
+import type { TurnOutcome } from '../store/index.js';
+import type { TurnContext } from '../graph/index.js';
 import type { EventPipeline } from './event-pipeline.js';
 import type { TurnRunnerOptions, TurnStopReason } from './runner-options.js';
 import type { TurnEventLog } from './turn-event-log.js';

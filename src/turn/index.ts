@@ -16,4 +16,4 @@ export { TURN_OUTCOMES, type TurnOutcomeWord } from './turn-outcome.js';
 export { summariseTurnUsage, type TurnUsage } from './turn-usage.js';
 export { DEFAULT_STREAM_CAPS, type StreamCapName, type StreamCaps } from './stream-caps.js';
 export { recordCacheLookup, recordModelTokens, recordTurnMetrics, turnOutcomeLabel, type CacheName } from './turn-metrics.js';
-export type { BudgetName } from '../graph/turn-budget.js';
+export type { BudgetName } from '../graph/index.js';

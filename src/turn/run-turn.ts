@@ -5,18 +5,14 @@
  * graph still ends with a `final` the user can read. Each event is stored as
  * sent and each sub-task recorded before it is sent.
  */
-import { detectLanguage } from '../text/index.js';
-import { checkpointThread } from '../store/owner-key.js';
-import type { TurnOutcome } from '../store/types.js';
+import { detectLanguage, type TextScrubber } from '../text/index.js';
+import { checkpointThread, type TurnOutcome } from '../store/index.js';
 import { intentStartText, turnFailedText, turnStoppedText } from '../i18n/index.js';
 import { hasNoLanguage } from '../understanding/index.js';
-import { classifyReplyWord } from '../graph/control/classify-reply-word.js';
-import type { LlmUsage } from '../llm/types.js';
-import type { AgentCallRecord, NodeEvent, TaskRecorder, TurnContext } from '../graph/context.js';
-import type { OutputGuard } from '../graph/output-guard.js';
-import type { TextScrubber } from '../text/id-scrubber.js';
+import { type AgentCallRecord, classifyReplyWord, type NodeEvent, type OutputGuard, type TaskRecorder, type TurnContext } from '../graph/index.js';
+import type { LlmUsage } from '../llm/index.js';
 import type { ResponseState } from '../events/index.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import { startTurnBudgets } from './budget-clock.js';
 import { createEventPipeline } from './event-pipeline.js';
 import { finishTurn } from './finish-turn.js';

@@ -3,13 +3,12 @@
  * parts of storage a turn touches, and the hooks the server wires to metrics.
  */
 import type { Logger } from '../logger.js';
-import type { Registry } from '../registry/types.js';
-import type { Storage, TurnOutcome } from '../store/types.js';
+import type { Registry } from '../registry/index.js';
+import type { Storage, TurnOutcome } from '../store/index.js';
 import type { StopNoticeReason } from '../i18n/index.js';
-import type { LlmCallRecord, LlmUsage } from '../llm/types.js';
+import type { LlmCallRecord, LlmUsage } from '../llm/index.js';
 import type { ResponseState } from '../events/index.js';
-import type { SupervisorGraph } from '../graph/build-graph.js';
-import type { BudgetName } from '../graph/turn-budget.js';
+import type { BudgetName, SupervisorGraph } from '../graph/index.js';
 import type { StreamCapName, StreamCaps } from './stream-caps.js';
 
 /** The parts of storage a turn uses. */

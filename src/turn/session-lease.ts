@@ -7,7 +7,7 @@
  * stall) is told through `onLost` and cancels itself.
  */
 import type { Logger } from '../logger.js';
-import type { LeaseStore } from '../store/types.js';
+import type { LeaseStore } from '../store/index.js';
 
 export interface HeldLease {
   release(): Promise<void>;

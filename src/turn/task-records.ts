@@ -5,9 +5,9 @@
  * type (docs/api.md#personal-data); the agent itself is sent the real values.
  */
 import type { Logger } from '../logger.js';
-import type { RegistrySnapshot } from '../registry/types.js';
+import type { RegistrySnapshot } from '../registry/index.js';
 import { maskForSnapshot, type PiiMasker } from '../privacy/index.js';
-import type { TaskRecorder } from '../graph/context.js';
+import type { TaskRecorder } from '../graph/index.js';
 import type { TurnStorage } from './runner-options.js';
 
 /** Which turn a recorder writes for. */

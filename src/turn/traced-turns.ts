@@ -4,8 +4,7 @@
  * turn's own events (intent, plan, verify, summarize), and the turn's work run
  * with its span current so sub-agent and model calls become its children.
  */
-import type { OpenSpan } from '../telemetry/span-tracer.js';
-import type { TurnTracing } from '../telemetry/turn-tracing.js';
+import type { OpenSpan, TurnTracing } from '../telemetry/index.js';
 import { isAnswerDelta, outcomeOf, stageRow, type ResponseState, type Section } from '../events/index.js';
 import type { StartedTurn, TurnRequest, TurnRunner } from './turn-types.js';
 

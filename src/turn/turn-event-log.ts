@@ -9,7 +9,7 @@
  * more to read).
  */
 import type { Logger } from '../logger.js';
-import type { StoredEvent, TurnEventStore } from '../store/types.js';
+import type { StoredEvent, TurnEventStore } from '../store/index.js';
 
 export interface TurnEventLog {
   /** Queues one serialised event. */

@@ -6,8 +6,8 @@
  * Redis) and polls otherwise, so it never depends on a signal arriving.
  * Cancel is a signal to whichever replica runs the session's turn.
  */
-import type { Storage, StoredEvent } from '../store/types.js';
-import { safeJsonParse } from '../util/safe-json.js';
+import type { Storage, StoredEvent } from '../store/index.js';
+import { safeJsonParse } from '../util/index.js';
 import { cancelChannel, turnEventsChannel } from './turn-channels.js';
 
 /** Where a resume starts. */

@@ -5,7 +5,7 @@
  * claimed with set-if-absent in the shared key-value store, so the rule holds
  * across replicas and under a burst of identical retries.
  */
-import type { KeyValueStore } from '../store/types.js';
+import type { KeyValueStore } from '../store/index.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -5,9 +5,9 @@
  * Cache hits and misses are counted by the caches themselves (`recordCacheLookup`), misses being invisible in events.
  */
 import { doneOf, outcomeOf, type ResponseState } from '../events/index.js';
-import type { TurnOutcome } from '../store/types.js';
+import type { TurnOutcome } from '../store/index.js';
 import type { Metrics } from '../metrics.js';
-import type { LlmCallRecord } from '../llm/types.js';
+import type { LlmCallRecord } from '../llm/index.js';
 import { decideTurnOutcome, isTurnOutcomeWord, type TurnOutcomeWord } from './turn-outcome.js';
 import { reportedTokens } from './turn-usage.js';
 

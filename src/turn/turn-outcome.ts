@@ -15,7 +15,7 @@
  * - else `completed` (every planned task ran and succeeded, or nothing was
  *   planned: a direct answer).
  */
-import type { TurnOutcome as Lifecycle } from '../store/types.js';
+import type { TurnOutcome as Lifecycle } from '../store/index.js';
 import { completeFinalOf, type ResponseState } from '../events/index.js';
 
 /** Every outcome word, in the contract's order. */

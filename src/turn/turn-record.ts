@@ -10,10 +10,9 @@
  * written to, like the transcript.
  */
 import { isCompleteFinal, stageRow, type ResponseState } from '../events/index.js';
-import type { AgentCallRecord } from '../graph/context.js';
+import type { AgentCallRecord, ValueSource } from '../graph/index.js';
 import type { SubTask, TaskPlan } from '../planning/index.js';
-import type { ValueSource } from '../graph/value-source.js';
-import type { RecordedCall, RecordedInput, RecordedStage, RecordedTask, RecordedValueSource, RecordedVerdict, StoredTurnRecord, TurnUsage } from '../store/types.js';
+import type { RecordedCall, RecordedInput, RecordedStage, RecordedTask, RecordedValueSource, RecordedVerdict, StoredTurnRecord, TurnUsage } from '../store/index.js';
 
 /** What the record is made from. */
 export interface TurnRecordParts {

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { UserError } from '../errors.js';
 import type { ResponseState } from '../events/index.js';
-import { DEFAULT_TENANT, ownerKey } from '../store/owner-key.js';
+import { DEFAULT_TENANT, ownerKey } from '../store/index.js';
 import { createAdmission } from './admission.js';
 import { createDataGuards, createOutputGuards } from './event-pipeline.js';
 import { createTurnRun } from './run-turn.js';

@@ -9,7 +9,7 @@
  * idempotent (only a running turn is closed).
  */
 import type { Logger } from '../logger.js';
-import type { Storage } from '../store/types.js';
+import type { Storage } from '../store/index.js';
 import { sessionLeaseKey } from './session-lease.js';
 
 export interface TurnSweeper {

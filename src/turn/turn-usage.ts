@@ -6,9 +6,9 @@
  * `done.metadata.state.usage` (and the complete `final`'s), and the turn's
  * stored record keeps the same figures.
  */
-import type { LlmCallRecord, LlmUsage } from '../llm/types.js';
-import type { AgentCallRecord } from '../graph/context.js';
-import type { AgentUsage, TurnUsage } from '../store/types.js';
+import type { LlmCallRecord, LlmUsage } from '../llm/index.js';
+import type { AgentCallRecord } from '../graph/index.js';
+import type { AgentUsage, TurnUsage } from '../store/index.js';
 
 export type { AgentUsage, TurnUsage };
 

@@ -1,4 +1,4 @@
-import { isFunctionTerm } from '../text/text-terms.js';
+import { isFunctionTerm } from '../text/index.js';
 
 /**
  * Splits a query into clauses, one request each: at punctuation and at

@@ -16,9 +16,8 @@
  *
  * Every rule reads a query in normal form (`IntentInput.normalizedQuery`).
  */
-import { allNames } from '../registry/localized-text.js';
-import type { RegistrySnapshot } from '../registry/types.js';
-import { normalizeText, stemWord, termsOf } from '../text/text-terms.js';
+import { allNames, type RegistrySnapshot } from '../registry/index.js';
+import { normalizeText, stemWord, termsOf } from '../text/index.js';
 
 const HAN = /\p{Script=Han}/gu;
 const ZH_LEAD = /^(?:那|那么|那就|还有|换成|改成|换到|改到|如果|要是|再)/u;

@@ -14,7 +14,7 @@
  *   aside and the rest is what routes (`request`).
  */
 import { splitClauses, type Clause } from './clause-splitter.js';
-import { detectLanguage, normalizeText } from '../text/text-terms.js';
+import { detectLanguage, normalizeText } from '../text/index.js';
 import { CORRECTION_CONNECTORS, NO_WORDS, YES_WORDS } from '../i18n/index.js';
 
 /** What the message does in the dialogue, as far as it can be told from its words. */

@@ -86,7 +86,7 @@ describe('layering of src/', () => {
     }
   }, 120_000);
 
-  it('fails on ResponseState defined or imported anywhere but src/events/', async () => {
+  it('fails on ResponseState defined or imported anywhere but src/events/, and on an import past a room\'s index.ts', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'switchboard-layering-'));
     try {
       for (const room of ['events', 'graph', 'turn', 'http']) await mkdir(join(dir, 'src', room), { recursive: true });
@@ -100,9 +100,14 @@ describe('layering of src/', () => {
       await writeFile(join(dir, 'src/turn/index.ts'), "export type { ResponseState } from '../events/index.js';\nexport { seen } from './pipeline.js';\n");
       await writeFile(join(dir, 'src/http/route.ts'), "import type { ResponseState } from '../turn/index.js';\nexport const sent: ResponseState[] = [];\n");
       await writeFile(join(dir, 'src/http/fine.ts'), "import type { ResponseState } from '../events/index.js';\nexport const fine: ResponseState[] = [];\n");
+      // A deep import into another room, past its index.ts.
+      await writeFile(join(dir, 'src/http/deep.ts'), "import type { ResponseState } from '../events/response-state.js';\nexport const deep: ResponseState[] = [];\n");
       const found = (await cruise(dir)).map((violation) => `${violation.rule.name}: ${violation.from} → ${violation.to}`);
       expect(found).toContain('response-state-in-events-only: src/turn/pipeline.ts → src/graph/response-state.ts');
       expect(found.filter((line) => line.startsWith('response-state-in-events-only:'))).toHaveLength(1);
+      expect(found).toContain('through-index:events: src/http/deep.ts → src/events/response-state.ts');
+      expect(found).toContain('through-index:graph: src/turn/pipeline.ts → src/graph/response-state.ts');
+      expect(found.filter((line) => line.startsWith('through-index:'))).toHaveLength(2);
       expect(await findOwnedNameBreaches(dir, OWNED_NAMES)).toEqual([
         'src/graph/response-state.ts: ResponseState declared outside src/events/',
         'src/http/route.ts: ResponseState imported from ../turn/index.js, not from src/events/',

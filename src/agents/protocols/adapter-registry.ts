@@ -2,7 +2,7 @@
  * Protocol adapters keyed by `endpoint.protocol`. The client looks an adapter
  * up per call, so a new protocol is one more entry here.
  */
-import type { AgentProtocol } from '../../registry/types.js';
+import type { AgentProtocol } from '../../registry/index.js';
 import { createEnvelopeValidator, type EnvelopeValidator } from '../reply-envelope.js';
 import type { ProtocolAdapter } from './protocol-adapter.js';
 import { createHttpJsonAdapter } from './http-json.js';

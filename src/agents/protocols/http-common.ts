@@ -5,7 +5,7 @@
  */
 import { redactSecrets } from '../failure-reason.js';
 import type { EnvelopeValidator } from '../reply-envelope.js';
-import { safeJsonParse } from '../../util/safe-json.js';
+import { safeJsonParse } from '../../util/index.js';
 import { agentByteBudget, withinByteBudget, type ByteBudget } from '../byte-budget.js';
 import type { AttemptResult, ProtocolAttempt } from './protocol-adapter.js';
 import type { AgentHttpReply } from '../agent-transport.js';

@@ -10,7 +10,7 @@
  * still ends. The text is consumed as it comes, never held whole.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { safeJsonParse } from '../../util/safe-json.js';
+import { safeJsonParse } from '../../util/index.js';
 import type { EnvelopeValidator } from '../reply-envelope.js';
 import type { AttemptResult, ProtocolAdapter, ProtocolAttempt } from './protocol-adapter.js';
 import type { AgentHttpReply } from '../agent-transport.js';

@@ -4,7 +4,7 @@
  * an adapter owns one attempt: how the request is sent and how the reply is
  * read. Adding `a2a` later means writing one more adapter, nothing else.
  */
-import type { AgentProtocol } from '../../registry/types.js';
+import type { AgentProtocol } from '../../registry/index.js';
 import type { AgentFailureCode, AgentReply, AgentRequestBody } from '../types.js';
 import type { AgentPost } from '../agent-transport.js';
 

@@ -8,8 +8,8 @@
  * blocks (text/data-block.ts); the system prompt states that they are
  * data, never instructions.
  */
-import { DATA_BLOCK_RULES, dataBlock } from '../../text/data-block.js';
-import type { ChatMessage } from '../../llm/types.js';
+import { DATA_BLOCK_RULES, dataBlock } from '../../text/index.js';
+import type { ChatMessage } from '../../llm/index.js';
 
 /** One completed task as the summary prompt shows it. */
 export interface CompletedFact {

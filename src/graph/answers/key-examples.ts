@@ -3,7 +3,7 @@
  * what a valid answer looks like. Both answer strategies use them.
  */
 import { type Language, tomorrowText } from '../../i18n/index.js';
-import type { AgentCard, SemanticKeySpec } from '../../registry/types.js';
+import type { AgentCard, SemanticKeySpec } from '../../registry/index.js';
 import { addLocalDays, formatLocalDate } from '../../text/index.js';
 
 /** Example values for a key: its enum values, else a typical value of its type, else a card example. */

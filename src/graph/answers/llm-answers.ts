@@ -16,15 +16,13 @@
  * offline template answer is returned as the turn's complete answer, even
  * after some (clean) deltas were shown.
  */
-import { cardDescription, cardName } from '../../registry/localized-text.js';
-import { chooseTier } from '../../llm/model-router.js';
+import { cardDescription, cardName, type RegistrySnapshot } from '../../registry/index.js';
+import { type ChatMessage, chooseTier, type LlmGateway, type ModelTier } from '../../llm/index.js';
 import { buildDirectMessages, buildSummaryMessages, type CompletedFact, type NeededFact, type NotDoneFact } from './answer-prompt.js';
 import { createOutputGuard, createSystemPromptLeakCheck, type OutputGuard } from '../output-guard.js';
-import type { ChatMessage, LlmGateway, ModelTier } from '../../llm/types.js';
 import type { Logger } from '../../logger.js';
 import type { TurnContext } from '../context.js';
 import { failureReasonText, missingReasonText, theResultsText, type Language } from '../../i18n/index.js';
-import type { RegistrySnapshot } from '../../registry/types.js';
 import { serviceNames } from '../service-name.js';
 import { enumChoices, keyExamples } from './key-examples.js';
 import type { AnswerComposer, DirectAnswerInput, SummaryInput } from './types.js';

@@ -2,9 +2,8 @@
  * Template answers (no LLM): each completed task's result, the tasks that did
  * not run and why, and the information still needed with example values.
  */
-import { cardName } from '../../registry/localized-text.js';
+import { type AgentCard, cardName } from '../../registry/index.js';
 import { composeDirectAnswer } from '../../intent/index.js';
-import type { AgentCard } from '../../registry/types.js';
 import {
   doneText,
   failureReasonText,
@@ -22,7 +21,7 @@ import {
   serviceQuestionLine,
   unansweredLine,
 } from '../../i18n/index.js';
-import type { TaskOutcome } from '../../planning/plan-types.js';
+import type { TaskOutcome } from '../../planning/index.js';
 import type { SemanticInfo } from '../../events/index.js';
 import { serviceNames } from '../service-name.js';
 import type { AnswerComposer, SummaryInput } from './types.js';

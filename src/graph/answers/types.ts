@@ -2,11 +2,11 @@
  * How user-facing answers are written: offline from templates, or by the LLM
  * (streamed). Both implement `AnswerComposer`.
  */
-import type { IntentResult, MemoryTurn, SimpleIntentKind } from '../../intent/types.js';
-import type { RegistrySnapshot } from '../../registry/types.js';
+import type { IntentResult, MemoryTurn, SimpleIntentKind } from '../../intent/index.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
 import type { TurnContext } from '../context.js';
 import type { Language } from '../../i18n/index.js';
-import type { TaskOutcome, TaskPlan } from '../../planning/plan-types.js';
+import type { TaskOutcome, TaskPlan } from '../../planning/index.js';
 import type { SemanticInfo } from '../../events/index.js';
 import type { Verification } from '../verify/types.js';
 

@@ -26,16 +26,14 @@
 import type { Logger } from '../../logger.js';
 import { normalizeQueryForCache } from '../../intent/index.js';
 import { createPiiMasker } from '../../privacy/index.js';
-import type { RegistrySnapshot } from '../../registry/types.js';
-import { tenantOfOwner } from '../../store/owner-key.js';
-import type { KeyValue, KeyValueStore } from '../../store/types.js';
+import type { AgentCard, RegistrySnapshot } from '../../registry/index.js';
+import { type KeyValue, type KeyValueStore, tenantOfOwner } from '../../store/index.js';
 import { LRUCache } from 'lru-cache';
-import { cosine } from '../../embeddings/embeddings-client.js';
+import { cosine } from '../../embeddings/index.js';
 import { canonicalJson, digest, isUserSpecific, residualQualifiers, splitQualifiers } from './cache-scope.js';
-import type { AgentCard } from '../../registry/types.js';
 import { isCacheable } from './response-cache.js';
 import type { Language } from '../../i18n/index.js';
-import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
+import type { SubTask, TaskPlan } from '../../planning/index.js';
 
 /** Where one plan's answer is kept, and for how long. */
 export interface AnswerCacheKey {

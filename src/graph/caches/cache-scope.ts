@@ -21,8 +21,8 @@
  */
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import type { AgentCard } from '../../registry/types.js';
-import { findDates } from '../../text/date-extractor.js';
+import type { AgentCard } from '../../registry/index.js';
+import { findDates } from '../../text/index.js';
 
 /** Canonical JSON text of a value (object keys sorted at every level). */
 export function canonicalJson(value: unknown): string {

@@ -16,10 +16,9 @@
  * for when a call fails or its breaker is open (`lookupStale`).
  */
 import type { Logger } from '../../logger.js';
-import type { AgentCard } from '../../registry/types.js';
-import type { KeyValue, KeyValueStore } from '../../store/index.js';
+import type { AgentCard } from '../../registry/index.js';
+import { type KeyValue, type KeyValueStore, tenantOfOwner } from '../../store/index.js';
 import { normalizeQueryForCache } from '../../intent/index.js';
-import { tenantOfOwner } from '../../store/owner-key.js';
 import { canonicalJson, digest, isUserSpecific, residualQualifiers } from './cache-scope.js';
 
 /** A reply as the cache keeps it. */

@@ -6,7 +6,7 @@
  * A clarification older than `pending_ttl_s` is gone, like a parked task.
  */
 import { optionNamedIn } from '../../intent/index.js';
-import type { RegistrySnapshot } from '../../registry/types.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
 import type { ChosenOption, PendingClarification } from '../state.js';
 
 /** What the turn makes of the last clarification. */

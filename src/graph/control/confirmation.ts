@@ -7,14 +7,11 @@
  * Keys come first: a task still missing keys is parked for them as usual and
  * asks for confirmation once they are given.
  */
-import { keyDescription } from '../../registry/localized-text.js';
-import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
+import { type AgentCard, cardName, keyDescription, type RegistrySnapshot } from '../../registry/index.js';
 import { confirmationSummaryText, dateLabelText, profileValueText, type Language } from '../../i18n/index.js';
-import { cardName } from '../../registry/localized-text.js';
 import type { ConfirmationRequest } from '../../events/index.js';
-import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
+import { classifyTaskType, type SubTask, type TaskPlan, topologicalOrder } from '../../planning/index.js';
 import type { PendingTask } from '../state.js';
-import { classifyTaskType, topologicalOrder } from '../../planning/dag.js';
 
 function valueText(value: unknown): string {
   if (typeof value === 'string') return value;

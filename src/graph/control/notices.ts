@@ -3,9 +3,8 @@
  * dropped or runs (the sentences themselves live in `i18n/notice-texts.ts`).
  */
 import { type Language, subtaskBudgetText, tokenBudgetText, turnTimeBudgetText, unknownServiceText } from '../../i18n/index.js';
-import { cardName } from '../../registry/localized-text.js';
-import type { RegistrySnapshot, TurnBudgets } from '../../registry/types.js';
-import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
+import { cardName, type RegistrySnapshot, type TurnBudgets } from '../../registry/index.js';
+import type { SubTask, TaskOutcome } from '../../planning/index.js';
 import type { PendingTask } from '../state.js';
 import type { BudgetName } from '../turn-budget.js';
 

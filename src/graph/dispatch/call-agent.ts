@@ -5,7 +5,7 @@
  * the agent's progress streamed through the content guard as `agent_stream`,
  * the call counted and its record settled.
  */
-import type { AgentOutcome } from '../../agents/types.js';
+import type { AgentOutcome } from '../../agents/index.js';
 import type { TaskOutcome } from '../../planning/index.js';
 import { agentSecrets, createSubAgentText, redactSecretsDeep } from '../../privacy/index.js';
 import { agentFailedEvent } from '../agent-failed-event.js';

@@ -3,11 +3,11 @@
  * the long-lived dependencies, the turn a dispatch runs in, and the options of
  * one send.
  */
-import type { AgentClient } from '../../agents/types.js';
+import type { AgentClient } from '../../agents/index.js';
 import type { Logger } from '../../logger.js';
 import type { KeyRequest } from '../../planning/index.js';
-import type { RegistrySnapshot } from '../../registry/types.js';
-import type { TextScrubber } from '../../text/id-scrubber.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
+import type { TextScrubber } from '../../text/index.js';
 import type { NodeEvent, TurnContext } from '../context.js';
 import type { ResponseCache } from '../caches/response-cache.js';
 import type { SupervisorState } from '../state.js';

@@ -7,11 +7,9 @@
  */
 import { NoSuchAgentError } from '../../errors.js';
 import { agentDoneText, agentStartText } from '../../i18n/index.js';
-import { keyRequest } from '../../planning/index.js';
-import type { SubTask, TaskOutcome } from '../../planning/index.js';
+import { keyRequest, type SubTask, type TaskOutcome } from '../../planning/index.js';
 import { maskForSnapshot, maskUndeclared } from '../../privacy/index.js';
-import { cardName } from '../../registry/localized-text.js';
-import type { AgentCard } from '../../registry/types.js';
+import { type AgentCard, cardName } from '../../registry/index.js';
 import { vanishedAgentFailedEvent } from '../agent-failed-event.js';
 import type { ReplyCacheRequest } from '../caches/response-cache.js';
 import { ownerOf } from '../context.js';

@@ -11,8 +11,8 @@
  */
 import type { SubTask, TaskOutcome } from '../../planning/index.js';
 import { createContentGuard, createSecretGuard } from '../../privacy/index.js';
-import type { RegistrySnapshot } from '../../registry/types.js';
-import type { TextScrubber } from '../../text/id-scrubber.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
+import type { TextScrubber } from '../../text/index.js';
 import { callAgent } from './call-agent.js';
 import type { DispatchDependencies, DispatchOptions, DispatchScope, DispatchTurn } from './dispatch-types.js';
 import { prepareTask } from './prepare-task.js';

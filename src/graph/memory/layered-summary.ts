@@ -10,9 +10,9 @@
  * leaving turn (no extra call); it replaces the previous prose. Every part is
  * bounded, so the rendered text stays the same size at turn 10 and turn 1000.
  */
-import type { MemoryTurn } from '../../intent/types.js';
-import type { PendingTask } from '../../store/parked-task.js';
-import { truncateText } from '../../text/truncate.js';
+import type { MemoryTurn } from '../../intent/index.js';
+import type { PendingTask } from '../../store/index.js';
+import { truncateText } from '../../text/index.js';
 
 /** The summary of every turn older than the verbatim window. */
 export interface LayeredSummary {

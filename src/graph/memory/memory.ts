@@ -3,11 +3,10 @@
  * tasks carried to the next turn, slot memory of known key values, and the
  * count of consecutive unresolved turns that drives escalation.
  */
-import type { RegistrySnapshot } from '../../registry/types.js';
-import type { MemoryTurn } from '../../intent/types.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
+import type { MemoryTurn } from '../../intent/index.js';
 import type { ConfirmationRequest } from '../../events/index.js';
-import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
-import { checkKeyValue } from '../../planning/index.js';
+import { checkKeyValue, type SubTask, type TaskOutcome } from '../../planning/index.js';
 import type { PendingTask, SessionMemory } from '../state.js';
 import { foldTurn } from './layered-summary.js';
 

@@ -19,12 +19,10 @@
  *   user has not seen. The answer always says which value came from the
  *   profile, so a wrong guess costs the user one short correction.
  */
-import { keyDescription } from '../../registry/localized-text.js';
-import type { AgentCard } from '../../registry/types.js';
-import type { ProfileEvidence, ProfileFact } from '../../store/types.js';
+import { type AgentCard, keyDescription } from '../../registry/index.js';
+import type { ProfileEvidence, ProfileFact } from '../../store/index.js';
 import { type Language, profileUsedText } from '../../i18n/index.js';
-import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
-import { checkKeyValue } from '../../planning/index.js';
+import { checkKeyValue, type SubTask, type TaskOutcome } from '../../planning/index.js';
 
 /** A key filled from the profile this turn. */
 export interface ProfileFill {

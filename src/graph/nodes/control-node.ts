@@ -11,8 +11,8 @@
  * 4. a strongly negative message is marked for escalation after intent.
  * Anything else goes on to intent recognition with the live parked tasks.
  */
-import type { EmotionScorer } from '../../escalation/emotion.js';
-import type { RegistrySnapshot } from '../../registry/types.js';
+import type { EmotionScorer } from '../../escalation/index.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
 import { planFromConfirmed } from '../control/confirmation.js';
 import { readClarificationAnswer } from '../control/clarification-answer.js';
 import { askAgainText, unknownChoiceText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';

@@ -6,9 +6,7 @@
  * `metadata.state.escalation_card`; when `supervisor.escalation.webhook_url`
  * is set the card also goes to the ticket system, without waiting for it.
  */
-import type { EscalationReason } from '../../escalation/escalation-card.js';
-import { buildEscalationCard } from '../../escalation/escalation-card.js';
-import type { TicketWebhook } from '../../escalation/ticket-webhook.js';
+import { buildEscalationCard, type EscalationReason, type TicketWebhook } from '../../escalation/index.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { maskEscalationCard } from '../../privacy/index.js';
 import { appendTurn } from '../memory/memory.js';

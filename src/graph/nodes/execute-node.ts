@@ -8,12 +8,10 @@
  * turn's deadline passes nothing new starts (reason `max_turn_ms`). Each task
  * not run for a budget gets an agent_failed event naming the budget.
  */
-import type { AgentCard } from '../../registry/types.js';
+import type { AgentCard } from '../../registry/index.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { agentFailedEvent } from '../agent-failed-event.js';
-import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
-import { runTaskGraph } from '../../planning/scheduler.js';
-import { selectWithinSubtaskBudget } from '../../planning/subtask-budget.js';
+import { runTaskGraph, selectWithinSubtaskBudget, type SubTask, type TaskOutcome } from '../../planning/index.js';
 import type { SemanticInfo } from '../../events/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import { createTaskDispatch, type DispatchDependencies } from '../dispatch/task-dispatch.js';

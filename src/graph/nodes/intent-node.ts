@@ -2,18 +2,16 @@
  * Intent recognition and rewrite with short-term memory. Emits intent_start
  * and intent_done; the recognizer (offline matcher or LLM) decides the turn kind.
  */
-import type { IntentRecognizer } from '../../intent/types.js';
+import { composeIntentMessage, type IntentRecognizer, type IntentResult } from '../../intent/index.js';
 import { eventWriter, turnContext, type NodeConfig, type TurnContext } from '../context.js';
 import { askAgainText, intentStartText } from '../../i18n/index.js';
-import { composeIntentMessage, type IntentResult } from '../../intent/index.js';
 import { readTurnQuery, type QueryReading } from '../../understanding/index.js';
 import { requestWordIn } from '../../planning/index.js';
 import { renderSummary } from '../memory/layered-summary.js';
 import { renderProfile } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import { maskForSnapshot } from '../../privacy/index.js';
-import type { SemanticIndex } from '../../embeddings/semantic-index.js';
-import { createTurnMeaning } from '../../embeddings/turn-meaning.js';
+import { createTurnMeaning, type SemanticIndex } from '../../embeddings/index.js';
 
 export function createIntentNode(dependencies: { recognizer: IntentRecognizer; semantic?: SemanticIndex }) {
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {

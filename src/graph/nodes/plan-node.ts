@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { planStartText } from '../../i18n/index.js';
-import type { Planner } from '../../planning/types.js';
+import type { Planner } from '../../planning/index.js';
 import { formatLocalDate } from '../../text/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 

@@ -7,7 +7,7 @@
  * profile that cannot be read is treated as empty: the turn never fails on it.
  */
 import type { Logger } from '../../logger.js';
-import type { ProfileStore } from '../../store/types.js';
+import type { ProfileStore } from '../../store/index.js';
 import { ownerOf, turnContext, type NodeConfig } from '../context.js';
 import { fillFromProfile, rememberedFacts } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';

@@ -13,8 +13,8 @@ import type { AnswerCache } from '../caches/answer-cache.js';
 import { answerCacheKey } from '../caches/answer-cache.js';
 import { eventWriter, ownerOf, turnContext, type NodeConfig } from '../context.js';
 import { agentDoneText, agentStartText } from '../../i18n/index.js';
-import { cardName } from '../../registry/localized-text.js';
-import type { TaskOutcome } from '../../planning/plan-types.js';
+import { cardName } from '../../registry/index.js';
+import type { TaskOutcome } from '../../planning/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 
 export function createRecallAnswerNode(dependencies: { answerCache?: AnswerCache }) {

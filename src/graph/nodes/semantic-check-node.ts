@@ -3,13 +3,12 @@
  * (see src/planning/semantic-check.ts for why), then emits plan_done with the
  * plan and the `semantic_info` of parked tasks.
  */
-import type { RegistrySnapshot } from '../../registry/types.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { type Language, planDescriptionText } from '../../i18n/index.js';
-import type { SubTask, TaskPlan } from '../../planning/plan-types.js';
+import { checkPlanSemantics, type SubTask, type TaskPlan } from '../../planning/index.js';
 import { serviceNames } from '../service-name.js';
 import { holdSideEffects } from '../control/confirmation.js';
-import { checkPlanSemantics } from '../../planning/index.js';
 import { sessionEvidence, sourceTaskInputs } from '../value-source.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 

@@ -9,12 +9,11 @@ import { memoryAfterBusinessTurn } from '../memory/memory.js';
 import { confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
 import { budgetNotices, parkedTaskLabels } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
-import type { InvalidKey, TaskPlan } from '../../planning/plan-types.js';
+import type { InvalidKey, TaskOutcome, TaskPlan } from '../../planning/index.js';
 import type { Logger } from '../../logger.js';
-import type { ProfileStore } from '../../store/types.js';
+import type { ProfileStore } from '../../store/index.js';
 import { profileEvidence, profileNote } from '../memory/profile-facts.js';
 import { answerMayBeKept, type AnswerCache } from '../caches/answer-cache.js';
-import type { TaskOutcome } from '../../planning/plan-types.js';
 
 /** agent id → key → refused value, from the task-keyed invalid keys of the plan. */
 function refusedValuesByAgent(plan: TaskPlan, invalidKeys: Readonly<Record<string, readonly InvalidKey[]>>): Record<string, Record<string, string>> {

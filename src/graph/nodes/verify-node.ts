@@ -15,7 +15,7 @@
  * verify_start / verify_done are emitted in LLM mode only (the stage table).
  */
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
-import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
+import type { SubTask, TaskOutcome } from '../../planning/index.js';
 import type { SemanticInfo } from '../../events/index.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import { createTaskDispatch, type DispatchDependencies } from '../dispatch/task-dispatch.js';

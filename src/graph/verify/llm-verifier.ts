@@ -6,9 +6,7 @@
  * model call at most).
  */
 import { Ajv, type ValidateFunction } from 'ajv';
-import { completeJson } from '../../llm/complete-json.js';
-import { chooseTier } from '../../llm/model-router.js';
-import type { LlmGateway } from '../../llm/types.js';
+import { chooseTier, completeJson, type LlmGateway } from '../../llm/index.js';
 import type { Logger } from '../../logger.js';
 import { endpointUnavailableThisTurn } from '../answers/llm-answers.js';
 import type { TurnContext } from '../context.js';

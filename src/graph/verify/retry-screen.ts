@@ -15,8 +15,8 @@
  * Retries name only tasks of the plan (the caller checks), so no task is
  * ever added.
  */
-import { hasInjectionSignals } from '../../text/injection-signals.js';
-import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
+import { hasInjectionSignals } from '../../text/index.js';
+import type { SubTask, TaskOutcome } from '../../planning/index.js';
 
 /** Shortest run of characters that counts as copied text. */
 const COPY_WINDOW = 10;

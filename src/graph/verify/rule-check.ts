@@ -9,8 +9,8 @@
  * task is there to fetch data, and a message alone is not data (the message
  * still reaches the answer).
  */
-import type { AgentCard } from '../../registry/types.js';
-import type { SubTask, TaskOutcome } from '../../planning/plan-types.js';
+import type { AgentCard } from '../../registry/index.js';
+import type { SubTask, TaskOutcome } from '../../planning/index.js';
 
 /** Why a completed task's reply does not answer. */
 export type Insufficiency = 'empty' | 'nothing_found';

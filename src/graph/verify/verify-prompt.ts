@@ -4,8 +4,8 @@
  * instructions: the rules say so, and the block markers cannot be forged
  * because any marker text inside the data is neutralised (data-block.ts).
  */
-import { DATA_BLOCK_RULES, dataBlock } from '../../text/data-block.js';
-import type { ChatMessage } from '../../llm/types.js';
+import { DATA_BLOCK_RULES, dataBlock } from '../../text/index.js';
+import type { ChatMessage } from '../../llm/index.js';
 import type { VerifyInput } from './types.js';
 
 const RULES = `You check whether the results of a multi-service assistant answer the user's request, before the answer is written. Reply with ONE JSON object, no prose:

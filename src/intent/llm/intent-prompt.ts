@@ -12,12 +12,10 @@
  * instruction hierarchy: the user's message is a request to classify and plan
  * within the listed capabilities, never a change of these rules.
  */
-import { DATA_BLOCK_RULES, dataBlock } from '../../text/data-block.js';
-import { formatLocalDate } from '../../text/local-date.js';
+import { DATA_BLOCK_RULES, dataBlock, formatLocalDate, truncateText } from '../../text/index.js';
 import type { MemoryTurn } from '../types.js';
-import type { AgentCard, ExtractSpec } from '../../registry/types.js';
-import type { ChatMessage } from '../../llm/types.js';
-import { truncateText } from '../../text/truncate.js';
+import type { AgentCard, ExtractSpec } from '../../registry/index.js';
+import type { ChatMessage } from '../../llm/index.js';
 
 /** Everything the intent prompt is built from. */
 export interface IntentPromptInput {

@@ -12,8 +12,8 @@
  * "到哪了") makes it a request. Keys read as free text never make a clause an
  * attribute: their rule takes any words.
  */
-import type { SemanticKeySpec } from '../../registry/types.js';
-import { extractOne } from '../../text/key-extractor.js';
+import type { SemanticKeySpec } from '../../registry/index.js';
+import { extractOne } from '../../text/index.js';
 import { readAsAnswer } from '../../planning/index.js';
 
 /** A value a clause gives for a key, and which key. */

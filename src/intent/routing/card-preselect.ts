@@ -12,10 +12,10 @@
  * depend on are added after that (`depends_on` closure), so a plan can chain
  * them. Cards keep registry order.
  */
-import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
+import type { AgentCard, RegistrySnapshot } from '../../registry/index.js';
 import { createExampleRanker, type ExampleRanker } from './example-ranker.js';
 import type { MemoryTurn } from '../types.js';
-import type { SemanticScores } from '../../embeddings/semantic-index.js';
+import type { SemanticScores } from '../../embeddings/index.js';
 
 /** Options of the pre-selector. */
 export interface CardPreselectOptions {

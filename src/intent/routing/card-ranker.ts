@@ -3,9 +3,9 @@
  * against a query, with no model, and says why each card was chosen. The
  * example ranker (`example-ranker.ts`) is the implementation.
  */
-import type { RegistrySnapshot } from '../../registry/types.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
 import type { RankedIntent } from '../types.js';
-import type { SemanticScores } from '../../embeddings/semantic-index.js';
+import type { SemanticScores } from '../../embeddings/index.js';
 
 /** A ranked card with the evidence that chose it. */
 export interface AgentMatch extends RankedIntent {

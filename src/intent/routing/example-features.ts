@@ -6,7 +6,7 @@
  * stop words) give nothing. Masked spans (slot values) and digits give
  * nothing either.
  */
-import { isFunctionTerm } from '../../text/text-terms.js';
+import { isFunctionTerm } from '../../text/index.js';
 
 /** A text span to ignore (e.g. a slot value), in UTF-16 offsets. */
 export interface TextMask {

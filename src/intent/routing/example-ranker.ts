@@ -26,15 +26,15 @@
  * before a snapshot goes live) and kept in a WeakMap keyed by the frozen
  * snapshot, so it is swapped together with the snapshot.
  */
-import type { RegistrySnapshot } from '../../registry/types.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
 import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
 import type { ExampleScores, TextMask } from './example-index.js';
-import type { SemanticScores } from '../../embeddings/semantic-index.js';
+import type { SemanticScores } from '../../embeddings/index.js';
 import { fuseMeaning } from './meaning-fusion.js';
 import { shortlistOf } from './shortlist.js';
 import { agreedCard, chosenCard } from './gram-evidence.js';
-import { splitRequests } from '../../understanding/clause-splitter.js';
-import { normalizeText } from '../../text/text-terms.js';
+import { splitRequests } from '../../understanding/index.js';
+import { normalizeText } from '../../text/index.js';
 import { buildModel, type SnapshotModel } from './ranker-model.js';
 import { familyCard } from './registry-evidence.js';
 import { calibrateGate, type CalibrationExample, type GateCalibrationOptions } from './gate-calibration.js';

@@ -17,7 +17,7 @@
  * that makes those held-out probabilities honest (least log-loss) is kept for
  * the model trained on everything.
  */
-import { createRandom, shuffleInPlace } from '../../util/seeded-random.js';
+import { createRandom, shuffleInPlace } from '../../util/index.js';
 import type { TextMask } from './example-features.js';
 
 /** One training text of a card. */

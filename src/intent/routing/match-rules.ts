@@ -6,7 +6,7 @@
  */
 import type { AgentMatch } from './card-ranker.js';
 import type { ExampleScores } from './example-index.js';
-import { splitClauses } from '../../understanding/clause-splitter.js';
+import { splitClauses } from '../../understanding/index.js';
 
 export interface Unit {
   text: string;

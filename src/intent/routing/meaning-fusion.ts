@@ -7,7 +7,7 @@
  * Keywords and values always win: meaning only fills in where words are weak.
  */
 import type { AgentMatch } from './card-ranker.js';
-import type { SemanticScores } from '../../embeddings/semantic-index.js';
+import type { SemanticScores } from '../../embeddings/index.js';
 import { round } from './match-rules.js';
 
 /** The card meant, when meaning alone is clear enough; undefined otherwise. */

@@ -5,11 +5,10 @@
  * matches of pattern-typed keys — which are masked out of similarity and are
  * evidence of their own.
  */
-import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
+import type { AgentCard, RegistrySnapshot } from '../../registry/index.js';
 import { buildExampleIndex, type ExampleIndex, type TextMask } from './example-index.js';
-import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-matcher.js';
-import { normalizeText } from '../../text/text-terms.js';
-import type { PatternMatch, SafePattern } from '../../util/safe-pattern.js';
+import { createPhraseMatcher, normalizeText, type PhraseMatcher } from '../../text/index.js';
+import type { PatternMatch, SafePattern } from '../../util/index.js';
 import { buildKeywordCharacters, type KeywordCharacters } from './registry-evidence.js';
 import { trainGramClassifier, type GramClassifier } from './gram-classifier.js';
 

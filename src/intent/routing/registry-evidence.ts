@@ -16,8 +16,8 @@
  *   outside any keyword (送 in a shop's registry is nearly always the parcel card's;
  *   用 is not anyone's; 票 only ever inside 发票 counts for nothing). Function characters (的, 了, 我 …) count for nothing.
  */
-import type { AgentCard } from '../../registry/types.js';
-import { isFunctionTerm, normalizeText } from '../../text/text-terms.js';
+import type { AgentCard } from '../../registry/index.js';
+import { isFunctionTerm, normalizeText } from '../../text/index.js';
 import type { TextMask } from './example-features.js';
 
 const HAN = /\p{Script=Han}/u;

@@ -17,8 +17,7 @@ import {
   transferText,
   type Language,
 } from '../../i18n/index.js';
-import { cardDescription, cardName } from '../../registry/localized-text.js';
-import type { AgentCard, RegistrySnapshot } from '../../registry/types.js';
+import { type AgentCard, cardDescription, cardName, type RegistrySnapshot } from '../../registry/index.js';
 import type { SimpleIntentKind } from '../types.js';
 
 /** Kinds of direct answer: the simple intents plus a hand-over to a human. */

@@ -10,9 +10,8 @@
  * Chinese characters and one Latin word remain, so "你好，帮我订酒店" stays a
  * business request.
  */
-import { createPhraseMatcher, type PhraseMatcher } from '../../text/phrase-matcher.js';
-import { isHan } from '../../text/text-terms.js';
-import type { RegistrySnapshot } from '../../registry/types.js';
+import { createPhraseMatcher, isHan, type PhraseMatcher } from '../../text/index.js';
+import type { RegistrySnapshot } from '../../registry/index.js';
 
 /** The configurable word lists. */
 export interface SimpleIntentLexicon {

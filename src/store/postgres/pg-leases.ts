@@ -3,7 +3,7 @@
  * judged on the database clock (`sb_now_ms()`).
  */
 import type pg from 'pg';
-import { safeJsonParse } from '../../util/safe-json.js';
+import { safeJsonParse } from '../../util/index.js';
 import type { KeyValue, KeyValueStore, LeaseStore } from '../types.js';
 
 export function createPostgresLeases(pool: pg.Pool): LeaseStore {

@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
-import { safeJsonParse } from '../../util/safe-json.js';
+import { safeJsonParse } from '../../util/index.js';
 import { createLocalSignalBus } from '../local-signal-bus.js';
 import type { SignalBus } from '../types.js';
 

@@ -13,7 +13,7 @@
 import { createRedisRateLimiterFactory, type RateLimiterFactory } from '../rate-limiter.js';
 import { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
-import { safeJsonParse } from '../../util/safe-json.js';
+import { safeJsonParse } from '../../util/index.js';
 import { createLocalSignalBus } from '../local-signal-bus.js';
 import type { KeyValue, KeyValueStore, LeaseStore, SignalBus } from '../types.js';
 

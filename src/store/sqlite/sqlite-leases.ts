@@ -6,7 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { KeyValue, KeyValueStore, LeaseStore } from '../types.js';
-import { safeJsonParse } from '../../util/safe-json.js';
+import { safeJsonParse } from '../../util/index.js';
 
 /** Per-key leases in `sb_leases`. */
 export function createSqliteLeases(db: Database.Database, now: () => number = Date.now): LeaseStore {
