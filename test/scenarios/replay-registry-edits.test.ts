@@ -87,7 +87,7 @@ it('review writes the turns worth a label; apply adds the label and keeps every 
     [
       ['明天出门要带伞吗', 'none', '[weather_agent]'],
       ['有没有便宜的民宿', '[hotel_agent]', '[flight_agent]'],
-      ['杭州有没有好的民宿', '[hotel_agent]', '[flight_agent]'],
+      ['杭州的民宿推荐一个', '[hotel_agent]', '[flight_agent]'],
     ].sort(),
   );
   expect(report.agents).toEqual([

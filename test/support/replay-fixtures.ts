@@ -5,7 +5,9 @@
  * one session fail and the second escalates. The messages were chosen so that
  * two edits move known turns: the example "明天出门要带伞吗" added to the weather
  * agent moves that message from none to it, and the careless keyword 民宿 on
- * the flight agent takes the hotel agent's two 民宿 turns.
+ * the flight agent takes the hotel agent's two 民宿 turns. Each message is
+ * routed with confidence (none is a close call a recogniser could ask about),
+ * so the moves are the edits' alone.
  */
 import { jsonReply, startFakeAgent, statusReply, type FakeAgent } from './fake-agent.js';
 import { startTestSwitchboard, type TestSwitchboard } from './switchboard-harness.js';
@@ -48,6 +50,8 @@ agents:
       - book a hotel in Shanghai
       - I need a room for three nights in Guangzhou
       - 有没有干净的民宿
+      - 杭州的民宿推荐一下
+      - 找个便宜的民宿住两晚
       - where can I stay near West Lake in Hangzhou
     keywords: [酒店, 住宿, hotel, room]
     endpoint:
@@ -76,10 +80,10 @@ agents:
 export const SERVED_TURNS: readonly (readonly [string, string])[] = [
   ['s1', '明天出门要带伞吗'],
   ['s2', '有没有便宜的民宿'],
-  ['s3', '杭州有没有好的民宿'],
+  ['s3', '杭州的民宿推荐一个'],
   ['s4', '帮我订北京的酒店，电话13812345678'],
   ['s5', '北京明天天气怎么样'],
-  ['s6', 'where can I stay in Suzhou'],
+  ['s6', 'book a hotel in Suzhou'],
   ['s7', '你好'],
   ['esc', 'book a flight to Beijing'],
   ['esc', 'book a flight to Beijing'],
