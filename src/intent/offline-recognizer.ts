@@ -201,6 +201,9 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
   function isFragment(query: string, agentIds: readonly string[], snapshot: RegistrySnapshot): boolean {
     const specs = agentIds.flatMap((agentId) => snapshot.byId.get(agentId)?.requiredKeys ?? []);
     const today = now();
+    // Every clause only gives one of their keys ("订单号改成 B2002，原因是发错货"): a fragment, however long.
+    const clauses = splitClauses(query);
+    if (clauses.length > 0 && clauses.every((clause) => readAttributeClause(clause.text, specs, today) !== undefined)) return true;
     const raws = specs
       .filter((spec) => spec.extract.type !== 'text')
       .map((spec) => extractOne(query, spec.extract, today)?.raw ?? String(readAsAnswer(query, spec, today) ?? ''))

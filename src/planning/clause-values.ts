@@ -191,8 +191,8 @@ export function readAsAnswer(text: string, spec: SemanticKeySpec, now: Date): st
   if (spec.extract.type !== 'pattern' || text.trim().length === 0) return undefined;
   for (const label of [spec.description, ...Object.values(spec.descriptions ?? {})]) {
     if (!label?.trim()) continue;
-    // "订单号是 A1001", "order number is A1001": the key's name and a copula before the answer.
-    const answer = text.trim().replace(new RegExp(`^${escapeRegExp(label.trim())}\\s*(?:是|为|:|：|is\\b)\\s*`, 'iu'), '');
+    // "订单号是 A1001", "order number is A1001", "订单号改成 B2002": the key's name and a copula (or a correction's words) before the answer.
+    const answer = text.trim().replace(new RegExp(`^${escapeRegExp(label.trim())}\\s*(?:是|为|:|：|改成|改为|换成|变成|改到|is\\b|should be\\b|changed? to\\b)\\s*`, 'iu'), '');
     const outcome = extractOne(`${label.trim()} ${answer}`, spec.extract, now);
     if (outcome && 'value' in outcome && text.includes(String(outcome.value))) return outcome.value;
   }

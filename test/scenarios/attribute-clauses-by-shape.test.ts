@@ -116,4 +116,14 @@ describe('corrections that carry more than one value', () => {
     expect(refundInputs()).toEqual([{ order_id: 'B2002', reason: '质量问题' }]);
     expect(agents.orders.calls).toHaveLength(0);
   });
+
+  it('"确认，不过订单号改成 B2002" on a held refund corrects it, and the next yes runs B2002', async () => {
+    await board.chat('我要退款，订单 A1001，原因是质量问题', { sessionId: 'fix-4' });
+    const corrected = await board.chat('确认，不过订单号改成 B2002', { sessionId: 'fix-4' });
+    expect(agents.refund.calls).toHaveLength(0);
+    expect(heldOf(corrected).map((task) => task.inputs)).toEqual([{ order_id: 'B2002', reason: '质量问题' }]);
+    await board.chat('确认', { sessionId: 'fix-4' });
+    expect(refundInputs()).toEqual([{ order_id: 'B2002', reason: '质量问题' }]);
+    expect(agents.orders.calls).toHaveLength(0);
+  });
 });

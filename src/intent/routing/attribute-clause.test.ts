@@ -30,6 +30,7 @@ describe('readAttributeClause', () => {
   it('reads a pattern that needs its label before the value through the label ("订单号是 A1001")', () => {
     const labelled = keySpec('order_id', '订单号', patternSpec('(?:订单号?)\\s*[:：#]?\\s*([A-Z]\\d{4})'));
     expect(readAttributeClause('订单号是 A1001', [labelled], NOW)).toEqual({ key: 'order_id', value: 'A1001' });
+    expect(readAttributeClause('订单号改成 B2002', [labelled], NOW)).toEqual({ key: 'order_id', value: 'B2002' });
     expect(readAttributeClause('查订单号 A1001', [labelled], NOW)).toBeUndefined();
   });
 

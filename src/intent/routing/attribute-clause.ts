@@ -23,7 +23,8 @@ export interface AttributeReading {
 }
 
 const PREPOSITION = /^(?:(?:(?:for|of|on|about|regarding|with)(?![a-z])|关于|对于|针对)\s*)?(?:(?:(?:my|the|our|this|that)(?![a-z])|我的|我那个|那个|这个)\s*)?/iu;
-const COPULA = /\s*(?:是|为|:|：|=|#|(?<![a-z])(?:is|was))\s*$/iu;
+/** A copula, or the words of a correction ("订单号改成 B2002", "order number should be B2002"). */
+const COPULA = /\s*(?:是|为|:|：|=|#|改成|改为|换成|变成|改到|(?<![a-z])(?:is|was|should be|changed to|change to|to))\s*$/iu;
 /** Words any id's label may end in ("单号码", "order no."). */
 const ID_WORD = /\s*(?:号码|编号|号|(?<![a-z])(?:no\.?|number|id))$/iu;
 const TRAILING = /^[\s\p{P}\p{S}]*(?:的|吧|呢|啊|呀|哦|了|please)?[\s\p{P}\p{S}]*$/iu;
@@ -51,7 +52,10 @@ export function readAttributeClause(clause: string, specs: readonly SemanticKeyS
 }
 
 function answerOf(text: string, spec: SemanticKeySpec, now: Date): { value: string | number; raw: string } | undefined {
-  const value = readAsAnswer(text, spec, now);
+  // The words after the last copula or correction word are the answer itself ("订单号改成 B2002" → "B2002").
+  const copula = [...text.matchAll(/是|为|:|：|改成|改为|换成|变成|改到|(?<![a-z])(?:is|be|to)(?![a-z])/giu)].pop();
+  const rest = copula ? text.slice(copula.index + copula[0].length) : text;
+  const value = readAsAnswer(rest, spec, now) ?? readAsAnswer(text, spec, now);
   return value === undefined ? undefined : { value, raw: String(value) };
 }
 
