@@ -177,5 +177,6 @@ export function observe(user: string, events: readonly ResponseState[], calls: S
     confirmations: (final?.metadata.confirmation ?? []).map((request) => ({ agentId: request.sub_agent_id, inputs: { ...request.inputs } })),
     answer: final?.content ?? '',
     ...(outcome !== undefined ? { outcome } : {}),
+    ...(final?.metadata.clarification ? { offered: final.metadata.clarification.options.map((option) => option.sub_agent_id) } : {}),
   };
 }

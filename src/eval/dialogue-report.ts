@@ -24,6 +24,8 @@ export interface TurnObservation {
   /** The answer the user saw. */
   answer: string;
   outcome?: string;
+  /** Agents a clarification offered as options (empty when the turn did not ask). */
+  offered?: string[];
 }
 
 export interface DialogueRun {

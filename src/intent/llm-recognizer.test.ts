@@ -35,6 +35,31 @@ function counter() {
 }
 
 describe('LLM recognizer', () => {
+  it('turns a { clarify, reason } reply into the clarification shape: enabled candidates only, labels in the query language, no cache', async () => {
+    const cache = createInMemoryIntentCache();
+    const recognizer = createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger, cache });
+    model.fake.push({ content: { clarify: ['hotel_agent', 'train_agent', 'flight_agent'], reason: 'a stay or a flight?' } });
+    const result = await recognizer.recognize(input('帮我安排一下下周去上海的事'));
+    expect(result).toMatchObject({ kind: 'simple', simpleKind: 'clarify', intents: [], source: 'model' });
+    expect(result.clarification?.options.map((option) => option.sub_agent_id)).toEqual(['hotel_agent', 'flight_agent']);
+    for (const option of result.clarification!.options) {
+      expect(option.label).not.toMatch(/_agent/);
+      expect(result.answer).toContain(option.label);
+    }
+    // Not cached: the same words ask the model again.
+    model.fake.push({ content: { clarify: ['hotel_agent', 'flight_agent'], reason: 'again' } });
+    const before = model.fake.requests.length;
+    await recognizer.recognize(input('帮我安排一下下周去上海的事'));
+    expect(model.fake.requests.length).toBe(before + 1);
+  });
+
+  it('falls back to the offline matcher when clarify names no enabled agent', async () => {
+    model.fake.push({ content: { clarify: ['train_agent', 'ghost_agent'], reason: 'r' } });
+    const result = await createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger }).recognize(input('北京明天天气怎么样'));
+    expect(result.source).toBe('fallback');
+    expect(result.clarification).toBeUndefined();
+  });
+
   it('decides greetings, thanks, human requests and sensitive words by rules, with the answer and no call', async () => {
     const recognizer = createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger });
     const before = model.fake.requests.length;

@@ -24,7 +24,9 @@ import { chooseTier, completeJson, type LlmGateway } from '../llm/index.js';
 import { createPromptLeakCheck, DATA_BLOCK_RULES, formatLocalDate, hasInjectionSignals, type PromptLeakCheck } from '../text/index.js';
 import { createContentGuard } from '../privacy/index.js';
 import { buildIntentMessages, INTENT_PROMPT_RULES } from './llm/intent-prompt.js';
-import { INTENT_REPLY_SCHEMA, type IntentReply, type UncheckedIntentReply } from './llm/intent-schema.js';
+import { INTENT_REPLY_SCHEMA, type ClarifyReply, type IntentReply, type UncheckedIntentReply } from './llm/intent-schema.js';
+import { buildClarification } from './clarification.js';
+import { clarificationQuestionText } from '../i18n/index.js';
 import { TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type DraftTaskPlan } from '../planning/index.js';
 import type { Logger } from '../logger.js';
 import { type AgentCard, type RegistrySnapshot, resolveAgentId } from '../registry/index.js';
@@ -170,6 +172,16 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         usage: input.usage,
       });
       if (!called.ok) return fallBack(input, called.failure === 'call_failed' ? called.reason : 'invalid_reply', called.detail);
+      // "Which of these do you mean?": the candidates the registry has, or the offline matcher when none is left.
+      const clarify = (called.value as unknown as Partial<ClarifyReply>).clarify;
+      if (Array.isArray(clarify)) {
+        const ids = [...new Set(clarify.map((given) => resolveAgentId(input.snapshot, given)).filter((agentId): agentId is string => agentId !== undefined))];
+        const clarification = buildClarification(ids, input.snapshot, input.language);
+        if (!clarification) return fallBack(input, 'invalid_reply', 'clarify named no enabled agent');
+        const question = clarificationQuestionText(clarification.options.map((option) => option.label), input.language);
+        const reason = typeof called.value.reason === 'string' ? called.value.reason : '';
+        return { kind: 'simple', simpleKind: 'clarify', intents: [], confidence: 'low', reason, rewrittenQuery: text, userFriendlyMessage: question, answer: question, clarification, source: 'model' };
+      }
       // The one check of the plan draft: from here on it is a `DraftTaskPlan`.
       const { task_plan: draft, ...fields } = called.value;
       const reply: IntentReply = fields;

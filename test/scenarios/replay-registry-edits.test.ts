@@ -107,3 +107,27 @@ it('review writes the turns worth a label; apply adds the label and keeps every 
   const same = await runCliCommand(replay, ['--base', 'live.yaml', '--config', 'live.yaml', '--min-unchanged', '1'], { cwd: dir, env });
   expect(same.code, same.stdout).toBe(0);
 }, 60_000);
+
+it('a clarification the user answered with `choose` becomes a line whose proposed label is the chosen agent', async () => {
+  const asked = await served.board.chat('where can I stay in Suzhou', { sessionId: 'clarify-1' });
+  const final = asked.find((event) => event.metadata.stage === 'final' && event.metadata.state?.delta !== true);
+  const options = (final?.metadata as { clarification?: { options: { option_id: string; sub_agent_id: string }[] } } | undefined)?.clarification?.options;
+  expect(options?.map((option) => option.sub_agent_id)).toContain('hotel_agent');
+  const hotel = options!.find((option) => option.sub_agent_id === 'hotel_agent')!;
+  const answer = await fetch(`${served.board.url}/v1/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ user_id: 'u1', session_id: 'clarify-1', choose: hotel.option_id }),
+  });
+  expect(answer.status).toBe(200);
+  await answer.text();
+
+  const reviewed = await runCliCommand(review, ['--since', '1d'], { cwd: dir, env });
+  expect(reviewed.code, reviewed.stderr).toBe(0);
+  const line = reviewed.stdout
+    .trim()
+    .split('\n')
+    .map((text) => JSON.parse(text) as Line & { review: { clarification?: { chosen?: string } } })
+    .find((entry) => entry.query === 'where can I stay in Suzhou');
+  expect(line).toMatchObject({ agents: ['hotel_agent'], review: { why: ['clarification'], proposed: 'chosen', clarification: { chosen: 'hotel_agent' } } });
+}, 60_000);

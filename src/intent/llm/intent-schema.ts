@@ -17,12 +17,14 @@ export const SIMPLE_KINDS = ['greeting', 'thanks', 'capabilities', 'out_of_scope
 /**
  * The whole reply of the intent call. Only the fields of the intent reply in
  * docs/api.md#model-replies are required: a reply without `kind` is read as business when it names
- * enabled capabilities and as out of scope otherwise.
+ * enabled capabilities and as out of scope otherwise. Or (contract v4) `{ clarify: [agent ids], reason }`:
+ * 1 to 3 candidates the user is asked to choose between.
  */
 export const INTENT_REPLY_SCHEMA = {
   type: 'object',
-  required: ['intent', 'confidence', 'rewritten_query', 'user_friendly_message'],
+  anyOf: [{ required: ['intent', 'confidence', 'rewritten_query', 'user_friendly_message'] }, { required: ['clarify'] }],
   properties: {
+    clarify: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string' } },
     kind: { type: 'string', enum: ['business', 'simple', 'escalate'] },
     simple_kind: { type: 'string', enum: [...SIMPLE_KINDS] },
     intent: { type: 'array', maxItems: 50, items: { type: 'string' } },
@@ -36,7 +38,13 @@ export const INTENT_REPLY_SCHEMA = {
   },
 } as const;
 
-/** The intent call's reply as validated by `INTENT_REPLY_SCHEMA`. */
+/** A clarification reply (contract v4 §4): the candidate agents, best first. */
+export interface ClarifyReply {
+  clarify: string[];
+  reason?: string;
+}
+
+/** The intent call's reply as validated by `INTENT_REPLY_SCHEMA` (a `ClarifyReply` is told apart first). */
 export interface IntentReply {
   kind?: 'business' | 'simple' | 'escalate';
   simple_kind?: (typeof SIMPLE_KINDS)[number];
