@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDialogueRunner, type TurnObservation } from '../../src/cli/run-dialogues.js';
 import type { DialogueCase } from '../../src/eval/dialogue-set.js';
-import { classifyReplyWord } from '../../src/graph/control/classify-reply-word.js';
+import { classifyReplyWord } from '../../src/understanding/index.js';
 
 const SEED = Number(process.env.GENERATED_SEED ?? 20261129);
 const RUNS = Number(process.env.GENERATED_RUNS ?? 10);
