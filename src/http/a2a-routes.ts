@@ -37,6 +37,8 @@ export interface A2aRouteOptions {
   bodyParsers?: readonly RequestHandler[];
   /** Where tasks are kept (shared by replicas); absent = in this process only. */
   a2aTasks?: A2aTaskRows;
+  /** The rate limit of `/v1/chat`, run once the body is read (absent = none). */
+  rateLimit?: RequestHandler;
   /** Largest accepted body (default 64 KiB). */
   bodyLimitBytes?: number;
 }
@@ -111,7 +113,7 @@ export function createA2aRouter(options: A2aRouteOptions): Router {
     .all(methodNotAllowed(['GET']));
   router
     .route('/a2a')
-    .post(options.authenticate, options.depthGuard, ...(options.bodyParsers ?? []), ...createJsonRpcBody(options.bodyLimitBytes ?? 64 * 1024), logCall(options.logger), atRoot(rpc))
+    .post(options.authenticate, options.depthGuard, ...(options.bodyParsers ?? []), ...createJsonRpcBody(options.bodyLimitBytes ?? 64 * 1024), logCall(options.logger), ...(options.rateLimit ? [options.rateLimit] : []), atRoot(rpc))
     .all(methodNotAllowed(['POST']));
   return router;
 }

@@ -20,7 +20,7 @@ import { createAgentsHandler } from './agents-route.js';
 import { createAguiHandler } from './agui-route.js';
 import { createApiKeyAuth } from './auth.js';
 import { createDelegationDepthGuard } from './delegation-depth.js';
-import { createRateLimit } from './rate-limit.js';
+import { a2aCaller, aguiCaller, chatCaller, createRateLimit } from './rate-limit.js';
 import { createChatHandler } from './chat-route.js';
 import { createOpenApiHandler, createResponseStateSchemaHandler } from './descriptions-route.js';
 import { createBodyTimeout, createErrorHandler, createNotFoundHandler, createUrlLengthLimit, methodNotAllowed } from './error-handler.js';
@@ -179,6 +179,7 @@ export function createApp(options: AppOptions): Express {
     .all(methodNotAllowed(['GET']));
 
   const depthGuard = createDelegationDepthGuard(options.registry, options.metrics);
+  const rateLimit = createRateLimit(options.registry, options.metrics, options.createRateLimiter ?? createMemoryRateLimiter);
   const jsonBody = express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true });
   app.use(
     createA2aRouter({
@@ -194,6 +195,7 @@ export function createApp(options: AppOptions): Express {
       bodyParsers: [refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024), createBodyTimeout(options.bodyTimeoutMs ?? 30_000)],
       bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
       a2aTasks: options.a2aTasks,
+      rateLimit: rateLimit.forRoute(a2aCaller),
     }),
   );
 
@@ -203,6 +205,7 @@ export function createApp(options: AppOptions): Express {
       depthGuard,
       createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       jsonBody,
+      rateLimit.forRoute(aguiCaller),
       createAguiHandler({ turns: options.turns, logger: options.logger, tracker: options.streams, maxQueryChars: options.maxQueryChars ?? 4000, keysOn }),
     )
     .all(methodNotAllowed(['POST']));
@@ -213,7 +216,7 @@ export function createApp(options: AppOptions): Express {
       refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024),
       createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true }),
-      createRateLimit(options.registry, options.metrics, options.createRateLimiter ?? createMemoryRateLimiter),
+      rateLimit.forRoute(chatCaller),
       createChatHandler({
         turns: options.turns,
         logger: options.logger,

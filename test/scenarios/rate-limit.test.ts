@@ -84,4 +84,41 @@ describe('rate limit', () => {
     expect(await send('key-one', 'b')).toBe(429);
     expect(await send('key-two', 'a')).toBe(200);
   });
+  it('limits /a2a and /v1/agui like /v1/chat, by the same caller: the user_id (or the key) shares one bucket across the three routes', async () => {
+    agent = await startFakeAgent(jsonReply());
+    board = await startTestSwitchboard({ registryYaml: registry(agent.url, 'supervisor:\n  rate_limit: { per_user_per_minute: 3, burst: 3 }\n') });
+    const a2a = (userId: string) =>
+      fetch(`${board!.url}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: `rl-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: '你好' }], metadata: { user_id: userId } } } }),
+      });
+    const agui = (userId: string) =>
+      fetch(`${board!.url}/v1/agui`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ threadId: 'rl-thread', runId: `run-${Math.random().toString(36).slice(2)}`, state: {}, messages: [{ id: 'm1', role: 'user', content: '你好' }], tools: [], context: [], forwardedProps: { user_id: userId } }),
+      });
+    const statuses: number[] = [];
+    for (const call of [a2a, a2a, a2a, a2a]) {
+      const response = await call('a2a-user');
+      statuses.push(response.status);
+      await response.arrayBuffer();
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const aguiStatuses: number[] = [];
+    for (let index = 0; index < 4; index++) {
+      const response = await agui('agui-user');
+      aguiStatuses.push(response.status);
+      await response.arrayBuffer();
+    }
+    expect(aguiStatuses).toEqual([200, 200, 200, 429]);
+    const limited = await agui('agui-user');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMITED');
+    // One bucket per caller across routes: the A2A caller has no chat left either.
+    expect((await post(board, 'a2a-user')).status).toBe(429);
+    expect((await post(board, 'fresh-user')).status).toBe(200);
+  });
 });

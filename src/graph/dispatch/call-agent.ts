@@ -72,6 +72,8 @@ export async function callAgent(turn: DispatchTurn, prepared: PreparedTask, upst
   const outcome: AgentOutcome = cutByDeadline && !called.ok ? { ...called, code: 'aborted', reason: 'the turn reached its time budget' } : called;
   const failureCode = outcome.ok ? undefined : cutByDeadline ? 'max_turn_ms' : outcome.code;
   dependencies.onAgentCall?.(card.id, outcome.ok ? outcome.reply.status : outcome.code, outcome.durationMs);
+  // The turn's usage and its record (turn/turn-usage.ts, turn/turn-record.ts) count each remote call here.
+  context.agentCalls?.push({ task_id: requestTaskId, agent_id: card.id, ok: outcome.ok, status: outcome.ok ? outcome.reply.status : outcome.code, ms: outcome.durationMs });
   context.tasks?.settled(
     requestTaskId,
     outcome.ok ? outcome.reply.status : outcome.code === 'aborted' ? 'cancelled' : 'failed',
