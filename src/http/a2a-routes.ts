@@ -7,7 +7,7 @@
  * Tasks are kept per API-key tenant (the SDK's store scopes them by the caller),
  * in storage when the app has one (src/http/a2a-task-store.ts).
  */
-import { AgentCard as AgentCardJson, A2A_VERSION_HEADER } from '@a2a-js/sdk';
+import { AgentCard as AgentCardJson } from '@a2a-js/sdk';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, InMemoryTaskStore, type ServerCallContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { Router, type Request, type RequestHandler } from 'express';
@@ -19,6 +19,9 @@ import { methodNotAllowed } from './error-handler.js';
 import { createJsonRpcBody } from './a2a-json-rpc-body.js';
 import { ReplicaEventBusManager, StoredA2aTasks } from './a2a-task-store.js';
 import type { A2aTaskRows } from '../store/index.js';
+
+/** The header a client names its A2A protocol version in (spec §3.6; read case-insensitively). */
+const A2A_VERSION_HEADER = 'a2a-version';
 
 export interface A2aRouteOptions {
   registry: Registry;

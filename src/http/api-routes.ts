@@ -381,10 +381,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
     operation: {
       operationId: 'agentCard',
       summary: 'The A2A v1.0 Agent Card of Switchboard: the JSON-RPC interface at /a2a, streaming, one skill per enabled agent (follows hot reloads)',
-      description: 'Without an `A2A-Version: 1.0` header (a v0.3 client) the card is served in its v0.3 shape.',
+      description: 'A v1.0 Agent Card by default; with an `A2A-Version: 0.3` header the card is served in its v0.3 shape.',
       tags: ['interop'],
       security: [],
-      parameters: [{ name: 'a2a-version', in: 'header', required: false, description: '`1.0` for the v1.0 card; absent or `0.3` for the v0.3 shape.', schema: { type: 'string' } }],
+      parameters: [{ name: 'a2a-version', in: 'header', required: false, description: '`0.3` for the v0.3 shape; absent or `1.0` for the v1.0 card.', schema: { type: 'string' } }],
       responses: { '200': { description: 'The Agent Card', content: json({ type: 'object', additionalProperties: true }) } },
     },
   },

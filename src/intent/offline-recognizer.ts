@@ -224,8 +224,9 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
  * The ranking without matches whose clause holds no request of its own and only gives a value for a request
  * beside it, or for a parked one (`routing/attribute-clause.ts`): in "我要退款，订单 A1001" the clause "订单 A1001"
  * is the refund's order number, not an order lookup, whatever the order lookup's examples look like. The
- * clause then joins the request next to it (or answers the parked one). A clause that only names a key of the
- * very agent it matched, with no other request to belong to, stays that agent's request.
+ * clause then joins the request next to it (or answers the parked one), whether or not that request has the
+ * key. A clause that only names a key of the very agent it matched, with no other request beside it, stays
+ * that agent's request.
  */
 function withoutAttributeClauses(ranked: RankResult, snapshot: RegistrySnapshot, today: Date, parked: readonly string[]): RankResult {
   if (ranked.intents.length === 0 || (ranked.intents.length < 2 && parked.length === 0)) return ranked;
@@ -234,7 +235,7 @@ function withoutAttributeClauses(ranked: RankResult, snapshot: RegistrySnapshot,
   const holdsRequest = (match: AgentMatch) => !match.clause || readAttributeClause(match.clause, everyKey, today) === undefined;
   const anchors = new Set([...parked, ...ranked.intents.filter(holdsRequest).map((match) => match.agentId)]);
   const intents = ranked.intents.filter(
-    (match) => holdsRequest(match) || ![...anchors].some((agentId) => agentId !== match.agentId && readAttributeClause(match.clause!, keysOf(agentId), today) !== undefined),
+    (match) => holdsRequest(match) || ![...anchors].some((agentId) => agentId !== match.agentId),
   );
   return intents.length === ranked.intents.length ? ranked : { ...ranked, intents };
 }

@@ -9,7 +9,7 @@
  *
  * 1. every value an agent received has a source: the user said it in some
  *    turn, or it is a stub's output;
- * 2. a label-and-value clause never opens a request of its own (skipped for now, see below): "R, <label>
+ * 2. a label-and-value clause never opens a request of its own: "R, <label>
  *    <value>" deals with no agent that R alone (in a fresh session) does not;
  * 3. no side effect ran but on a yes word right after a turn that held it,
  *    with exactly the values that turn showed;
@@ -193,10 +193,7 @@ describe('properties over generated registries (offline)', () => {
     await checkProperties(false);
   }, 120_000);
 
-  // Skipped, not weakened: with this seed "track my refund, order number C3456" (the label of another agent's key
-  // and a value, beside a request) still opens that other agent on main. Attributing such a clause to the request
-  // beside it is issue 30 item 1; run with it.skip removed (or GENERATED_SEED=20261129) to see the counterexample.
-  it.skip(`a label-and-value clause never opens a request of its own (seed ${SEED}, ${RUNS} registries)`, async () => {
+  it(`a label-and-value clause never opens a request of its own (seed ${SEED}, ${RUNS} registries)`, async () => {
     await checkProperties(true);
   }, 120_000);
 });
