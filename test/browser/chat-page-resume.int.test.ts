@@ -6,17 +6,14 @@
  * event id it saw; the server sends only what followed. The turn is shown
  * once: no step twice, one agent row, the answer once; the sub-agent ran once.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { type BrowserContext } from 'playwright-core';
+import { launchHeadlessChromium, type HeadlessChromium } from '../support/headless-chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
 import { sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const CHAT_PAGE = readFileSync(new URL('../../public/chat.html', import.meta.url), 'utf8');
 const ANSWER = '北京明天晴，最高 18°C，最低 6°C。';
 
@@ -73,7 +70,7 @@ describe('chat page when the connection drops mid-turn', () => {
   let weather: FakeAgent;
   let relay: CuttingRelay;
   let context: BrowserContext;
-  let profile: string;
+  let browser: HeadlessChromium | undefined;
 
   beforeAll(async () => {
     weather = await startFakeAgent(
@@ -85,13 +82,12 @@ describe('chat page when the connection drops mid-turn', () => {
     );
     running = await startDemoSwitchboard({ chatPage: CHAT_PAGE, replace: { weather: weather.url } });
     relay = await startCuttingRelay(new URL(running.board.url), '"stage":"agent_start"');
-    profile = mkdtempSync(join(tmpdir(), 'sb-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, locale: 'zh-CN' });
+    browser = await launchHeadlessChromium();
+    context = browser.context;
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await relay?.close();
     await running?.close();
     await weather?.close();

@@ -13,37 +13,35 @@
  * heading, Confirm and Cancel stay side by side at 375, 768 and 1280 px, and
  * "new conversation" starts a fresh session.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
+import { launchHeadlessChromium, type HeadlessChromium } from '../support/headless-chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
 import { hangReply, jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Where the 375 px screenshot is written (kept for a look by a person). */
 export const SCREENSHOT = join(tmpdir(), 'switchboard-chat-375.png');
 
 let running: DemoSwitchboard;
 let board: TestSwitchboard;
 let context: BrowserContext;
-let profile: string;
+let browser: HeadlessChromium | undefined;
 
 const CHAT_PAGE = readFileSync(new URL('../../public/chat.html', import.meta.url), 'utf8');
 
 beforeAll(async () => {
   running = await startDemoSwitchboard({ chatPage: CHAT_PAGE });
   board = running.board;
-  profile = mkdtempSync(join(tmpdir(), 'sb-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, locale: 'zh-CN' });
+  browser = await launchHeadlessChromium();
+  context = browser.context;
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
   await running?.close();
 });
 

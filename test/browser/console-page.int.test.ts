@@ -8,16 +8,13 @@
  * 375 px viewport. It writes the screenshot the operations guide shows
  * (docs/images/console.png).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { type BrowserContext, type Page } from 'playwright-core';
+import { launchHeadlessChromium, type HeadlessChromium } from '../support/headless-chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const CONSOLE_PAGE = readFileSync(new URL('../../public/console.html', import.meta.url), 'utf8');
 /** The screenshot docs/operations links. */
 const SCREENSHOT = fileURLToPath(new URL('../../docs/images/console.png', import.meta.url));
@@ -27,7 +24,7 @@ const SECRET = 'demo-token';
 let running: DemoSwitchboard;
 let url: string;
 let context: BrowserContext;
-let profile: string;
+let browser: HeadlessChromium | undefined;
 let turnId: string;
 /** The ids of the registry's agents, as GET /v1/agents lists them. */
 let agentIds: string[];
@@ -51,13 +48,12 @@ beforeAll(async () => {
   turnId = await chat('front-alpha', `帮我订北京的酒店，明天入住，再告诉我北京明天的天气，电话 ${PHONE}`, 'console-browser');
   const listed = (await (await fetch(`${url}/v1/agents`, { headers: { authorization: 'Bearer front-alpha' } })).json()) as { agents: { id: string }[] };
   agentIds = listed.agents.map((agent) => agent.id);
-  profile = mkdtempSync(join(tmpdir(), 'sb-chromium-'));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, locale: 'zh-CN' });
+  browser = await launchHeadlessChromium();
+  context = browser.context;
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
   await running?.close();
 });
 
