@@ -28,6 +28,7 @@ import { delegationDepthOf } from './delegation-depth.js';
 import type { StreamTracker } from './stream-tracker.js';
 import { requireTraceId } from './trace-id.js';
 import { readTurnEvents } from './turn-outcome.js';
+import { holdAdmission } from './turn-admission.js';
 
 export interface AguiHandlerOptions {
   turns: TurnRunner;
@@ -213,6 +214,7 @@ export function createAguiHandler(options: AguiHandlerOptions): RequestHandler {
       },
       { signal: controller.signal, onEvent },
     );
+    holdAdmission(response, started.done);
 
     response.status(200);
     response.setHeader('content-type', encoder.getContentType());
