@@ -2,7 +2,7 @@
  * The default of `supervisor.max_concurrent_turns`: how many turns this process
  * can carry at once, read from the machine (docs/decisions/0044-admission-and-buffers.md).
  *
- *   min(64 × CPUs available, memory for turns ÷ 8 MiB), kept within 16..1024
+ *   min(32 × CPUs available, memory for turns ÷ 8 MiB), kept within 16..1024
  *
  * where "memory for turns" is half of the smallest of the V8 heap limit, the
  * cgroup limit (when the process runs in a container) and the machine's
@@ -15,7 +15,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 
 /** Turns per available CPU. */
-export const TURNS_PER_CPU = 64;
+export const TURNS_PER_CPU = 32;
 /** Heap one turn may take, at the worst. */
 export const BYTES_PER_TURN = 8 * 1024 * 1024;
 const FLOOR = 16;
