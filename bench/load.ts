@@ -52,6 +52,8 @@ type Shape = { kind: 'closed'; sessions: number; turns?: number; seconds?: numbe
 
 export interface LoadFigures {
   server: string;
+  /** `offline` or `llm` (set when the mode's table is printed). */
+  mode?: string;
   shape: string;
   turns: number;
   errors: number;
@@ -370,7 +372,7 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
         }
         console.log(`(${mode}: ${eventCount} SSE events per turn, copied by the floor)`);
         printTable(mode, rows);
-        allRows.push(...rows);
+        allRows.push(...rows.map((row) => ({ ...row, mode })));
         checks.push(...checkTargets(mode, rows, options.workers));
       } finally {
         for (const stop of stops) await stop();

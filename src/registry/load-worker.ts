@@ -9,6 +9,10 @@
  * text again: it only builds the snapshot, whose compiled validators and
  * patterns cannot cross threads.
  *
+ * The worker loads the same code as the process: the built JavaScript beside
+ * this file, or, when the process runs the TypeScript sources (a development
+ * checkout), those sources through tsx.
+ *
  * One worker serves every registry of the process (trial loads take turns on
  * it) and is started on demand: it ends after `idleMs` without a load, so an
  * idle server holds no thread for it. Its start (tsx and the loader compiled
@@ -44,12 +48,14 @@ export interface RegistryLoadWorkerOptions {
 /** Longest the worker may take to start (tsx registered, the loader compiled). */
 const START_TIMEOUT_MS = 60_000;
 
-/** The worker's code: register tsx, then answer each message with a trial load and the data it parsed. */
+/** The worker's code: register tsx when loading sources, then answer each message with a trial load and the data it parsed. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
-  const { register } = await import('tsx/esm/api');
-  register();
+  if (workerData.typescript) {
+    const { register } = await import('tsx/esm/api');
+    register();
+  }
   const { loadRegistryTextKeepingData } = await import(workerData.loader);
   const { yamlParseCount } = await import(workerData.yaml);
   parentPort.on('message', ({ id, text, file, env }) => {
@@ -95,9 +101,12 @@ export function loadWorkerStats(): { running: number; starts: number; parses: nu
 }
 
 function startWorker(maxHeapMb: number): SharedWorker {
-  const loader = new URL('./load-registry.ts', import.meta.url).href;
-  const yaml = new URL('./yaml-source.ts', import.meta.url).href;
-  const thread = new Worker(WORKER_SOURCE, { eval: true, workerData: { loader, yaml }, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb }, stdout: false, stderr: false });
+  // This module's own extension says whether the process runs the build (.js) or the sources (.ts).
+  const typescript = import.meta.url.endsWith('.ts');
+  const extension = typescript ? '.ts' : '.js';
+  const loader = new URL(`./load-registry${extension}`, import.meta.url).href;
+  const yaml = new URL(`./yaml-source${extension}`, import.meta.url).href;
+  const thread = new Worker(WORKER_SOURCE, { eval: true, workerData: { loader, yaml, typescript }, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb }, stdout: false, stderr: false });
   thread.unref();
   stats.starts += 1;
   const ready = new Promise<void>((resolve, reject) => {
