@@ -8,6 +8,12 @@
  * runs, and the replica bench is left out. Without it, everything runs at full
  * length. `bench/replicas.ts` and `--postgres` need the local PostgreSQL and
  * Redis.
+ *
+ * After the load bench, the cost ledger (bench/cost-ledger.ts) counts what one
+ * business turn does on this checkout and on the baseline (`--baseline <ref>`,
+ * default the merge-base with `main`), printed beside the load bench's CPU per
+ * turn and its ratio to the floor. It runs on PostgreSQL + Redis too unless `--quick`
+ * is given without `--postgres`.
  */
 import { parseArgs } from 'node:util';
 import { main as reload } from './reload.js';
@@ -19,15 +25,24 @@ import { main as traceOverhead } from './trace-overhead.js';
 import { main as vsPeer } from './vs-peer.js';
 import { main as load } from './load.js';
 import { main as publicRouting } from './public-routing.js';
+import { main as costLedger } from './cost-ledger.js';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, postgres: { type: 'boolean' }, workers: { type: 'string' } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, postgres: { type: 'boolean' }, workers: { type: 'string' }, baseline: { type: 'string' } } });
 const quick = values.quick ?? false;
 
 const passed: Record<string, boolean> = {};
 const peerResult = await vsPeer({ quick });
 passed['vs-peer'] = peerResult.pass;
 console.log('');
-passed.load = (await load({ quick, postgres: values.postgres, workers: values.workers ? Number(values.workers) : undefined })).pass;
+const loadResult = await load({ quick, postgres: values.postgres, workers: values.workers ? Number(values.workers) : undefined });
+passed.load = loadResult.pass;
+console.log('');
+passed['cost-ledger'] = (await costLedger({ baseline: values.baseline, postgres: !quick || values.postgres })).pass;
+for (const row of loadResult.rows.filter((each) => each.mode === 'offline' && each.server !== 'floor' && each.shape.startsWith('closed'))) {
+  const floor = loadResult.rows.find((each) => each.mode === 'offline' && each.server === 'floor' && each.shape === row.shape);
+  const ratio = floor ? ` = ${(row.cpuMsPerTurn / floor.cpuMsPerTurn).toFixed(1)}× the floor (${floor.cpuMsPerTurn} ms)` : '';
+  console.log(`Beside it, load bench (offline, ${row.server}, ${row.shape}): CPU ${row.cpuMsPerTurn} ms/turn${ratio}`);
+}
 console.log('');
 passed['llm-calls'] = (await llmCalls({ peer: peerResult.peer })).pass;
 console.log('');

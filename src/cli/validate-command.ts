@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { formatIssue, loadRegistryFile } from '../registry/index.js';
+import { formatOverlapMoves, overlapMoves } from './overlap-moves.js';
 // Type-only: importing a value from the entry module would re-enter it.
 import type { CliIo } from './cli-io.js';
 
@@ -17,7 +18,10 @@ Checks a registry file (agents_config.yaml) against the schema and the
 cross-checks (unique ids, depends_on, regexes, JSON Schemas, \${VAR}s).
 Exit 0 and one OK line when valid; otherwise every problem on stderr as
   file:line:col  /json/pointer  message
-and exit 1.
+and exit 1. Warnings (overlapping agents, unmarked side effects, unknown
+widgets keys) do not fail the file; for overlapping agents it also routes
+their colliding examples and lists those that no longer reach their own
+agent: what \`switchboard replay\` would move.
 `;
 
 /** Runs `validate`; resolves to the exit code (0 valid, 1 invalid or unreadable, 2 usage). */
@@ -51,6 +55,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const { snapshot } = result;
+  for (const line of formatOverlapMoves(file, await overlapMoves(snapshot))) io.stderr(`${line}\n`);
   io.stdout(`OK ${file}: ${snapshot.agents.length} agents (${snapshot.enabledAgents.length} enabled), version ${snapshot.version}\n`);
   return 0;
 }

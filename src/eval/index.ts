@@ -10,7 +10,7 @@ export { parseEvalSet } from './eval-set.js';
 export { buildLinearBaseline } from './linear-baseline.js';
 export { buildNearestBaseline, type NearestBaseline } from './nearest-baseline.js';
 export { formatReplayReport, replayJson } from './replay-report.js';
-export { createRouter, replayTurns, type ReplayResult } from './replay.js';
+export { createRouter, replayTurns, type ReplayResult, type Routing } from './replay.js';
 export { collectReview } from './review-lines.js';
 export { runEval } from './run-eval.js';
 export { startStubAgents, type StubAgents, type StubCall } from './stub-agents.js';

@@ -122,7 +122,7 @@ export function createRouter(recognizer: IntentRecognizer, snapshot: RegistrySna
   return async (query) => {
     const known = cache.get(query);
     if (known) return known;
-    const intent = await recognizer.recognize({ ...readTurnQuery(query), history: [], snapshot, pendingAgents: [], usage: createLlmUsage(), now });
+    const intent = await recognizer.recognize({ ...readTurnQuery(query, snapshot), history: [], snapshot, pendingAgents: [], usage: createLlmUsage(), now });
     const routing = routingOf(intent);
     cache.set(query, routing);
     return routing;

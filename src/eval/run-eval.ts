@@ -76,7 +76,7 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
     memory = (await playTurn(query, memory, options, now, `eval_${item.line}_${turn}`)).memory;
   }
   const pendingAgents = pendingOf(memory, snapshot);
-  const read = readTurnQuery(item.query);
+  const read = readTurnQuery(item.query, snapshot);
   // The line's meaning is read once, as a turn reads it: for the pre-selection here and for the recogniser.
   const meaning = options.semantic ? createTurnMeaning(options.semantic, read.normalizedQuery, snapshot) : undefined;
   const semantic = (await meaning?.read())?.scores;
@@ -109,7 +109,7 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
 
 async function playTurn(query: string, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string): Promise<{ memory: SessionMemory }> {
   const { snapshot } = options;
-  const intent = await options.recognizer.recognize({ ...readTurnQuery(query), history: memory.history, snapshot, pendingAgents: pendingOf(memory, snapshot), usage: createLlmUsage(), now });
+  const intent = await options.recognizer.recognize({ ...readTurnQuery(query, snapshot), history: memory.history, snapshot, pendingAgents: pendingOf(memory, snapshot), usage: createLlmUsage(), now });
   const agents = intent.kind === 'business' ? [...new Set(intent.intents.map((found) => found.agentId))] : [];
   const turn = { query, rewrittenQuery: intent.rewrittenQuery || query, answer: '', agents };
   if (agents.length === 0) {

@@ -18,7 +18,7 @@ import { A2aCaller, a2aCallerOf, createA2aExecutor, switchboardAgentCard } from 
 import { methodNotAllowed } from './error-handler.js';
 import { createJsonRpcBody } from './a2a-json-rpc-body.js';
 import { ReplicaEventBusManager, StoredA2aTasks } from './a2a-task-store.js';
-import type { A2aTaskRows } from '../store/index.js';
+import { a2aTaskOwner, DEFAULT_TENANT, type A2aTaskRows } from '../store/index.js';
 
 /** The header a client names its A2A protocol version in (spec §3.6; read case-insensitively). */
 const A2A_VERSION_HEADER = 'a2a-version';
@@ -85,7 +85,7 @@ function logCall(logger: Logger): RequestHandler {
 
 /** Builds the router holding both A2A routes. */
 export function createA2aRouter(options: A2aRouteOptions): Router {
-  const ownerOf = (context: ServerCallContext): string => (context.user instanceof A2aCaller ? `tenant:${context.user.tenant}` : 'tenant:default');
+  const ownerOf = (context: ServerCallContext): string => (a2aTaskOwner(context.user instanceof A2aCaller ? context.user.tenant : DEFAULT_TENANT));
   const executor = createA2aExecutor({ turns: options.turns, feed: options.feed, idempotency: options.idempotency, logger: options.logger, maxQueryChars: options.maxQueryChars });
   // The handler reads only the card's capabilities and interfaces (fixed); skills are served fresh by the card route.
   // Tasks in storage when there is one (every replica serves them), else in this process.

@@ -7,7 +7,8 @@
  * anyone else gets 403. Profiles live in the API key's tenant: the same
  * `user_id` in another tenant is another person with another profile.
  * `DELETE ...&all=true` is the right to be forgotten: the profile and every
- * session of the user (in this tenant) go.
+ * session of the user (in this tenant) go, with the tasks Switchboard's own
+ * A2A server ran for the user.
  */
 import type { RequestHandler } from 'express';
 import { UserError } from '../errors.js';

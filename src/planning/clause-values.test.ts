@@ -14,7 +14,7 @@ function attribute(text: string, cards: AgentCard[], extra: Partial<ClauseValues
   const snapshot = snapshotOf(cards);
   const intents = extra.intents ?? ranker.rank(text, snapshot).intents;
   const chosen = cards.filter((card) => intents.some((intent) => intent.agentId === card.id));
-  const result = attributeClauseValues({ text, intents, cards: chosen, clauses: clausesOfText(text), now: NOW, ...extra });
+  const result = attributeClauseValues({ text, intents, cards: chosen, clauses: clausesOfText(text, chosen), now: NOW, ...extra });
   return Object.fromEntries([...result].map(([agentId, values]) => [agentId, values.extraction.values]));
 }
 
@@ -106,7 +106,7 @@ describe('attributeClauseValues', () => {
       intents: [{ agentId: 'weather_agent', clause: '查一下上海的天气' }, { agentId: 'hotel_agent' }],
       cards: [hotel, weather],
       pendingAgents: ['hotel_agent'],
-      clauses: clausesOfText(text),
+      clauses: clausesOfText(text, [hotel, weather]),
       now: NOW,
     });
     expect(result.get('hotel_agent')).toMatchObject({ scope: 'answer', extraction: { values: { check_in_date: TOMORROW } } });
@@ -115,7 +115,7 @@ describe('attributeClauseValues', () => {
 
   it('reads the whole query when no clause is known (a request carried from the last turn)', () => {
     const [hotel] = travelCards() as [AgentCard];
-    const result = attributeClauseValues({ text: '帮我订北京的酒店，上海呢', intents: [{ agentId: 'hotel_agent' }], cards: [hotel], clauses: clausesOfText('帮我订北京的酒店，上海呢'), now: NOW });
+    const result = attributeClauseValues({ text: '帮我订北京的酒店，上海呢', intents: [{ agentId: 'hotel_agent' }], cards: [hotel], clauses: clausesOfText('帮我订北京的酒店，上海呢', [hotel]), now: NOW });
     expect(result.get('hotel_agent')).toMatchObject({ scope: 'open', extraction: { values: { city: '上海' } } });
   });
 });

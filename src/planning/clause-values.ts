@@ -28,7 +28,7 @@
  * A key with no value attributed this way stays missing and is asked for.
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
-import { separatorBetween, type Clause } from '../understanding/index.js';
+import { requestWordOf, separatorBetween, type Clause, type ReadClause, type RequestWord } from '../understanding/index.js';
 import { type ExtractionResult, extractKeys, extractOne, termsOf } from '../text/index.js';
 import type { RankedIntent } from './types.js';
 
@@ -44,8 +44,8 @@ export interface ClauseValuesRequest {
   cards: readonly AgentCard[];
   /** Agents parked last turn waiting for the user's answer. */
   pendingAgents?: readonly string[];
-  /** The clauses of `text` in its normal form, from the turn's reading (`understanding/clausesOfText`). */
-  clauses: readonly Clause[];
+  /** The clauses of `text` in its normal form with their request words, from the turn's reading (`understanding/clausesOfText`). */
+  clauses: readonly ReadClause[];
   now: Date;
 }
 
@@ -74,7 +74,7 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
   const withClause = request.intents.filter((intent) => cardsById.has(intent.agentId) && intent.clause);
   const intents = withClause.filter((intent, index) => withClause.findIndex((other) => other.agentId === intent.agentId) === index);
   // Two full requests joined by 和 / and in one clause are two clauses, each request owning its own.
-  const { clauses, placed } = splitSharedClauses(text, [...request.clauses], intents, cardsById, turnStart);
+  const { clauses, placed } = splitSharedClauses(text, [...request.clauses], intents, turnStart);
   const firstTurnClause = Math.max(0, clauses.findIndex((clause) => clause.start >= turnStart));
 
   // Owners of each clause: agents recognised in exactly that clause first, then agents whose clause spans several.
@@ -213,9 +213,8 @@ const JOINING_WORD = /以及|和|跟|与|及|(?<![A-Za-z0-9_])(?:and|plus)(?![A-
  */
 function splitSharedClauses(
   text: string,
-  clauses: readonly Clause[],
+  clauses: readonly ReadClause[],
   intents: readonly Pick<RankedIntent, 'agentId' | 'clause'>[],
-  cardsById: ReadonlyMap<string, AgentCard>,
   turnStart: number,
 ): { clauses: Clause[]; placed: Map<string, number[]> } {
   const agentsIn = new Map<number, string[]>();
@@ -227,8 +226,8 @@ function splitSharedClauses(
   const placed = new Map<string, number[]>();
   clauses.forEach((clause, index) => {
     const anchors = (agentsIn.get(index) ?? [])
-      .map((agentId) => ({ agentId, word: requestWordIn(clause.text, cardsById.get(agentId)!) }))
-      .filter((anchor): anchor is { agentId: string; word: { start: number; end: number } } => anchor.word !== undefined)
+      .map((agentId) => ({ agentId, word: requestWordOf(clause, agentId) }))
+      .filter((anchor): anchor is { agentId: string; word: RequestWord } => anchor.word !== undefined)
       .sort((left, right) => left.word.start - right.word.start);
     const cuts: { start: number; end: number }[] = [];
     for (let position = 1; position < anchors.length; position++) {
@@ -259,28 +258,6 @@ function splitSharedClauses(
     }
   });
   return { clauses: result, placed };
-}
-
-/**
- * Where `text` first names the request of `card`: one of its keywords or its
- * name (English ones as whole words, a plural ending allowed), or undefined.
- */
-export function requestWordIn(text: string, card: Pick<AgentCard, 'keywords' | 'name' | 'names'>): { start: number; end: number } | undefined {
-  const lower = text.normalize('NFKC').toLowerCase();
-  let found: { start: number; end: number } | undefined;
-  for (const phrase of [...card.keywords, card.name, ...Object.values(card.names ?? {})]) {
-    const word = phrase.normalize('NFKC').toLowerCase().trim();
-    if (word.length === 0) continue;
-    for (let at = lower.indexOf(word); at >= 0; at = lower.indexOf(word, at + 1)) {
-      const end = at + word.length;
-      const ascii = /^[a-z0-9]/.test(word);
-      // English words may take a plural ending ("flights").
-      if (ascii && ((at > 0 && /[a-z0-9_]/.test(lower[at - 1]!)) || !/^(?:e?s)?(?![a-z0-9_])/.test(lower.slice(end)))) continue;
-      if (!found || at < found.start) found = { start: at, end };
-      break;
-    }
-  }
-  return found;
 }
 
 /** Indexes of the clauses inside the last occurrence of `clause` in `text` (this turn's, when it is there). */

@@ -3,7 +3,7 @@
  * the values each clause gives its agent, the draft's schema, the offline and
  * LLM planners, the plan's dependency graph, its scheduler and sub-task budget.
  */
-export { attributeClauseValues, readAsAnswer, requestWordIn, type AgentClauseValues, type ClauseValuesRequest } from './clause-values.js';
+export { attributeClauseValues, readAsAnswer, type AgentClauseValues, type ClauseValuesRequest } from './clause-values.js';
 export { DRAFT_SUB_TASK_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type DraftSubTask, type DraftTaskPlan } from './draft-schema.js';
 export { classifyTaskType, dependentsOf, findCycle, topologicalOrder } from './dag.js';
 export { createLlmPlanner } from './llm-planner.js';

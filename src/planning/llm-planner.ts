@@ -16,8 +16,8 @@
  */
 import { extractOne, findDates } from '../text/index.js';
 import { type AgentCard, resolveAgentId, type SemanticKeySpec } from '../registry/index.js';
-import { clausesOfText, type Clause } from '../understanding/index.js';
-import { attributeClauseValues, requestWordIn, type AgentClauseValues } from './clause-values.js';
+import { clausesOfText, requestWordOf, type ReadClause } from '../understanding/index.js';
+import { attributeClauseValues, type AgentClauseValues } from './clause-values.js';
 import type { DraftPlanEnvelope, DraftSubTask } from './draft-schema.js';
 import type { Logger } from '../logger.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
@@ -95,7 +95,7 @@ export function planFromDraft(
   if (cards.length === 0) return { corrections };
 
   // The offline view of the same agents, each read from its own clause: extracted keys, slot memory, invalid values.
-  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request.query, clausesOfText(request.query, request.reading), request) });
+  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request.query, clausesOfText(request.query, cards, request.reading), request) });
   const offlineByAgent = new Map(offline.tasks.map((task) => [task.assigned_agent, task]));
   // The user's own words decide first where the model's rewrite is not what the user typed.
   const userWords = userClauseValues(cards, request);
@@ -251,11 +251,11 @@ function isGrounded(value: Primitive, spec: SemanticKeySpec | undefined, evidenc
  * the agent's request (a keyword or its name; the model recognised it where the
  * offline reading did not), else none.
  */
-function withClauses(cards: readonly AgentCard[], text: string, clauses: readonly Clause[], request: PlanRequest): RankedIntent[] {
+function withClauses(cards: readonly AgentCard[], text: string, clauses: readonly ReadClause[], request: PlanRequest): RankedIntent[] {
   const squashed = squash(text);
   const found = new Map(request.intents.filter((intent) => intent.clause && squashed.includes(squash(intent.clause))).map((intent) => [intent.agentId, intent.clause!]));
   return cards.map((card) => {
-    const clause = found.get(card.id) ?? clauses.find((candidate) => requestWordIn(candidate.text, card) !== undefined)?.text;
+    const clause = found.get(card.id) ?? clauses.find((candidate) => requestWordOf(candidate, card.id) !== undefined)?.text;
     return clause ? { agentId: card.id, score: 1, clause } : { agentId: card.id, score: 1 };
   });
 }
@@ -265,7 +265,7 @@ function userClauseValues(cards: readonly AgentCard[], request: PlanRequest): Ma
   const typed = request.turnQuery ?? '';
   if (squash(typed).length === 0 || squash(typed) === squash(request.query)) return undefined;
   // The turn's reading split the user's text once; its clauses are reused when they are of this text.
-  const clauses = clausesOfText(typed, request.reading);
+  const clauses = clausesOfText(typed, cards, request.reading);
   return attributeClauseValues({
     text: typed,
     intents: withClauses(cards, typed, clauses, request),

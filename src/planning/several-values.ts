@@ -18,8 +18,7 @@
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
 import { createPhraseMatcher, extractKeys, findDates } from '../text/index.js';
-import { splitClauses, type Clause } from '../understanding/index.js';
-import { requestWordIn } from './clause-values.js';
+import { requestWordIn, splitClauses, type Clause } from '../understanding/index.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
 
 /** One value found for a key, and where. */

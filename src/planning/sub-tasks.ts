@@ -31,7 +31,7 @@ export function buildSubTasks(
     cards,
     pendingAgents: request.memory.pending.map((task) => task.agent_id),
     // The turn's reading split the user's text once; reused when the plan is made from that very text.
-    clauses: clausesOfText(request.query, request.reading),
+    clauses: clausesOfText(request.query, cards, request.reading),
     now: request.now,
   });
   // "那物流呢" after an order lookup goes on with the values of this session's previous request.

@@ -16,6 +16,7 @@ import { LRUCache } from 'lru-cache';
 import { maskPersonalData, maskPersonalNumber, personalValueSpans, personalValueTail } from './mask-personal-data.js';
 import { type KeepWhole, replaceFolded, spansFolded } from '../text/index.js';
 import type { PiiPattern } from '../registry/index.js';
+import { countCost } from '../util/index.js';
 
 /** Masks personal data in text and in any JSON-like value. */
 export interface PiiMasker {
@@ -41,6 +42,8 @@ const MAX_REMEMBERED_CHARS = 8192;
 /** Creates a masker for the built-in kinds plus the registry's extra patterns. */
 export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiMasker {
   const maskOnce = (text: string): string => {
+    countCost('masking passes');
+    countCost('masking chars', text.length);
     let result = maskPersonalData(text);
     // Registry patterns read the NFKC form too, as the built-in kinds do.
     for (const extra of extraPatterns) {
@@ -52,6 +55,7 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
   const remembered = new LRUCache<string, string>({ maxSize: REMEMBERED_CHARS, sizeCalculation: (value, key) => value.length + key.length || 1 });
   const mask = (text: string): string => {
     if (typeof text !== 'string' || text.length === 0) return text;
+    countCost('mask calls');
     if (text.length >= MAX_REMEMBERED_CHARS) return maskOnce(text);
     const known = remembered.get(text);
     if (known !== undefined) return known;

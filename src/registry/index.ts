@@ -16,6 +16,7 @@ export { createResolvedAddressCheck, type ResolvedAddressCheck } from './private
 export { toPublicCard } from './public-card.js';
 export { resolveAgentId } from './resolve-agent-id.js';
 export { extractToJson } from './extract-spec.js';
+export { agentOverlaps, type AgentOverlap } from './registry-lint.js';
 export { interpolateEnv } from './env-interpolation.js';
 export { SUPERVISOR_DEFAULTS, ENDPOINT_DEFAULTS } from './defaults.js';
 export { createValidatorCache, type ValidatorCache } from './schema-compiler.js';

@@ -62,7 +62,7 @@ export function lintRegistry(config: RawConfig, source: YamlSource): Findings {
       index,
       id: raw.id,
       examples: strings(raw.examples),
-      keywords: new Map(strings(raw.keywords).map((keyword) => [fold(keyword), keyword] as const).filter(([folded]) => folded !== '')),
+      keywords: keywordMap(strings(raw.keywords)),
       sideEffects: typeof raw.side_effects === 'boolean' ? raw.side_effects : undefined,
     });
   });
@@ -78,7 +78,7 @@ function pairs(text: string): Set<string> {
 }
 
 /** Pairs of examples of different agents that read the same, found through an index of character pairs. */
-function collidingExamples(agents: readonly LintedAgent[]): Map<string, [string, string][]> {
+function collidingExamples(agents: readonly OverlapSource[]): Map<string, [string, string][]> {
   const entries = agents.flatMap((agent, agentAt) => agent.examples.map((text) => ({ agentAt, text, pairs: pairs(text) })));
   const index = new Map<string, number[]>();
   entries.forEach((entry, entryAt) => {
@@ -108,35 +108,69 @@ function collidingExamples(agents: readonly LintedAgent[]): Map<string, [string,
   return found;
 }
 
-function overlapWarnings(agents: readonly LintedAgent[], source: YamlSource): ConfigIssue[] {
+/** Two enabled agents whose keywords or examples overlap: what the lint warns about. */
+export interface AgentOverlap {
+  /** The earlier agent (registry order) and the later one, which can take over the earlier one's requests. */
+  readonly first: string;
+  readonly second: string;
+  readonly sharedKeywords: readonly string[];
+  /** Colliding examples as [the earlier agent's, the later agent's]. */
+  readonly examples: readonly (readonly [string, string])[];
+}
+
+interface OverlapSource {
+  readonly id: string;
+  readonly examples: readonly string[];
+  readonly keywords: ReadonlyMap<string, string>;
+}
+
+const keywordMap = (keywords: readonly string[]): ReadonlyMap<string, string> =>
+  new Map(keywords.map((keyword) => [fold(keyword), keyword] as const).filter(([folded]) => folded !== ''));
+
+/** Every overlapping pair of agents, in registry order, with its shared keywords and colliding examples. */
+function findOverlaps(agents: readonly OverlapSource[]): (AgentOverlap & { firstAt: number; secondAt: number })[] {
   const colliding = collidingExamples(agents);
-  const warnings: ConfigIssue[] = [];
-  let unlisted = 0;
+  const found: (AgentOverlap & { firstAt: number; secondAt: number })[] = [];
   for (let first = 0; first < agents.length; first += 1) {
     for (let second = first + 1; second < agents.length; second += 1) {
       const [left, right] = [agents[first]!, agents[second]!];
       const sharedKeywords = [...right.keywords].filter(([folded]) => left.keywords.has(folded)).map(([, keyword]) => keyword);
       const examples = colliding.get(`${first}:${second}`) ?? [];
       if (sharedKeywords.length === 0 && examples.length === 0) continue;
-      if (warnings.length >= MAX_OVERLAP_WARNINGS) {
-        unlisted += 1;
-        continue;
-      }
-      const parts = [
-        ...(sharedKeywords.length > 0 ? [`shared keywords ${sharedKeywords.map((keyword) => JSON.stringify(keyword)).join(', ')}`] : []),
-        ...(examples.length > 0
-          ? [`colliding examples ${examples.slice(0, 3).map(([mine, theirs]) => (mine === theirs ? JSON.stringify(theirs) : `${JSON.stringify(theirs)} ~ ${JSON.stringify(mine)}`)).join(', ')}${examples.length > 3 ? ` and ${examples.length - 3} more` : ''}`]
-          : []),
-      ];
-      const pointer = `/agents/${right.index}/${examples.length > 0 ? 'examples' : 'keywords'}`;
-      warnings.push(
-        source.issueAt(
-          pointer,
-          `agent "${right.id}" overlaps "${left.id}" (/agents/${left.index}): ${parts.join('; ')}. Requests like these may go to either agent, and the later card can take over the earlier one's requests: make their examples and keywords tell them apart, or disable one`,
-        ),
-      );
+      found.push({ first: left.id, second: right.id, firstAt: first, secondAt: second, sharedKeywords, examples });
     }
   }
+  return found;
+}
+
+/** The overlaps among a snapshot's enabled cards (what `validate` replays the colliding examples of). */
+export function agentOverlaps(cards: readonly { id: string; examples: readonly string[]; keywords: readonly string[] }[]): AgentOverlap[] {
+  return findOverlaps(cards.map((card) => ({ id: card.id, examples: card.examples, keywords: keywordMap(card.keywords) }))).map(
+    ({ first, second, sharedKeywords, examples }) => ({ first, second, sharedKeywords, examples }),
+  );
+}
+
+function overlapWarnings(agents: readonly LintedAgent[], source: YamlSource): ConfigIssue[] {
+  const overlaps = findOverlaps(agents);
+  const warnings: ConfigIssue[] = [];
+  for (const overlap of overlaps.slice(0, MAX_OVERLAP_WARNINGS)) {
+    const [left, right] = [agents[overlap.firstAt]!, agents[overlap.secondAt]!];
+    const { sharedKeywords, examples } = overlap;
+    const parts = [
+      ...(sharedKeywords.length > 0 ? [`shared keywords ${sharedKeywords.map((keyword) => JSON.stringify(keyword)).join(', ')}`] : []),
+      ...(examples.length > 0
+        ? [`colliding examples ${examples.slice(0, 3).map(([mine, theirs]) => (mine === theirs ? JSON.stringify(theirs) : `${JSON.stringify(theirs)} ~ ${JSON.stringify(mine)}`)).join(', ')}${examples.length > 3 ? ` and ${examples.length - 3} more` : ''}`]
+        : []),
+    ];
+    const pointer = `/agents/${right.index}/${examples.length > 0 ? 'examples' : 'keywords'}`;
+    warnings.push(
+      source.issueAt(
+        pointer,
+        `agent "${right.id}" overlaps "${left.id}" (/agents/${left.index}): ${parts.join('; ')}. Requests like these may go to either agent, and the later card can take over the earlier one's requests: make their examples and keywords tell them apart, or disable one (\`switchboard validate\` shows where the colliding examples route; \`switchboard replay --config FILE\` shows which recorded turns would move)`,
+      ),
+    );
+  }
+  const unlisted = overlaps.length - MAX_OVERLAP_WARNINGS;
   if (unlisted > 0) warnings.push(source.issueAt('/agents', `${unlisted} more overlapping pairs of agents are not listed`));
   return warnings;
 }

@@ -44,5 +44,5 @@ export { openSqliteStorage } from './sqlite/open-sqlite-storage.js';
 export { createMemoryKeyValueStore, type MemoryKeyValueStoreOptions } from './kv-store.js';
 export { createMemoryRateLimiter, type RateDecision, type RateLimiter, type RateLimiterFactory, type RateLimiterOptions } from './rate-limiter.js';
 export { startRetentionJob, type RetentionJob } from './retention-job.js';
-export { DEFAULT_TENANT, checkpointThread, ownerKey, tenantOfOwner } from './owner-key.js';
+export { DEFAULT_TENANT, a2aTaskOwner, checkpointThread, ownerKey, tenantOfOwner } from './owner-key.js';
 export type { PendingTask, ValueSource } from './parked-task.js';

@@ -49,3 +49,19 @@ export function checkpointThread(owner: string, sessionId: string): string {
 export function checkpointThreadPrefix(owner: string): string {
   return owner.includes(':') ? `~${owner.length}:${owner}:` : `${owner}:`;
 }
+
+/**
+ * The owner of the A2A server's task rows (`A2aTaskRow.owner`): the caller's
+ * tenant, so every user of a tenant reaches the tenant's tasks by id and no
+ * other tenant does. The user a task was run for rides in the task's JSON
+ * (`metadata.user_id`), which is how forgetting a user finds its tasks.
+ */
+export function a2aTaskOwner(tenant: string): string {
+  return `tenant:${tenant}`;
+}
+
+/** The A2A task owner and the plain user id of an owner key (what `forgetUser` deletes the A2A tasks by). */
+export function a2aTaskUserOf(owner: string): { taskOwner: string; userId: string } {
+  const tenant = tenantOfOwner(owner);
+  return { taskOwner: a2aTaskOwner(tenant), userId: tenant === DEFAULT_TENANT ? owner : owner.slice(tenant.length + SEPARATOR.length) };
+}

@@ -30,7 +30,7 @@ export function startRetentionJob(options: {
       const cutoff = new Date(now().getTime() - options.retentionDays() * DAY_MS);
       try {
         const removed = await options.storage.deleteOlderThan(cutoff);
-        if (removed.turns + removed.messages > 0) options.logger.info({ cutoff: cutoff.toISOString(), ...removed }, 'retention: old turns deleted');
+        if (removed.turns + removed.messages + removed.a2aTasks > 0) options.logger.info({ cutoff: cutoff.toISOString(), ...removed }, 'retention: old turns deleted');
       } catch (error) {
         options.logger.warn({ err: error }, 'retention pass failed; retrying at the next one');
       }

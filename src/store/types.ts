@@ -421,6 +421,8 @@ export interface RetentionResult {
   messages: number;
   events: number;
   tasks: number;
+  /** A2A server tasks (`sb_a2a_tasks`) that ended before the cutoff. */
+  a2aTasks: number;
 }
 
 /**
@@ -487,7 +489,9 @@ export interface Storage {
   readonly a2aTasks: A2aTaskRows;
   /**
    * Right to be forgotten: deletes the user's profile and every session of the
-   * user (transcript, turns, events, task records, checkpoints). Returns the
+   * user (transcript, turns, events, task records, checkpoints, and the A2A
+   * server's tasks run for the user, found by `metadata.user_id` within the
+   * owner key's tenant). Returns the
    * number of sessions deleted.
    */
   forgetUser(userId: string): Promise<{ sessions: number }>;

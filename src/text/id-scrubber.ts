@@ -17,6 +17,7 @@
  * shown carries part of one and the pieces add up to the scrubbed whole text.
  */
 import { credentialParts } from './credential-parts.js';
+import { countCost } from '../util/index.js';
 import { createDeltaStream, createMessageStream, type DeltaStream, type MessageStream, type ScrubSpan, type StreamJudge } from './scrub-stream.js';
 
 /** A literal text to hide and what shows instead. */
@@ -103,6 +104,8 @@ export function createTextScrubber(options: TextScrubberOptions): TextScrubber {
   const scrub = (text: string): string => {
     if (typeof text !== 'string') return '';
     if (matchers.length === 0) return text;
+    countCost('guard passes');
+    countCost('guard chars', text.length);
     let out = '';
     let position = 0;
     for (const match of findMatches(matchers, text, 0)) {

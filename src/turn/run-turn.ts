@@ -92,7 +92,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
 
     // The message is read once, here, before anything routes it; every step reads this reading, not the text.
-    const message = readMessage(request.query);
+    const message = readMessage(request.query, snapshot);
     const context: TurnContext = {
       snapshot,
       signal,

@@ -1,10 +1,11 @@
 /**
  * The message's reading: what the turn reads of the user's words once
- * (normal form, language, dialogue act, clauses) and the readings built on it
+ * (normal form, language, dialogue act, clauses and the request words in them) and the readings built on it
  * (does it refer to the previous turn). Every room above reads these instead
  * of the raw text.
  */
-export { announcesEarly, clausesOfText, hasNoLanguage, readingInSession, readMessage, readTurnQuery, type DialogueAct, type MessageReading, type QueryReading, type ReadingContext } from './query-reading.js';
+export { announcesEarly, clausesOfText, hasNoLanguage, readingInSession, readMessage, readTurnQuery, type DialogueAct, type MessageReading, type QueryReading, type ReadingContext, type ReadingRegistry } from './query-reading.js';
 export { separatorBetween, splitClauses, splitRequests, type Clause } from './clause-splitter.js';
 export { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from './follow-up.js';
 export { classifyReplyWord, type ReplyWord } from './reply-word.js';
+export { requestWordIn, requestWordOf, type ReadClause, type RequestWord, type RequestWordCard } from './request-words.js';

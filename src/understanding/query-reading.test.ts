@@ -27,9 +27,25 @@ describe('readMessage and readingInSession', () => {
 
   it('splits the clauses once, with where each starts', () => {
     expect(readTurnQuery('我要退款，订单 A1001').clauses).toEqual([
-      { text: '我要退款', start: 0 },
-      { text: '订单 A1001', start: 5 },
+      { text: '我要退款', start: 0, requestWords: [] },
+      { text: '订单 A1001', start: 5, requestWords: [] },
     ]);
+  });
+
+  it('finds the request words of every agent of the registry once, per clause', () => {
+    const card = (id: string, keywords: string[], name: string) => ({ id, keywords, name, names: {} });
+    const byId = new Map([
+      ['weather_agent', card('weather_agent', ['天气', 'weather'], 'Weather')],
+      ['hotel_agent', card('hotel_agent', ['酒店', 'hotel'], 'Hotel')],
+      ['flight_agent', card('flight_agent', ['flight'], 'Flights')],
+    ]);
+    expect(readTurnQuery('查北京天气，再订两晚酒店', { byId }).clauses).toEqual([
+      { text: '查北京天气', start: 0, requestWords: [{ agentId: 'weather_agent', start: 3, end: 5 }] },
+      { text: '订两晚酒店', start: 7, requestWords: [{ agentId: 'hotel_agent', start: 3, end: 5 }] },
+    ]);
+    // English words whole, a plural allowed: "hotels" names the hotel, "weatherman" no weather.
+    expect(readTurnQuery('hotels for the weatherman', { byId }).clauses[0]!.requestWords).toEqual([{ agentId: 'hotel_agent', start: 0, end: 5 }]);
+    expect(Object.isFrozen(readTurnQuery('weather', { byId }).clauses[0]!.requestWords)).toBe(true);
   });
 
   it('reads the reply word once: a lone yes/no/cancel word, and a correction whose rest is one', () => {

@@ -2,10 +2,12 @@
  * The message's reading, made once per turn by the turn (`readMessage`, in
  * `turn/run-turn.ts`) before anything routes it, immutable, and handed on in
  * the turn's context: its normal form, its language, whether it is only a
- * yes / no / cancel word, and its clauses with where each starts. Every later
+ * yes / no / cancel word, its clauses with where each starts, and in each
+ * clause the request words of the registry's agents it names. Every later
  * step (control, recognisers, planners, value rules) reads this value instead
- * of normalising, detecting the language, classifying the reply word or
- * splitting clauses again. The eval reads its lines with the same function.
+ * of normalising, detecting the language, classifying the reply word,
+ * splitting clauses or matching request words again. The eval reads its lines
+ * with the same function.
  *
  * Two readings depend on the conversation; both are made here, once, and the
  * control node picks between them when the session is known
@@ -18,7 +20,8 @@
  *   parked or held is a correction, not a confirmation: the yes/no word is set
  *   aside and the rest is what routes.
  */
-import { splitClauses, type Clause } from './clause-splitter.js';
+import { splitClauses } from './clause-splitter.js';
+import { cardsOf, readClause, type ReadClause, type RequestWordCard } from './request-words.js';
 import { classifyReplyWord, type ReplyWord } from './reply-word.js';
 import { detectLanguage, normalizeText } from '../text/index.js';
 import { CORRECTION_CONNECTORS, NO_WORDS, YES_WORDS } from '../i18n/index.js';
@@ -37,8 +40,8 @@ export interface QueryReading {
   /** The language to answer in. */
   readonly language: 'zh' | 'en';
   readonly act: DialogueAct;
-  /** The clauses of `normalizedQuery`, each with where it starts in it. */
-  readonly clauses: readonly Clause[];
+  /** The clauses of `normalizedQuery`, each with where it starts in it and the request words it holds. */
+  readonly clauses: readonly ReadClause[];
   /** The message is only a yes / no / cancel word (a correction: the word it opens with, when its rest is one), else null. */
   readonly replyWord: ReplyWord | null;
 }
@@ -81,20 +84,30 @@ export function hasNoLanguage(text: string): boolean {
   return words.length === 0 || letterRuns.length === 0;
 }
 
-/** Reads the message once (see the file header). The result and everything in it are frozen. */
-export function readMessage(query: string): MessageReading {
+/** The registry the reading finds request words of (a snapshot): its agents' keywords and names. */
+export interface ReadingRegistry {
+  readonly byId: ReadonlyMap<string, RequestWordCard>;
+}
+
+/**
+ * Reads the message once (see the file header). The result and everything in it are frozen.
+ * `registry` gives the agents whose request words the clauses carry; without one (a reading
+ * for recognition only, as a bench line) the clauses carry none.
+ */
+export function readMessage(query: string, registry?: ReadingRegistry): MessageReading {
+  const cards = cardsOf(registry);
   const whole = normalizeText(query);
   const language = detectLanguage(query);
   const replyWord = classifyReplyWord(query);
-  const asRequest = part(query, whole, 0, language, 'request', replyWord);
+  const asRequest = part(query, whole, 0, language, 'request', replyWord, cards);
   const lead = LEADING_REPLY.exec(whole);
   const rest = lead ? whole.slice(lead[0].length).replace(SEPARATOR, '') : '';
-  const asCorrection = lead && rest.length > 0 ? part(query, rest, whole.length - rest.length, language, 'correction', replyWord ?? classifyReplyWord(rest)) : undefined;
+  const asCorrection = lead && rest.length > 0 ? part(query, rest, whole.length - rest.length, language, 'correction', replyWord ?? classifyReplyWord(rest), cards) : undefined;
   return Object.freeze({ query, hasLanguage: !hasNoLanguage(whole), asRequest, ...(asCorrection ? { asCorrection } : {}) });
 }
 
-function part(query: string, normalizedQuery: string, offset: number, language: 'zh' | 'en', act: DialogueAct, replyWord: ReplyWord | null): QueryReading {
-  const clauses = Object.freeze(splitClauses(normalizedQuery).map((clause) => Object.freeze(clause)));
+function part(query: string, normalizedQuery: string, offset: number, language: 'zh' | 'en', act: DialogueAct, replyWord: ReplyWord | null, cards: readonly RequestWordCard[]): QueryReading {
+  const clauses = Object.freeze(splitClauses(normalizedQuery).map((clause) => readClause(clause, cards)));
   return Object.freeze({ query, normalizedQuery, offset, language, act, clauses, replyWord });
 }
 
@@ -123,16 +136,17 @@ export function announcesEarly(message: MessageReading): boolean {
 
 /**
  * The clauses of a planner's text (the rewritten query, the user's words of this
- * turn) in its normal form: the reading's own when that text is what the reading
- * routes, else split here, once per text (a rewrite is a new text, not the
- * message). The one place outside `readMessage` that splits clauses.
+ * turn) in its normal form, with the request words of `cards`: the reading's own
+ * when that text is what the reading routes, else read here, once per text (a
+ * rewrite is a new text, not the message). The one place outside `readMessage`
+ * that splits clauses and finds request words.
  */
-export function clausesOfText(text: string, reading?: QueryReading): readonly Clause[] {
+export function clausesOfText(text: string, cards: readonly RequestWordCard[], reading?: QueryReading): readonly ReadClause[] {
   const normal = text.normalize('NFKC');
-  return reading && reading.normalizedQuery === normal ? reading.clauses : splitClauses(normal);
+  return reading && reading.normalizedQuery === normal ? reading.clauses : splitClauses(normal).map((clause) => readClause(clause, cards));
 }
 
 /** Reads a text that is the message and nothing else (an eval line, a bench query): the message read as a request. */
-export function readTurnQuery(query: string): QueryReading {
-  return readMessage(query).asRequest;
+export function readTurnQuery(query: string, registry?: ReadingRegistry): QueryReading {
+  return readMessage(query, registry).asRequest;
 }

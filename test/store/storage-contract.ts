@@ -11,6 +11,7 @@ import { Annotation, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { checkpointThread, ownerKey, type A2aTaskRow, type Storage, type TurnStart } from '../../src/store/index.js';
 import { describeTurnRecords } from './turn-records-contract.js';
+import { describeA2aTaskLifetime } from './a2a-tasks-contract.js';
 import { runTurnHistoryContract } from './turn-history-contract.js';
 
 export interface StorageFactory {
@@ -186,6 +187,7 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
     });
 
     describeTurnRecords((body) => withStorage(factory, body));
+    describeA2aTaskLifetime((body) => withStorage(factory, body));
 
     describe('turn events', () => {
       it('appends as sent and lists after a seq, idempotently', async () => {
@@ -438,7 +440,7 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
           await storage.events.appendEvents(recent.turnId, [{ seq: 1, data: '{}' }]);
 
           const removed = await storage.deleteOlderThan(new Date('2021-01-01T00:00:00.000Z'));
-          expect(removed).toEqual({ turns: 1, messages: 2, events: 1, tasks: 1 });
+          expect(removed).toEqual({ turns: 1, messages: 2, events: 1, tasks: 1, a2aTasks: 0 });
           expect(await storage.transcript.listMessages('u1', 'old')).toEqual([]);
           expect(await storage.transcript.sessionAccess('u1', 'old')).toBe('none');
           expect(await storage.events.listEvents(old.turnId)).toEqual([]);

@@ -103,7 +103,7 @@ export function createControlNode(dependencies: ControlDependencies) {
         memory,
         notices,
         // The message the clarification was about (stored), read now that it runs.
-        reading: readingInSession(readMessage(answer.chosen.query), { sessionLanguage: language, openTasks: live.length > 0 }),
+        reading: readingInSession(readMessage(answer.chosen.query, snapshot), { sessionLanguage: language, openTasks: live.length > 0 }),
         clarified: answer.chosen,
         expired_agents: [...goneAgents(expired, live)],
         execution_path: path,

@@ -5,8 +5,7 @@
 import { composeIntentMessage, type IntentRecognizer, type IntentResult } from '../../intent/index.js';
 import { eventWriter, turnContext, type NodeConfig, type TurnContext } from '../context.js';
 import { askAgainText, intentStartText } from '../../i18n/index.js';
-import { announcesEarly, type QueryReading } from '../../understanding/index.js';
-import { requestWordIn } from '../../planning/index.js';
+import { announcesEarly, requestWordOf, type QueryReading } from '../../understanding/index.js';
 import { renderSummary } from '../memory/layered-summary.js';
 import { renderProfile } from '../memory/profile-facts.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
@@ -88,10 +87,8 @@ function chosenIntent(state: SupervisorState, context: TurnContext): IntentResul
  */
 function withoutExpired(intent: IntentResult, expiredAgents: readonly string[], reading: QueryReading, context: TurnContext): IntentResult {
   if (intent.kind !== 'business' || expiredAgents.length === 0) return intent;
-  const namedAnew = (agentId: string) => {
-    const card = context.snapshot.byId.get(agentId);
-    return card !== undefined && reading.clauses.some((clause) => requestWordIn(clause.text, card) !== undefined);
-  };
+  // The reading found the request words of every agent of the snapshot in each clause.
+  const namedAnew = (agentId: string) => reading.clauses.some((clause) => requestWordOf(clause, agentId) !== undefined);
   const gone = new Set(intent.intents.map((item) => item.agentId).filter((agentId) => expiredAgents.includes(agentId) && !namedAnew(agentId)));
   if (gone.size === 0) return intent;
   const intents = intent.intents.filter((item) => !gone.has(item.agentId));

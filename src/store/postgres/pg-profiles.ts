@@ -4,7 +4,7 @@
  */
 import type pg from 'pg';
 import { evidenceColumns, factFromRow, lastPerKey, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
-import { checkpointThreadPrefix } from '../owner-key.js';
+import { a2aTaskUserOf, checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
 
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -65,6 +65,9 @@ export function createPostgresForgetUser(pool: pg.Pool): (userId: string) => Pro
       await client.query('DELETE FROM sb_messages WHERE user_id = $1', [userId]);
       await client.query('DELETE FROM sb_turns WHERE user_id = $1', [userId]);
       const { rowCount } = await client.query('DELETE FROM sb_sessions WHERE user_id = $1', [userId]);
+      // The A2A server's tasks run for the user: their history holds the user's messages.
+      const { taskOwner, userId: plainUser } = a2aTaskUserOf(userId);
+      await client.query("DELETE FROM sb_a2a_tasks WHERE owner = $1 AND body::jsonb #>> '{metadata,user_id}' = $2", [taskOwner, plainUser]);
       // Every checkpoint thread of the owner starts with its prefix, and no other owner's does.
       const prefix = checkpointThreadPrefix(userId);
       for (const table of ['checkpoint_writes', 'checkpoint_blobs', 'checkpoints']) {

@@ -49,7 +49,7 @@ export function createPostgresTasks(pool: pg.Pool): TaskStore {
   };
 }
 
-/** Deletes finished turns started before the cutoff, with their rows, in one transaction. */
+/** Deletes finished turns started before the cutoff, with their rows, and the A2A tasks that ended before it, in one transaction. */
 export function createPostgresRetention(pool: pg.Pool): (cutoff: Date) => Promise<RetentionResult> {
   return async (cutoff) => {
     const client = await pool.connect();
@@ -70,9 +70,14 @@ export function createPostgresRetention(pool: pg.Pool): (cutoff: Date) => Promis
            AND NOT EXISTS (SELECT 1 FROM sb_messages m WHERE m.user_id = s.user_id AND m.session_id = s.session_id)`,
         [cutoff.toISOString()],
       );
+      // A2A tasks no longer running, last changed before the cutoff (their history holds the user's messages).
+      const a2a = await client.query(
+        "DELETE FROM sb_a2a_tasks WHERE updated_at < $1 AND state NOT IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')",
+        [cutoff.toISOString()],
+      );
       await client.query('COMMIT');
       const row = rows[0]!;
-      return { turns: Number(row.turns), messages: Number(row.messages), events: Number(row.events), tasks: Number(row.tasks) };
+      return { turns: Number(row.turns), messages: Number(row.messages), events: Number(row.events), tasks: Number(row.tasks), a2aTasks: a2a.rowCount ?? 0 };
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
       throw error;

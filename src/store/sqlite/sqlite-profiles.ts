@@ -5,7 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { evidenceColumns, factFromRow, lastPerKey, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
-import { checkpointThreadPrefix } from '../owner-key.js';
+import { a2aTaskUserOf, checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
 
 /** The SQLite `ProfileStore`. */
@@ -47,6 +47,9 @@ export function createSqliteForgetUser(db: Database.Database): (userId: string) 
       db.prepare('DELETE FROM sb_turns WHERE user_id = ?').run(userId);
       db.prepare('DELETE FROM sb_messages WHERE user_id = ?').run(userId);
       sessions = db.prepare('DELETE FROM sb_sessions WHERE user_id = ?').run(userId).changes;
+      // The A2A server's tasks run for the user: their history holds the user's messages.
+      const { taskOwner, userId: plainUser } = a2aTaskUserOf(userId);
+      db.prepare("DELETE FROM sb_a2a_tasks WHERE owner = ? AND json_extract(body, '$.metadata.user_id') = ?").run(taskOwner, plainUser);
       // Every checkpoint thread of the owner starts with its prefix, and no other owner's does.
       for (const table of ['checkpoints', 'writes']) {
         if (tables.has(table)) db.prepare(`DELETE FROM ${table} WHERE substr(thread_id, 1, ?) = ?`).run(threadPrefix.length, threadPrefix);

@@ -50,7 +50,10 @@ export function createSqliteTasks(db: Database.Database): TaskStore {
   };
 }
 
-/** Deletes finished turns started before the cutoff, with their rows. */
+/** The A2A task states of a task still running: retention leaves them, as it leaves running turns. */
+const A2A_ACTIVE_STATES = "'TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'";
+
+/** Deletes finished turns started before the cutoff, with their rows, and the A2A tasks that ended before it. */
 export function createSqliteRetention(db: Database.Database): (cutoff: Date) => Promise<RetentionResult> {
   const run = db.transaction((cutoff: string): RetentionResult => {
     db.exec(`CREATE TEMP TABLE IF NOT EXISTS sb_expired (turn_id TEXT PRIMARY KEY); DELETE FROM sb_expired;`);
@@ -65,7 +68,9 @@ export function createSqliteRetention(db: Database.Database): (cutoff: Date) => 
       `DELETE FROM sb_sessions WHERE updated_at < ? AND NOT EXISTS
          (SELECT 1 FROM sb_messages m WHERE m.user_id = sb_sessions.user_id AND m.session_id = sb_sessions.session_id)`,
     ).run(cutoff);
-    return { turns, messages, events, tasks };
+    // A2A tasks no longer running, last changed before the cutoff (their history holds the user's messages).
+    const a2aTasks = db.prepare(`DELETE FROM sb_a2a_tasks WHERE updated_at < ? AND state NOT IN (${A2A_ACTIVE_STATES})`).run(cutoff).changes;
+    return { turns, messages, events, tasks, a2aTasks };
   });
   return async (cutoff) => run(cutoff.toISOString());
 }
