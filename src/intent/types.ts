@@ -32,7 +32,7 @@ export type { RankedIntent } from '../planning/index.js';
 
 /**
  * The plan part of the model's one reply (intent, rewrite and plan in one call), passed on as data: recognition
- * does not read it, planning does (`planning/draft-reader.ts`). The shape is planning's `DraftSource`.
+ * does not read it, planning does (`planning/draft-reader.ts`). Planning reads the same shape as its draft source.
  */
 export interface ModelPlan {
   /** The user's own words of this turn. */
