@@ -19,7 +19,9 @@
  * with the target. The load average is printed with every table: the machine
  * is shared, so only same-run ratios compare.
  *
- * Run: `npx tsx bench/load.ts [--quick] [--postgres] [--workers N] [--only offline|llm] [--shapes closed,open 100] [--baseline DIR]`
+ * Run: `npx tsx bench/load.ts [--quick] [--postgres] [--workers N] [--only offline|llm] [--shapes closed,open 100] [--baseline DIR] [--built]`
+ * (`--built`: also the build of this checkout, `node dist/src/cli/main.js serve` after `npm run build`, beside the
+ * sources run through tsx, on SQLite);
  * (`--baseline DIR`: another checkout, e.g. `git archive <commit> | tar -x -C DIR` with its node_modules, run beside
  * this one on SQLite, so a change's before and after are measured in the same run).
  * `bench/run-all.ts` imports `main()`.
@@ -145,11 +147,11 @@ async function getText(url: string): Promise<string> {
   return response.text();
 }
 
-async function startSwitchboard(name: string, configPath: string, env: Record<string, string | undefined>, workers?: number, checkout = '.'): Promise<Server> {
+async function startSwitchboard(name: string, configPath: string, env: Record<string, string | undefined>, workers?: number, checkout = '.', built = false): Promise<Server> {
   const args = ['serve', '--config', configPath, '--port', '0', '--host', '127.0.0.1', ...(workers ? ['--workers', String(workers)] : [])];
   // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to the Switchboard process only.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = await startNodeProcess(join(checkout, 'src/cli/main.ts'), args, /Switchboard listening on (http:\/\/\S+)/, { LOG_LEVEL: 'info', ...env }, 60_000, nodeArgs);
+  const child = await startNodeProcess(join(checkout, built ? 'dist/src/cli/main.js' : 'src/cli/main.ts'), args, /Switchboard listening on (http:\/\/\S+)/, { LOG_LEVEL: 'info', ...env }, 60_000, nodeArgs);
   const url = /Switchboard listening on (http:\/\/\S+)/.exec(child.readyLine)![1]!;
   return {
     name,
@@ -220,6 +222,8 @@ export interface LoadOptions {
   shapes?: string[];
   /** Another checkout of Switchboard (e.g. an earlier commit) run beside this one on SQLite: before/after in one run. */
   baseline?: string;
+  /** Also run this checkout's build (`dist/`, from `npm run build`) beside the sources, on SQLite. */
+  built?: boolean;
 }
 
 export interface LoadResult {
@@ -348,6 +352,9 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
       if (options.baseline) {
         boards.push(await startSwitchboard('baseline/sqlite', configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dataDir, `${mode}-baseline.db`)}` }, undefined, options.baseline));
       }
+      if (options.built) {
+        boards.push(await startSwitchboard('built/sqlite', configPath, { ...llmEnv, DATABASE_URL: `sqlite:${join(dataDir, `${mode}-built.db`)}` }, undefined, '.', true));
+      }
       const databases: { url: string; drop(): Promise<void> }[] = [];
       if (options.postgres) {
         databases.push(await createDatabase());
@@ -390,7 +397,7 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, postgres: { type: 'boolean' }, workers: { type: 'string' }, only: { type: 'string' }, shapes: { type: 'string' }, baseline: { type: 'string' } } });
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, postgres: { type: 'boolean' }, workers: { type: 'string' }, only: { type: 'string' }, shapes: { type: 'string' }, baseline: { type: 'string' }, built: { type: 'boolean' } } });
   const result = await main({
     quick: values.quick,
     postgres: values.postgres,
@@ -398,6 +405,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     modes: values.only ? [values.only as 'offline' | 'llm'] : undefined,
     shapes: values.shapes?.split(','),
     baseline: values.baseline,
+    built: values.built,
   });
   process.exitCode = result.pass ? 0 : 1;
 }

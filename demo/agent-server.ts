@@ -1,11 +1,11 @@
 /**
- * Serves one demo agent with the agent kit (`switchboard/agent-kit`), exactly
+ * Serves one demo agent with the agent kit (`src/agent-kit`, what `switchboard/agent-kit` exports), exactly
  * as a sub-agent developer would: `POST /invoke` (JSON reply, or an event
  * stream for a streaming agent) and `GET /healthz`. The demo only adds an
  * optional latency and bearer token around the kit.
  */
 import type { Server } from 'node:http';
-import { createAgentServer as createKitServer } from 'switchboard/agent-kit';
+import { createAgentServer as createKitServer } from '../src/agent-kit/index.js';
 import type { DemoAgentDefinition } from './travel-agents.js';
 
 /** How one demo agent server behaves. */

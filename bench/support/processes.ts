@@ -62,9 +62,10 @@ export function treeCpuMs(root: number): number {
   return (total * 1000) / TICKS_PER_SECOND;
 }
 
-/** Starts `node --import tsx <script> ...args` and waits for a line matching `ready`. */
+/** Starts `node --import tsx <script> ...args` (plain `node` for a built `.js`) and waits for a line matching `ready`. */
 export async function startNodeProcess(script: string, args: string[], ready: RegExp, env: Record<string, string | undefined> = {}, timeoutMs = 60_000, nodeArgs: string[] = []): Promise<BenchProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, script, ...args], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -7,11 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { describeAjvErrors, validateValue, type SafeJsonResult } from '../util/index.js';
+import { describeAjvErrors, packageFileUrl, validateValue, type SafeJsonResult } from '../util/index.js';
 import type { AgentReply, AgentRequestBody } from './types.js';
 
 function readSchema(name: string): Readonly<Record<string, unknown>> {
-  return Object.freeze(JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>);
+  return Object.freeze(JSON.parse(readFileSync(packageFileUrl(`schemas/${name}`), 'utf8')) as Record<string, unknown>);
 }
 
 /** JSON Schema of the reply envelope (`schemas/agent-reply.schema.json`). */

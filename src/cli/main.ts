@@ -7,7 +7,6 @@
  * imported lazily so `validate` never loads the server stack.
  */
 
-import { readFileSync } from 'node:fs';
 import { environmentHelp, LLM_ENV_VARS, type EnvVarName } from './env-vars.js';
 import type { CliCommandModule, CliIo } from './cli-io.js';
 
@@ -113,10 +112,10 @@ function usageText(): string {
   );
 }
 
-/** The version in package.json. */
-function versionText(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-  return `switchboard ${manifest.version ?? 'unknown'}\n`;
+/** The version in package.json (loaded on demand: `--help` and the commands do not need it). */
+async function versionText(): Promise<string> {
+  const { packageVersion } = await import('../util/index.js');
+  return `switchboard ${packageVersion('unknown')}\n`;
 }
 
 /** Runs one command line (without the `node script` prefix) and returns the exit code. */
@@ -127,7 +126,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return name === undefined ? EXIT_USAGE : 0;
   }
   if (name === '--version' || name === '-v' || name === 'version') {
-    io.stdout(versionText());
+    io.stdout(await versionText());
     return 0;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;

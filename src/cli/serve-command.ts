@@ -13,7 +13,6 @@
  * turns are refused at once, running turns get the grace period to finish,
  * the rest are cancelled with a `done` that says why, then the server closes.
  */
-import { readFileSync } from 'node:fs';
 import cluster from 'node:cluster';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, hostname } from 'node:os';
@@ -26,10 +25,11 @@ import { createPiiMasking } from '../privacy/index.js';
 import { createTraceContext } from '../trace-context.js';
 import { createSwitchboard, type Switchboard } from '../switchboard.js';
 import { startTelemetry } from '../telemetry/index.js';
+import { packageFileUrl, packageVersion } from '../util/index.js';
 import type { CliIo } from './cli-io.js';
 
-const CHAT_PAGE = fileURLToPath(new URL('../../public/chat.html', import.meta.url));
-const CONSOLE_PAGE = fileURLToPath(new URL('../../public/console.html', import.meta.url));
+const CHAT_PAGE = fileURLToPath(packageFileUrl('public/chat.html'));
+const CONSOLE_PAGE = fileURLToPath(packageFileUrl('public/console.html'));
 
 export interface ServeSettings {
   config: string;
@@ -238,9 +238,4 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   // A worker's channel to the primary would keep it alive once everything else is closed.
   cluster.worker?.disconnect();
   return 0;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-  return manifest.version ?? '0.0.0';
 }

@@ -3,6 +3,7 @@
  * internal graph state on purpose: nothing internal leaks unless copied here. Only this room defines it.
  */
 import { readFileSync } from 'node:fs';
+import { packageFileUrl } from '../util/index.js';
 import type { Stage } from './stages.js';
 
 /** Keys still needed by one parked sub-task; the four arrays are index-aligned. */
@@ -65,5 +66,5 @@ export interface ResponseState {
 
 /** The JSON Schema of `ResponseState` (`schemas/response-state.schema.json`, served at `GET /v1/schemas/response-state.json`), read afresh. */
 export function readResponseStateSchema(): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL('../../schemas/response-state.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  return JSON.parse(readFileSync(packageFileUrl('schemas/response-state.schema.json'), 'utf8')) as Record<string, unknown>;
 }

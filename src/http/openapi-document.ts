@@ -7,13 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
 import { readResponseStateSchema } from '../events/index.js';
+import { packageFileUrl, packageVersion } from '../util/index.js';
 import { ANY_ROUTE_ERRORS, API_ROUTES, errorResponses, toOpenApiPath, type ApiRoute } from './api-routes.js';
 import { chatRequestSchema } from './chat-request.js';
 import { ERROR_DETAILS, RESPONSE_SCHEMAS } from './openapi-components.js';
 
 /** Reads one file of `schemas/` as a plain object. */
 export function readProjectSchema(name: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(new URL(`../../schemas/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+  return JSON.parse(readFileSync(packageFileUrl(`schemas/${name}`), 'utf8')) as Record<string, unknown>;
 }
 
 /**
@@ -129,9 +130,4 @@ function anyRouteResponses(): Record<string, unknown> {
     responses[code] = errorResponses({ [code]: text })[String(ERROR_CATALOGUE[code].httpStatus)];
   }
   return responses;
-}
-
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
-  return manifest.version ?? '0.0.0';
 }

@@ -5,12 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { packageFileUrl } from '../util/index.js';
 import { indexFieldPlacements, suggestPlacement, type FieldPlacements } from './field-placements.js';
 import type { ConfigIssue } from './types.js';
 import { joinPointer, splitPointer, type YamlSource } from './yaml-source.js';
 
 /** Location of the registry JSON Schema inside the project. */
-export const CONFIG_SCHEMA_URL = new URL('../../schemas/agents_config.schema.json', import.meta.url);
+export const CONFIG_SCHEMA_URL = packageFileUrl('schemas/agents_config.schema.json');
 
 /** Checks a parsed registry document against the file's JSON Schema; returns every issue found. */
 export type ConfigShapeValidator = (source: YamlSource) => ConfigIssue[];

@@ -8,9 +8,10 @@
  * thread, where the snapshot is needed (it holds compiled validators and
  * patterns, which cannot cross threads).
  *
- * The worker loads the TypeScript sources through tsx, as `bin/switchboard.js`
- * does, and is kept for the next load; one that ran out of time or memory is
- * replaced.
+ * The worker loads the same code as the process: the built JavaScript beside
+ * this file, or, when the process runs the TypeScript sources (a development
+ * checkout), those sources through tsx. It is kept for the next load; one that
+ * ran out of time or memory is replaced.
  */
 import { Worker } from 'node:worker_threads';
 import type { ConfigIssue } from './types.js';
@@ -34,12 +35,14 @@ export interface RegistryLoadWorkerOptions {
   maxHeapMb?: number;
 }
 
-/** The worker's code: register tsx, then answer each message with a trial load. */
+/** The worker's code: register tsx when loading sources, then answer each message with a trial load. */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
-  const { register } = await import('tsx/esm/api');
-  register();
+  if (workerData.typescript) {
+    const { register } = await import('tsx/esm/api');
+    register();
+  }
   const { loadRegistryText } = await import(workerData.loader);
   parentPort.on('message', ({ id, text, file, env }) => {
     try {
@@ -57,12 +60,14 @@ const { parentPort, workerData } = require('node:worker_threads');
 export function createRegistryLoadWorker(options: RegistryLoadWorkerOptions = {}): RegistryLoadWorker {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxHeapMb = options.maxHeapMb ?? 512;
-  const loader = new URL('./load-registry.ts', import.meta.url).href;
+  // This module's own extension says whether the process runs the build (.js) or the sources (.ts).
+  const typescript = import.meta.url.endsWith('.ts');
+  const loader = new URL(typescript ? './load-registry.ts' : './load-registry.js', import.meta.url).href;
   let worker: { thread: Worker; ready: Promise<void> } | undefined;
   let nextId = 0;
 
   const start = () => {
-    const thread = new Worker(WORKER_SOURCE, { eval: true, workerData: { loader }, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb }, stdout: false, stderr: false });
+    const thread = new Worker(WORKER_SOURCE, { eval: true, workerData: { loader, typescript }, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb }, stdout: false, stderr: false });
     thread.unref();
     const ready = new Promise<void>((resolve, reject) => {
       const onMessage = (message: { ready?: boolean; failed?: string }) => {

@@ -96,7 +96,8 @@ const ELSEWHERE: readonly { match: RegExp; by?: string; reason?: string }[] = [
   { match: /^switchboard (review|eval|replay) |^git show origin\/main:agents_config\.yaml/, by: 'test/contract/registry-changes-guide.test.ts' },
   { match: /^export (LLM_|DATABASE_URL|REDIS_URL|SWITCHBOARD_CONFIG)/, reason: 'sets the environment for the next command' },
   { match: /^npm run cli -- serve$/, by: 'test/contract/llm-mode.test.ts', reason: 'needs a model endpoint; the test serves against a fake one' },
-  { match: /^npm run cli -- serve --port 8080$/, by: 'test/contract/serve-workers.int.test.ts', reason: 'needs the production PostgreSQL of the deploy guide' },
+  { match: /^npx switchboard serve --port 8080$/, by: 'test/contract/serve-workers.int.test.ts', reason: 'needs the production PostgreSQL of the deploy guide' },
+  { match: /^npm run build$/, by: 'test/contract/built-output.test.ts', reason: 'builds the package and serves a turn from it' },
   { match: /^pg_(dump|restore) /, reason: 'backs up and restores a production database' },
   { match: /^npm run cli -- demo --without weather$|^npx tsx demo\/agents\.ts --only weather$|^for city in |^curl -s localhost:8080\/v1\/chat .*city|^done$|^curl -s localhost:8080\/v1\/agents \| jq/, by: 'test/scenarios/circuit-breaker-and-stale-replies.test.ts', reason: 'a two-terminal walk-through (stop and start an agent by hand)' },
 ];

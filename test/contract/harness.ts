@@ -80,6 +80,11 @@ export async function spawnServer(options: {
   startTimeoutMs?: number;
   /** More `serve` flags (e.g. `--workers 2`). */
   args?: readonly string[];
+  /**
+   * A JavaScript entry (a built package's `bin/switchboard.js`) run with plain node from the
+   * temp folder, instead of the TypeScript sources through tsx from the repository root.
+   */
+  entry?: string;
 }): Promise<ServerProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-contract-'));
   const configPath = join(dir, 'agents_config.yaml');
@@ -88,7 +93,9 @@ export async function spawnServer(options: {
   const args = ['serve', '--config', configPath, '--port', '0', ...(options.args ?? [])];
   const child = options.viaNpm
     ? spawn('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    : spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    : options.entry
+      ? spawn(process.execPath, [options.entry, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));

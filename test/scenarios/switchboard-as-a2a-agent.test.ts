@@ -78,14 +78,42 @@ describe('the Agent Card', () => {
   });
 
   it('follows a hot reload: a disabled agent is no longer a skill', async () => {
-    writeFileSync(board.configPath, yaml.replace(/(- id: flight_agent\n(?:.*\n)*?    enabled: )true/, '$1false'));
-    await expect
-      .poll(async () => (await new DefaultAgentCardResolver().resolve(board.url)).skills.map((skill) => skill.id), { timeout: 5000 })
-      .toEqual(['hotel_agent', 'limo_agent', 'weather_agent']);
-    writeFileSync(board.configPath, yaml);
-    await expect.poll(async () => (await new DefaultAgentCardResolver().resolve(board.url)).skills.length, { timeout: 5000 }).toBe(4);
-  });
+    const skillIds = async () => (await new DefaultAgentCardResolver().resolve(board.url)).skills.map((skill) => skill.id);
+    const flightEnabled = () => board.switchboard.registry.current().enabledAgents.some((agent) => agent.id === 'flight_agent');
+    try {
+      await reloadTo(yaml.replace(/(- id: flight_agent\n(?:.*\n)*?    enabled: )true/, '$1false'), () => !flightEnabled());
+      expect(await skillIds()).toEqual(['hotel_agent', 'limo_agent', 'weather_agent']);
+    } finally {
+      // Later tests in this file call flight_agent: the registry is put back whatever happened above.
+      await reloadTo(yaml, flightEnabled);
+    }
+    expect(await skillIds()).toEqual(['hotel_agent', 'limo_agent', 'flight_agent', 'weather_agent']);
+  }, 70_000);
 });
+
+/**
+ * Writes the registry file and waits for the reload that makes `reached` true (the registry's own
+ * reload event, not a sleep); the file is written again now and then in case a change went unseen.
+ */
+async function reloadTo(text: string, reached: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const registry = board.switchboard.registry;
+  let unsubscribe = () => {};
+  const applied = new Promise<void>((resolve) => {
+    unsubscribe = registry.onReload(() => {
+      if (reached()) resolve();
+    });
+  });
+  const deadline = Date.now() + timeoutMs;
+  try {
+    while (!reached()) {
+      if (Date.now() > deadline) throw new Error(`the registry did not reload within ${timeoutMs} ms`);
+      writeFileSync(board.configPath, text);
+      await Promise.race([applied, new Promise((resolve) => setTimeout(resolve, 2000))]);
+    }
+  } finally {
+    unsubscribe();
+  }
+}
 
 describe('a default @a2a-js/sdk 1.x client', () => {
   it('gets a completed task for a request that needs nothing more', async () => {
