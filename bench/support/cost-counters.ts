@@ -43,7 +43,10 @@ function valueBytes(value: unknown): number {
 
 /** One line of SQL, its first words, for the per-statement breakdown. */
 function statementName(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().slice(0, 90);
+  const line = text.replace(/\s+/g, ' ').trim();
+  // A statement carrying waiting writes in front of it (src/store/postgres/pg-write-behind.ts) is named by its own text.
+  const carried = /^WITH sb_carried_events AS .*? sb_carried_tasks AS \(.*? WHERE t\.task_id = u\.task_id \)(?:, | )(.*)$/.exec(line);
+  return carried ? `(carrying) ${carried[1]!.slice(0, 80)}` : line.slice(0, 90);
 }
 
 export interface CostCounters {

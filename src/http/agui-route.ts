@@ -7,19 +7,19 @@
  * keys are on: the key's tenant then stands for its one user), and
  * `forwardedProps.confirm` / `reject` confirm or reject held tasks.
  *
- * Events are written by `@ag-ui/encoder`: RUN_STARTED; STEP_STARTED /
- * STEP_FINISHED per stage (intent, plan, each agent task, verify, summarize);
- * the final answer as TEXT_MESSAGE_START / _CONTENT / _END; CUSTOM
+ * Events are written by `@ag-ui/encoder` in the order `agui-translator.ts`
+ * gives them: RUN_STARTED; STEP_STARTED / STEP_FINISHED per stage (intent,
+ * plan, each agent task, verify, summarize); the answer as TEXT_MESSAGE_START,
+ * one TEXT_MESSAGE_CONTENT per piece the model streams, TEXT_MESSAGE_END; CUSTOM
  * `semantic_info` and `confirmation` when keys are missing or a side effect is
  * held; then RUN_FINISHED (its result names the outcome) or RUN_ERROR.
  */
-import { randomUUID } from 'node:crypto';
-import { EventType, type BaseEvent } from '@ag-ui/core';
+import type { BaseEvent, Message } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { RequestHandler, Response } from 'express';
 import { UserError } from '../errors.js';
-import { stageRow, isCompleteFinal, type ResponseState } from '../events/index.js';
+import type { ResponseState } from '../events/index.js';
 import type { StartedTurn, TurnRunner } from '../turn/index.js';
 import { isValidId } from '../id-patterns.js';
 import type { Logger } from '../logger.js';
@@ -27,7 +27,7 @@ import { callerTenant } from './auth.js';
 import { delegationDepthOf } from './delegation-depth.js';
 import type { StreamTracker } from './stream-tracker.js';
 import { requireTraceId } from './trace-id.js';
-import { readTurnEvents } from './turn-outcome.js';
+import { createAguiTranslator } from './agui-translator.js';
 
 export interface AguiHandlerOptions {
   turns: TurnRunner;
@@ -47,6 +47,8 @@ interface AguiTurn {
   reject?: string[];
   /** `forwardedProps.choose`: the option id of the last clarification. */
   choose?: string;
+  /** The run's input messages (a messages snapshot keeps them). */
+  messages: Message[];
 }
 
 /** Reads the run input into a turn, or throws a 400 naming the field. */
@@ -92,7 +94,7 @@ function readRunInput(body: unknown, response: Response, options: AguiHandlerOpt
   if (query.length > options.maxQueryChars) {
     throw new UserError('BAD_REQUEST', `the user message is longer than ${options.maxQueryChars} characters`, { field: 'messages' });
   }
-  return { threadId: input.threadId, runId: input.runId, query, userId, ...(confirm ? { confirm } : {}), ...(reject ? { reject } : {}), ...(typeof choose === 'string' ? { choose } : {}) };
+  return { threadId: input.threadId, runId: input.runId, query, userId, messages: input.messages as Message[], ...(confirm ? { confirm } : {}), ...(reject ? { reject } : {}), ...(typeof choose === 'string' ? { choose } : {}) };
 }
 
 function taskIdList(value: unknown, field: string): string[] | undefined {
@@ -103,81 +105,6 @@ function taskIdList(value: unknown, field: string): string[] | undefined {
   return value as string[];
 }
 
-/** The AG-UI step a stage opens or closes, as the stage table says (undefined: the stage is not a step edge). */
-function stepOf(event: ResponseState): { name: string; edge: 'open' | 'close' } | undefined {
-  const row = stageRow(event.metadata.stage);
-  if (!row?.step || !row.section) return undefined;
-  const { name, edge } = row.section;
-  if (name !== 'agent') return { name, edge };
-  const taskId = typeof event.metadata.state?.task_id === 'string' ? event.metadata.state.task_id : '';
-  return { name: `agent:${event.agent_id}:${taskId}`, edge };
-}
-
-/** Turns the turn's events into AG-UI events, in an order the AG-UI client's checks accept. */
-export function createAguiTranslator(threadId: string, runId: string) {
-  const open = new Set<string>();
-  const seen: ResponseState[] = [];
-  const closeAll = (): BaseEvent[] => {
-    const events = [...open].map((stepName) => ({ type: EventType.STEP_FINISHED, stepName }) as BaseEvent);
-    open.clear();
-    return events;
-  };
-  return {
-    started: (): BaseEvent => ({ type: EventType.RUN_STARTED, threadId, runId }) as BaseEvent,
-    translate(event: ResponseState): BaseEvent[] {
-      seen.push(event);
-      const step = stepOf(event);
-      if (step?.edge === 'open' && !open.has(step.name)) {
-        open.add(step.name);
-        return [{ type: EventType.STEP_STARTED, stepName: step.name } as BaseEvent];
-      }
-      if (step?.edge === 'close' && open.has(step.name)) {
-        open.delete(step.name);
-        return [{ type: EventType.STEP_FINISHED, stepName: step.name } as BaseEvent];
-      }
-      if (isCompleteFinal(event)) {
-        const out = closeAll();
-        const messageId = `msg_${randomUUID()}`;
-        if (event.content !== '') {
-          out.push(
-            { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent,
-            { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: event.content } as BaseEvent,
-            { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent,
-          );
-        }
-        const ending = readTurnEvents(seen);
-        if (ending.semanticInfo.length > 0) out.push({ type: EventType.CUSTOM, name: 'semantic_info', value: ending.semanticInfo } as BaseEvent);
-        if (ending.confirmation.length > 0) out.push({ type: EventType.CUSTOM, name: 'confirmation', value: ending.confirmation } as BaseEvent);
-        if (ending.clarification) out.push({ type: EventType.CUSTOM, name: 'clarification', value: { options: ending.clarification.options } } as BaseEvent);
-        return out;
-      }
-      if (event.metadata.stage === 'escalate' && event.content !== '') {
-        // Handed to a human: the notice is a message of its own (after the answer, when there was one).
-        const out = closeAll();
-        const messageId = `msg_${randomUUID()}`;
-        out.push(
-          { type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent,
-          { type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: event.content } as BaseEvent,
-          { type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent,
-        );
-        return out;
-      }
-      if (event.type === 'done') {
-        const out = closeAll();
-        const ending = readTurnEvents(seen);
-        if (ending.outcome === 'error') {
-          out.push({ type: EventType.RUN_ERROR, message: 'the turn failed', code: 'INTERNAL' } as BaseEvent);
-        } else {
-          out.push({ type: EventType.RUN_FINISHED, threadId, runId, result: { outcome: ending.outcome, session_id: threadId } } as BaseEvent);
-        }
-        return out;
-      }
-      return [];
-    },
-    failed: (message: string): BaseEvent[] => [...closeAll(), { type: EventType.RUN_ERROR, message, code: 'INTERNAL' } as BaseEvent],
-  };
-}
-
 /** Builds the handler (body already parsed as JSON). */
 export function createAguiHandler(options: AguiHandlerOptions): RequestHandler {
   const { logger } = options;
@@ -185,7 +112,7 @@ export function createAguiHandler(options: AguiHandlerOptions): RequestHandler {
     const turn = readRunInput(request.body, response, options);
     const traceId = requireTraceId(response);
     const encoder = new EventEncoder({ accept: request.headers.accept });
-    const translator = createAguiTranslator(turn.threadId, turn.runId);
+    const translator = createAguiTranslator(turn.threadId, turn.runId, turn.messages);
 
     const controller = new AbortController();
     response.once('close', () => {
