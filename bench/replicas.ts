@@ -288,7 +288,7 @@ export async function main(options: { singleTurnOnly?: boolean } = {}): Promise<
     console.log(
       `One business turn on ${label}, alone: ${turn.queries} round trips, ${round(turn.ms)} ms of database time, ${round(turn.cpuMs, 2)} ms of database CPU (targets ≤ ${TARGET_ROUND_TRIPS} round trips, ≤ ${TARGET_DATABASE_CPU_MS} ms)`,
     );
-    for (const [statement, count] of Object.entries(turn.statements).sort((a, b) => b[1] - a[1])) console.log(`  ${String(count).padStart(3)}  ${statement}`);
+    for (const [statement, count] of Object.entries(turn.statements).filter(([name]) => name.startsWith('pg:')).sort((a, b) => b[1] - a[1])) console.log(`  ${String(count).padStart(3)}  ${statement}`);
   };
   printSingle('Postgres', singleTurn);
   if (singleTurnRedis) printSingle('Postgres + Redis', singleTurnRedis);

@@ -49,7 +49,8 @@ async function board(file: string, ports: number[], embeddings?: FakeEmbeddingsS
   }
   const yaml = sampleRegistry(file, urls, { keepSideEffects: true, answerCacheTtlS: 0 }).replace(/^\s*cache_ttl_s:.*\n/gm, '');
   const env = embeddings ? { EMBEDDINGS_BASE_URL: embeddings.baseUrl, EMBEDDINGS_MODEL: 'concepts' } : undefined;
-  return { board: await startTestSwitchboard({ registryYaml: yaml, now: () => NOW, ...(env ? { env } : {}) }), agents };
+  // The database in a folder of its own, as `serve`'s default has it (beside the registry, each write wakes its watcher).
+  return { board: await startTestSwitchboard({ registryYaml: yaml, now: () => NOW, databaseInDataFolder: true, ...(env ? { env } : {}) }), agents };
 }
 
 export async function main(rounds = Number(process.argv.slice(2).find((arg) => /^\d+$/.test(arg)) ?? 30), withEmbeddings = process.argv.includes('--embeddings')): Promise<void> {
