@@ -24,7 +24,12 @@
  *    webhook, and edge bodies; each with a /healthz prober running, printing
  *    what leaked and the worst and p99 /healthz latency during it.
  *
- * Exit code 1 when anything leaked, an extra call was made, a raw value was
+ * 5. Overload, buffers and reloads (bench/admission-cases.ts) — an open-loop
+ *    client past `max_concurrent_turns` (only 200s and 503 OVERLOADED, no
+ *    reset connections), a flood of large replies (byte budget and RSS), and a
+ *    hot reload parsed once.
+ *
+ * Exit code 1 when anything leaked, an overload/buffer/reload case failed, an extra call was made, a raw value was
  * found, or /healthz p99 reached 200 ms during a hardening case.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,6 +48,7 @@ import { jsonReply, sseReply, startFakeAgent } from '../test/support/fake-agent.
 import { readInjectionCorpus, runCases, startInjectionFleet, type CaseResult } from '../test/support/injection-fleet.js';
 import { chatOverSse } from '../test/support/switchboard-harness.js';
 import { hardeningCases } from './hardening-cases.js';
+import { admissionCases } from './admission-cases.js';
 
 /** Figures of one abuse run. */
 export interface AbuseResult {
@@ -211,19 +217,23 @@ export async function main(): Promise<AbuseResult> {
   const stream = await flood();
   console.log('');
   const hardening = await hardeningCases();
+  console.log('');
+  console.log('overload, buffers and reloads:');
+  const admission = await admissionCases();
+  const admissionFailed = admission.filter((item) => !item.pass).map((item) => item.name);
   const hardLeaks = hardening.reduce((sum, item) => sum + item.leaked, 0);
   const slowCases = hardening.filter((item) => !(item.p99HealthMs < 200)).map((item) => item.name);
   console.log('');
   const result: AbuseResult = {
-    pass: corpus.leaked === 0 && corpus.extra === 0 && corpus.forwarded === 0 && pii.raw === 0 && hardLeaks === 0 && slowCases.length === 0,
-    tried: corpus.tried + pii.tried + 1 + hardening.length,
+    pass: corpus.leaked === 0 && corpus.extra === 0 && corpus.forwarded === 0 && pii.raw === 0 && hardLeaks === 0 && slowCases.length === 0 && admissionFailed.length === 0,
+    tried: corpus.tried + pii.tried + 1 + hardening.length + admission.length,
     leaked: corpus.leaked + corpus.forwarded + hardLeaks,
     extraCalls: corpus.extra,
     masked: pii.masked,
     unmasked: pii.raw,
   };
   console.log(
-    `abuse summary: tried ${result.tried} (injection turns ${corpus.tried}, personal-data kinds ${pii.tried}, flood 1, hardening ${hardening.length}; hardening leaks ${hardLeaks}, /healthz p99 ≥ 200 ms in: ${slowCases.join(', ') || 'none'}) / leaked ${result.leaked} / extra calls ${result.extraCalls} / masked ${result.masked} / unmasked ${result.unmasked}; flood relayed ${stream.relayedEvents} of ${stream.sentEvents} events — ${result.pass ? 'PASS' : 'FAIL'}`,
+    `abuse summary: tried ${result.tried} (injection turns ${corpus.tried}, personal-data kinds ${pii.tried}, flood 1, hardening ${hardening.length}; hardening leaks ${hardLeaks}, /healthz p99 ≥ 200 ms in: ${slowCases.join(', ') || 'none'}; overload/buffer/reload cases failed: ${admissionFailed.join(', ') || 'none'}) / leaked ${result.leaked} / extra calls ${result.extraCalls} / masked ${result.masked} / unmasked ${result.unmasked}; flood relayed ${stream.relayedEvents} of ${stream.sentEvents} events — ${result.pass ? 'PASS' : 'FAIL'}`,
   );
   return result;
 }

@@ -7,15 +7,18 @@
  * figure is an upper bound of what the supervisor spends; compare it between
  * versions, not against a budget.
  *
- * Run: `npx tsx bench/turn-cpu.ts [rounds] [--embeddings]` (default 30 rounds;
+ * Run: `npx tsx bench/turn-cpu.ts [rounds] [--embeddings] [--profile=FILE]` (default 30 rounds;
  * each round is one dialogue per registry, 11 turns). With `--embeddings` both
  * servers use the fake concept-space `/v1/embeddings` endpoint
  * (test/support/fake-embeddings.ts, a test double, not a model) running in this
  * process too: the difference from a run without it is what the embeddings path
  * costs per turn here (the fake's own work included), cards embedded before the
- * timed rounds.
+ * timed rounds. `--profile=FILE` writes a CPU profile of the timed rounds only
+ * (`.cpuprofile`, main thread; the profiler's own cost is in the CPU figure then).
  */
 import { pathToFileURL } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../test/support/fake-agent.js';
 import { sampleRegistry, startTestSwitchboard, type TestSwitchboard } from '../test/support/switchboard-harness.js';
 import { startFakeEmbeddings, type FakeEmbeddingsServer } from '../test/support/fake-embeddings.js';
@@ -46,7 +49,8 @@ async function board(file: string, ports: number[], embeddings?: FakeEmbeddingsS
   }
   const yaml = sampleRegistry(file, urls, { keepSideEffects: true, answerCacheTtlS: 0 }).replace(/^\s*cache_ttl_s:.*\n/gm, '');
   const env = embeddings ? { EMBEDDINGS_BASE_URL: embeddings.baseUrl, EMBEDDINGS_MODEL: 'concepts' } : undefined;
-  return { board: await startTestSwitchboard({ registryYaml: yaml, now: () => NOW, ...(env ? { env } : {}) }), agents };
+  // The database in a folder of its own, as `serve`'s default has it (beside the registry, each write wakes its watcher).
+  return { board: await startTestSwitchboard({ registryYaml: yaml, now: () => NOW, databaseInDataFolder: true, ...(env ? { env } : {}) }), agents };
 }
 
 export async function main(rounds = Number(process.argv.slice(2).find((arg) => /^\d+$/.test(arg)) ?? 30), withEmbeddings = process.argv.includes('--embeddings')): Promise<void> {
@@ -64,11 +68,23 @@ export async function main(rounds = Number(process.argv.slice(2).find((arg) => /
   for (let round = 0; round < 3; round++) await run(-1 - round);
   const turns = rounds * (TRAVEL_DIALOGUE.length + SHOP_DIALOGUE.length);
   const requestsBefore = embeddings?.requests.length ?? 0;
+  const profileAt = process.argv.find((arg) => arg.startsWith('--profile='))?.slice('--profile='.length);
+  const session = profileAt ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
   const cpu = process.cpuUsage();
   const started = performance.now();
   for (let round = 0; round < rounds; round++) await run(round);
   const used = process.cpuUsage(cpu);
   const wall = performance.now() - started;
+  if (session) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(profileAt!, JSON.stringify(profile));
+    session.disconnect();
+  }
   const requests = (embeddings?.requests.length ?? 0) - requestsBefore;
   console.log(`offline turns: ${turns}${embeddings ? ` (embeddings: fake endpoint, ${(requests / turns).toFixed(2)} requests per turn)` : ''}`);
   console.log(`cpu per turn:  ${((used.user + used.system) / 1000 / turns).toFixed(2)} ms (user ${(used.user / 1000 / turns).toFixed(2)}, system ${(used.system / 1000 / turns).toFixed(2)})`);

@@ -27,6 +27,7 @@ export const ERROR_CATALOGUE = {
   RATE_LIMITED: { httpStatus: 429, message: 'Too many requests.' },
   INTERNAL: { httpStatus: 500, message: 'Internal error.' },
   NOT_READY: { httpStatus: 503, message: 'Not ready.' },
+  OVERLOADED: { httpStatus: 503, message: 'The server is carrying as many turns as it can; retry shortly.' },
 } as const satisfies Record<string, { httpStatus: number; message: string }>;
 
 /** Every error code the server can answer with. */

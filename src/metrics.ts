@@ -62,6 +62,10 @@ export interface Metrics {
    * `budget_turn_ms`, `events_per_turn`, `agent_stream_bytes`).
    */
   readonly guardStops: Counter<'guard'>;
+  /** Turns refused before they started, by reason (`overloaded`: `supervisor.max_concurrent_turns` reached). */
+  readonly turnsRejected: Counter<'reason'>;
+  /** Turns admitted and not yet at the end of their stream. */
+  readonly turnsInFlight: Gauge<string>;
   /** Sub-agent progress events not relayed to the client, by the cap that dropped them (`events_per_turn`, `agent_stream_bytes`). */
   readonly agentStreamDropped: Counter<'cap'>;
   /** Each agent's circuit breaker, read at each scrape: 0 closed, 1 half-open, 2 open. */
@@ -260,6 +264,17 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       name: 'switchboard_guard_stops_total',
       help: 'Requests refused or turns cut short by a guard rail (delegation depth, rate limit, budgets, stream caps), by guard.',
       labelNames: ['guard'],
+      registers,
+    }),
+    turnsRejected: new Counter({
+      name: 'switchboard_turns_rejected_total',
+      help: 'Turns refused at admission before any work, by reason (overloaded: supervisor.max_concurrent_turns reached).',
+      labelNames: ['reason'],
+      registers,
+    }),
+    turnsInFlight: new Gauge({
+      name: 'switchboard_turns_in_flight',
+      help: 'Turns admitted and not yet at the end of their stream (against supervisor.max_concurrent_turns).',
       registers,
     }),
     agentStreamDropped: new Counter({

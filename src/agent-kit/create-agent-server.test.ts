@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAgentServer, createEnvelopeValidator, type AgentRequestBody } from './index.js';
+import { createAgentServer, createEnvelopeValidator, type AgentRequestBody } from 'switchboard/agent-kit';
 import { createAgentClient } from '../agents/agent-client.js';
 import { runConformance, targetFromUrl } from '../conformance/index.js';
 import { fakeAgentCard, jsonReply, startFakeAgent } from '../../test/support/fake-agent.js';

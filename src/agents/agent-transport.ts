@@ -19,7 +19,9 @@
  */
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
 import { Agent, request, type Dispatcher } from 'undici';
+import { AGENT_BODY_HIGH_WATER_MARK } from './budgeted-body.js';
 import { refusingLookup } from './endpoint-fetch.js';
 
 /** One POST to an agent. */
@@ -39,6 +41,8 @@ export interface AgentHttpReply {
   header(name: string): string | undefined;
   /** The body chunk by chunk; leaving the iteration early drops the rest (and, unless it had ended, the connection). */
   readonly body: AsyncIterable<Uint8Array> | undefined;
+  /** The same body as undici's Node stream (the pools' way), read so its bytes count in the budget as they arrive. */
+  readonly stream?: Readable;
   /** Drops the body unread. */
   discard(): Promise<void>;
 }
@@ -90,7 +94,8 @@ export function createAgentPools(options: AgentPoolOptions = {}): AgentPools {
 /** Sends through an undici dispatcher with `undici.request`. */
 export function postWithDispatcher(dispatcher: Dispatcher): AgentPost {
   return async ({ url, headers, body, signal }) => {
-    const reply = await request(url, { method: 'POST', headers, body, signal, dispatcher });
+    // A small stream buffer: what undici holds of a body before it stops reading the socket is outside the budget.
+    const reply = await request(url, { method: 'POST', headers, body, signal, dispatcher, highWaterMark: AGENT_BODY_HIGH_WATER_MARK });
     const stream = reply.body;
     // Dropping an unfinished body ends it with an abort error; nobody is left to hear it.
     stream.on('error', ignore);
@@ -102,6 +107,7 @@ export function postWithDispatcher(dispatcher: Dispatcher): AgentPost {
         return Array.isArray(value) ? value.join(', ') : value;
       },
       body: stream,
+      stream,
       async discard() {
         stream.destroy();
       },

@@ -11,6 +11,13 @@
  * handled, so the budget bounds the sub-agent bytes handled between two turns
  * of the loop.
  *
+ * The bytes undici buffers count too: a reply body read through the
+ * keep-alive pools is taken in as undici hands each chunk over and counted
+ * from then (`budgeted-body.ts`), and its stream is paused (its socket with
+ * it) while the budget is at its limit; what undici may still hold uncounted
+ * is one paused body's buffer (`AGENT_BODY_HIGH_WATER_MARK`) plus one socket
+ * read per open reply (decision 0044).
+ *
  * Default: 256 KiB in flight (`SWITCHBOARD_AGENT_BYTES_IN_FLIGHT` overrides).
  * A chunk larger than the whole budget is still admitted when nothing else is
  * in flight, so no reply can be starved.
@@ -22,6 +29,14 @@ export interface ByteBudget {
   take(bytes: number): Promise<void>;
   /** Gives back what `take` granted. */
   release(bytes: number): void;
+  /**
+   * Counts bytes that are already here (a reply body's chunk as undici hands
+   * it over), past the limit if need be; given back with `release`. The
+   * caller stops reading while `inFlight` is at the limit (`whenRoom`).
+   */
+  charge(bytes: number): void;
+  /** Resolves once the budget is below its limit (FIFO with `take`). */
+  whenRoom(): Promise<void>;
   /** Bytes granted and not yet given back. */
   readonly inFlight: number;
   /** Readers waiting for their share. */
@@ -55,6 +70,13 @@ export function createByteBudget(limit: number = DEFAULT_AGENT_BYTES_IN_FLIGHT):
     release(bytes) {
       inFlight = Math.max(0, inFlight - bytes);
       drain();
+    },
+    charge(bytes) {
+      inFlight += bytes;
+    },
+    whenRoom() {
+      // One byte's room, given back at once: resolves when something fits.
+      return this.take(1).then(() => this.release(1));
     },
     get inFlight() {
       return inFlight;

@@ -45,7 +45,8 @@ type Weight = 'strong' | 'mild' | 'intensifier';
 
 /** Scores messages; one matcher per word-list combination. */
 export interface EmotionScorer {
-  score(text: string, settings?: Pick<EscalationSettings, 'emotionWords'>): EmotionScore;
+  /** Scores a message in its normal form (the turn's reading of it: `MessageReading.asRequest.normalizedQuery`). */
+  score(normalizedText: string, settings?: Pick<EscalationSettings, 'emotionWords'>): EmotionScore;
 }
 
 /** Builds a scorer; `emotionWords` of a snapshot are added to the strong words (matchers cached per list). */
@@ -69,8 +70,7 @@ export function createEmotionScorer(): EmotionScorer {
   };
 
   return {
-    score(text, settings) {
-      const normalised = text.normalize('NFKC');
+    score(normalised, settings) {
       const hits = matcherFor(settings?.emotionWords).findAll(normalised);
       let score = 0;
       let emphasis = 0;

@@ -34,6 +34,8 @@ export interface A2aRouteOptions {
   keysOn: boolean;
   /** The API-key check shared with `/v1`. */
   authenticate: RequestHandler;
+  /** Admission into the process's turns (`supervisor.max_concurrent_turns`), run before the body is read. */
+  admit?: RequestHandler;
   /** The delegation-depth guard shared with `/v1/chat`. */
   depthGuard: RequestHandler;
   /** Body timeout and the like, run before the body is read. */
@@ -116,7 +118,7 @@ export function createA2aRouter(options: A2aRouteOptions): Router {
     .all(methodNotAllowed(['GET']));
   router
     .route('/a2a')
-    .post(options.authenticate, options.depthGuard, ...(options.bodyParsers ?? []), ...createJsonRpcBody(options.bodyLimitBytes ?? 64 * 1024), logCall(options.logger), ...(options.rateLimit ? [options.rateLimit] : []), atRoot(rpc))
+    .post(options.authenticate, ...(options.admit ? [options.admit] : []), options.depthGuard, ...(options.bodyParsers ?? []), ...createJsonRpcBody(options.bodyLimitBytes ?? 64 * 1024), logCall(options.logger), ...(options.rateLimit ? [options.rateLimit] : []), atRoot(rpc))
     .all(methodNotAllowed(['POST']));
   return router;
 }

@@ -28,6 +28,7 @@ import { delegationDepthOf } from './delegation-depth.js';
 import type { StreamTracker } from './stream-tracker.js';
 import { requireTraceId } from './trace-id.js';
 import { createAguiTranslator } from './agui-translator.js';
+import { holdAdmission } from './turn-admission.js';
 
 export interface AguiHandlerOptions {
   turns: TurnRunner;
@@ -141,6 +142,7 @@ export function createAguiHandler(options: AguiHandlerOptions): RequestHandler {
       },
       { signal: controller.signal, onEvent },
     );
+    holdAdmission(response, started.done);
 
     response.status(200);
     response.setHeader('content-type', encoder.getContentType());

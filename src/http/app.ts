@@ -31,6 +31,7 @@ import { createProfileDeleteHandler, createProfileReadHandler, type ProfileRoute
 import type { StreamTracker } from './stream-tracker.js';
 import { createTraceIdMiddleware } from './trace-id.js';
 import { routeLabel } from './route-label.js';
+import { createTurnAdmission } from './turn-admission.js';
 
 /** Everything the HTTP layer needs, built once by the server at start. */
 export interface AppOptions {
@@ -143,8 +144,9 @@ export function createApp(options: AppOptions): Express {
   app.use(createRequestMetricsMiddleware(options.metrics));
   app.use(createUrlLengthLimit(options.maxUrlChars ?? 8192));
   const auth = createApiKeyAuth(options.apiKeys ?? []);
+  const admission = createTurnAdmission(options.registry, options.metrics);
   app.use(
-    createHealthRouter({ registry: options.registry, metrics: options.metrics, isReady: options.isReady ?? (() => true), metricsAuth: auth }),
+    createHealthRouter({ registry: options.registry, metrics: options.metrics, isReady: options.isReady ?? (() => true), admission, metricsAuth: auth }),
   );
 
   if (options.chatPage !== undefined) {
@@ -191,6 +193,7 @@ export function createApp(options: AppOptions): Express {
       maxQueryChars: options.maxQueryChars ?? 4000,
       keysOn,
       authenticate: auth,
+      admit: admission.gate,
       depthGuard,
       bodyParsers: [refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024), createBodyTimeout(options.bodyTimeoutMs ?? 30_000)],
       bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
@@ -202,6 +205,7 @@ export function createApp(options: AppOptions): Express {
   const v1 = Router();
   v1.route('/agui')
     .post(
+      admission.gate,
       depthGuard,
       createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       jsonBody,
@@ -211,6 +215,7 @@ export function createApp(options: AppOptions): Express {
     .all(methodNotAllowed(['POST']));
   v1.route('/chat')
     .post(
+      admission.gate,
       createDelegationDepthGuard(options.registry, options.metrics),
       requireJsonBody(),
       refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024),

@@ -22,6 +22,7 @@ import { delegationDepthOf } from './delegation-depth.js';
 import { sendError } from './error-handler.js';
 import { openSseStream, type SseStream } from './sse.js';
 import type { StreamTracker } from './stream-tracker.js';
+import { holdAdmission } from './turn-admission.js';
 import { requireTraceId, traceParentOf } from './trace-id.js';
 
 export interface ChatHandlerOptions {
@@ -154,6 +155,8 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
       if (idempotencyKey !== undefined) await options.idempotency!.keys.release(owner, idempotencyKey).catch(() => {});
       throw error;
     }
+    // A turn that runs on after its client left (on_disconnect "continue") keeps its place in the admission count.
+    holdAdmission(response, started.done);
     if (idempotencyKey !== undefined && started.turnId) {
       await options.idempotency!.keys
         .record(owner, idempotencyKey, { turnId: started.turnId, sessionId: started.sessionId })

@@ -13,6 +13,15 @@ import type { StreamTracker } from './stream-tracker.js';
 const FORCE_CLOSE_AFTER_MS = 5000;
 
 /**
+ * How long an idle keep-alive connection is kept. Node's 5 s is shorter than
+ * the idle timeout of common load balancers and client pools (60 s): the
+ * balancer then sends a request on a connection this server is closing, and
+ * its client sees a reset instead of an answer. Kept longer than theirs, the
+ * close comes from their side. The headers timeout must stay above it.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
  * Counts the requests in flight per socket. Node's own `closeIdleConnections`
  * skips sockets that never carried a request (clients open spare ones), which
  * would hold `close()` until the headers timeout; on shutdown every socket is
@@ -86,6 +95,9 @@ export interface StartServerOptions {
 export async function startServer(app: Express, options: StartServerOptions): Promise<RunningServer> {
   const host = options.host ?? '0.0.0.0';
   const server = createServer(app);
+  // No `maxConnections`: past it Node destroys new sockets, a reset where a 503 OVERLOADED belongs (admission is per turn).
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   answerClientErrorsWithJson(server);
   const connections = trackConnections(server);
   await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildClarification, decideClarification, optionNamedIn } from './clarification.js';
+import { buildClarification, decideClarification, DEFAULT_CLARIFY_THRESHOLDS, optionNamedIn } from './clarification.js';
 import { card, snapshotOf } from '../../test/support/registry-fixtures.js';
 
 const snapshot = snapshotOf([
@@ -48,23 +48,31 @@ describe('optionNamedIn', () => {
 });
 
 describe('decideClarification', () => {
-  const list = (shares: number[], extra: Partial<{ covered: number; shared: number; separable: boolean }> = {}) => ({
+  const list = (shares: number[], extra: Partial<{ covered: number; centroid: number; shared: number; separable: boolean }> = {}) => ({
     candidates: shares.map((share, index) => ({ agentId: ['a', 'b', 'c'][index]!, share })),
     covered: 0.5,
+    centroid: 0.2,
     shared: 1,
     separable: false,
     ...extra,
   });
   it('keeps a route the shortlist backs, asks about one it does not, keeps the route on a registry whose cards stand apart', () => {
     expect(decideClarification(list([0.9, 0.05, 0.05]), 'a')).toEqual({ route: true });
+    // The shortlist's first card, sure enough, takes a similarity route from another card; too weak for options too.
+    expect(decideClarification(list([0.95, 0.03, 0.02]), 'b')).toEqual({ route: true, agentId: 'a' });
+    expect(decideClarification(list([0.5, 0.3, 0.2], { covered: 0.1 }), 'b')).toEqual({ route: true, agentId: 'a' });
     expect(decideClarification(list([0.5, 0.3, 0.2]), 'a')).toEqual({ offer: ['a', 'b', 'c'] });
     expect(decideClarification(list([0.5, 0.3, 0.2]), 'c')).toEqual({ offer: ['a', 'b', 'c'] });
     expect(decideClarification(list([0.5, 0.3, 0.2], { separable: true }), 'b')).toEqual({ route: true });
   });
   it('asks about an unrouted request near some agents, and leaves one near none out of scope', () => {
-    expect(decideClarification(list([0.6, 0.35, 0.01]), undefined)).toEqual({ offer: ['a', 'b'] });
+    expect(decideClarification(list([0.6, 0.395, 0.005]), undefined)).toEqual({ offer: ['a', 'b'] });
     expect(decideClarification(list([0.6, 0.3, 0.1], { covered: 0.1 }), undefined)).toEqual({ nothing: true });
     expect(decideClarification(list([0.6, 0.3, 0.1], { shared: 0 }), undefined)).toEqual({ nothing: true });
     expect(decideClarification(list([0.2, 0.2, 0.2]), undefined)).toEqual({ nothing: true });
+    // Far from the first card's texts taken together (its centroid): near no agent.
+    expect(decideClarification(list([0.6, 0.3, 0.1], { centroid: 0.03 }), undefined, { ...DEFAULT_CLARIFY_THRESHOLDS, minCentroid: 0.06 })).toEqual({ nothing: true });
+    // Up to three options: a third candidate with a small share is still offered.
+    expect(decideClarification(list([0.6, 0.38, 0.02]), undefined)).toEqual({ offer: ['a', 'b', 'c'] });
   });
 });

@@ -8,6 +8,7 @@ import { createOfflineRecognizer } from './offline-recognizer.js';
 import { card, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { IntentInput } from './types.js';
 import { readTurnQuery } from '../understanding/index.js';
+import { createDraftReader } from '../planning/index.js';
 import { fileURLToPath } from 'node:url';
 import { loadRegistryFile } from '../registry/index.js';
 import type { RegistrySnapshot } from '../registry/types.js';
@@ -95,7 +96,7 @@ describe('LLM recognizer', () => {
     expect(system).not.toContain('train_agent'); // disabled cards are not offered
   });
 
-  it('checks the plan draft once, where the reply is parsed: a broken draft is dropped, the intent kept, no retry', async () => {
+  it('has planning check the plan draft where the reply is parsed: a broken draft is dropped, the intent kept, no retry', async () => {
     const before = model.fake.requests.length;
     model.fake.push(reply({ intent: ['hotel_agent'], task_plan: { sub_tasks: [{ assigned_agent: 'hotel_agent' }] } }));
     const result = await createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger }).recognize(input('帮我订北京的酒店'));
@@ -194,7 +195,8 @@ describe('LLM recognizer', () => {
     const result = await createLlmRecognizer({ gateway: model.gateway, fallback: createOfflineRecognizer(), logger: silentLogger }).recognize(input(query));
     expect(result.kind).toBe('business');
     expect(result.intents.map((intent) => intent.agentId)).toEqual(['weather_agent']);
-    expect((result.draftPlan as { task_plan: { sub_tasks: { assigned_agent: string }[] } }).task_plan.sub_tasks.map((task) => task.assigned_agent)).toEqual(['weather_agent']);
+    // The draft goes on whole; the agents the turn kept are what planning reads of it.
+    expect(createDraftReader().read(result.draftPlan)!.task_plan.sub_tasks.map((task) => task.assigned_agent)).toEqual(['weather_agent']);
     expect(result.userFriendlyMessage).not.toContain('intent recogniser');
     expect(result.userFriendlyMessage).not.toContain('Instruction hierarchy');
   });

@@ -27,7 +27,7 @@ import { buildIntentMessages, INTENT_PROMPT_RULES } from './llm/intent-prompt.js
 import { INTENT_REPLY_SCHEMA, type ClarifyReply, type IntentReply, type UncheckedIntentReply } from './llm/intent-schema.js';
 import { buildClarification } from './clarification.js';
 import { clarificationQuestionText } from '../i18n/index.js';
-import { TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type DraftTaskPlan } from '../planning/index.js';
+import { createDraftReader } from '../planning/index.js';
 import type { Logger } from '../logger.js';
 import { type AgentCard, type RegistrySnapshot, resolveAgentId } from '../registry/index.js';
 import { createCardPreselector, type CardPreselector } from './routing/card-preselect.js';
@@ -35,7 +35,7 @@ import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answe
 import type { IntentCache } from './intent-cache.js';
 import { intentCacheKey } from './intent-cache.js';
 import { createSnapshotClassifiers, type SimpleIntentLexicon } from './simple/simple-intents.js';
-import type { IntentInput, IntentRecognizer, IntentResult, RankedIntent } from './types.js';
+import type { IntentInput, IntentRecognizer, IntentResult, ModelPlan, RankedIntent } from './types.js';
 
 /** The counter the recognizer increments when the offline path decides (structurally `Metrics.intentFallbacks`). */
 export interface IntentFallbackMetrics {
@@ -88,7 +88,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
   // plan draft keeps the intent and lets the planner plan from it (no retry).
   const { task_plan: _plan, ...intentProperties } = INTENT_REPLY_SCHEMA.properties;
   const validateReply = ajv.compile<UncheckedIntentReply>({ ...INTENT_REPLY_SCHEMA, properties: intentProperties });
-  const validatePlan = ajv.compile<DraftTaskPlan>(TASK_PLAN_DRAFT_SCHEMA);
+  const drafts = createDraftReader();
   // Texts the model writes for the user must not repeat its own instructions.
   const leakCheck = createPromptLeakCheck([INTENT_PROMPT_RULES, DATA_BLOCK_RULES]);
 
@@ -182,15 +182,14 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
         const reason = typeof called.value.reason === 'string' ? called.value.reason : '';
         return { kind: 'simple', simpleKind: 'clarify', intents: [], confidence: 'low', reason, rewrittenQuery: text, userFriendlyMessage: question, answer: question, clarification, source: 'model' };
       }
-      // The one check of the plan draft: from here on it is a `DraftTaskPlan`.
+      // The plan draft is planning's to check; its agents join the intents, and a description repeating the prompt is blanked.
       const { task_plan: draft, ...fields } = called.value;
       const reply: IntentReply = fields;
-      if (draft !== undefined) {
-        if (validatePlan(draft)) reply.task_plan = draft;
-        else logger.info({ problem: validatePlan.errors?.slice(0, 3) }, 'intent: plan draft unusable; planning from the intents');
-      }
+      const checked = draft === undefined ? undefined : drafts.check(draft, (description) => leakCheck.leaks(description));
+      if (checked && 'problem' in checked) logger.info({ problem: checked.problem }, 'intent: plan draft unusable; planning from the intents');
+      const drafted = checked && 'agents' in checked ? checked : undefined;
 
-      let result = toIntentResult(reply, input, text, logger, leakCheck);
+      let result = toIntentResult(reply, drafted, input, text, logger, leakCheck);
       // A message that tries to instruct the model does not get to choose services the words themselves do not ask for.
       if (result.kind === 'business' && hasInjectionSignals(text)) result = confineToOffline(result, await fallback.recognize(input), logger);
       if (cache && result.confidence === 'high' && result.kind !== 'escalate') {
@@ -214,10 +213,7 @@ function confineToOffline(result: IntentResult, offline: IntentResult, logger: L
   if (dropped.length === 0) return result;
   logger.warn({ dropped }, 'intent: instruction-like message; services the offline reading does not find are dropped');
   if (kept.length === 0) return { ...offline, source: 'fallback' };
-  const draft = result.draftPlan as DraftPlanEnvelope | undefined;
-  const draftPlan = draft?.task_plan
-    ? { ...draft, task_plan: { ...draft.task_plan, sub_tasks: draft.task_plan.sub_tasks.filter((task) => kept.some((intent) => intent.agentId === task.assigned_agent)) } }
-    : undefined;
+  const draftPlan = result.draftPlan ? { ...result.draftPlan, onlyAgents: kept.map((intent) => intent.agentId) } : undefined;
   return { ...result, intents: kept, confidence: 'medium', userFriendlyMessage: offline.userFriendlyMessage, ...(draftPlan ? { draftPlan } : {}) };
 }
 
@@ -229,7 +225,7 @@ function enabledCards(snapshot: RegistrySnapshot, agentIds: readonly string[]): 
 }
 
 /** Turns a validated reply into an `IntentResult` for the turn's snapshot (see the file header). */
-function toIntentResult(reply: IntentReply, input: IntentInput, text: string, logger: Logger, leakCheck: PromptLeakCheck): IntentResult {
+function toIntentResult(reply: IntentReply, drafted: { agents: string[]; taskPlan: unknown } | undefined, input: IntentInput, text: string, logger: Logger, leakCheck: PromptLeakCheck): IntentResult {
   const { snapshot, language } = input;
   const idScrubber = createContentGuard(snapshot, { inventedIdsIn: language });
   // Model text for the user: ids named, addresses and secrets removed; a text repeating the prompt is dropped whole.
@@ -255,7 +251,7 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
     return { ...base, kind: 'simple', simpleKind, intents: [], userFriendlyMessage: answer, answer };
   }
 
-  const requested = [...reply.intent, ...(reply.task_plan?.sub_tasks ?? []).map((task) => task.assigned_agent)];
+  const requested = [...reply.intent, ...(drafted?.agents ?? [])];
   const accepted: string[] = [];
   const dropped: string[] = [];
   for (const given of requested) {
@@ -274,8 +270,7 @@ function toIntentResult(reply: IntentReply, input: IntentInput, text: string, lo
   const intents: RankedIntent[] = accepted.map((agentId, index) => ({ agentId, score: Math.max(0.1, score - index * 0.01) }));
   const cards = accepted.map((agentId) => snapshot.byId.get(agentId)!);
   const message = dropped.length > 0 ? '' : scrubber.scrub(reply.user_friendly_message).trim();
-  const draftPlan: DraftPlanEnvelope | undefined = reply.task_plan ? { query: text, task_plan: structuredClone(reply.task_plan) } : undefined;
-  for (const task of draftPlan?.task_plan.sub_tasks ?? []) if (typeof task.description === 'string' && leakCheck.leaks(task.description)) task.description = '';
+  const draftPlan: ModelPlan | undefined = drafted ? { query: text, task_plan: drafted.taskPlan } : undefined;
   return {
     ...base,
     kind: 'business',

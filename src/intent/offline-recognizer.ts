@@ -127,8 +127,13 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
           return business(snapshot, language, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text, language));
         }
         // One request that only similarity routed, on a shortlist that does not back it: ask which agent is meant.
+        // On a registry of close neighbours, the route goes to the card the shortlist ranks first.
         if (intents.length === 1 && isSimilarityOnly(ranked.intents[0]!) && input.pendingAgents.length === 0) {
           const asked = clarifyOrNot(query, snapshot, language, text, ranked.intents[0]!.agentId);
+          if (typeof asked === 'object' && 'agentId' in asked) {
+            const reason = `${ranked.reason}; the shortlist ranks ${asked.agentId} first`;
+            return business(snapshot, language, [{ ...intents[0]!, agentId: asked.agentId }], 'low', reason, text);
+          }
           if (asked && asked !== 'nothing') return asked;
         }
         // "那边天气怎么样": a new service, but its place comes from the previous turn.
@@ -152,16 +157,19 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       if (smallTalk) return simple(smallTalk.kind, snapshot, text, language, `${smallTalk.kind}: "${smallTalk.phrase}"`, 'high');
       // Nothing routed, but the request is near some agents: ask rather than answer "out of scope".
       const asked = clarifyOrNot(query, snapshot, language, text, undefined);
-      return asked && asked !== 'nothing' ? asked : simple('out_of_scope', snapshot, text, language, ranked.reason, 'medium');
+      return asked && asked !== 'nothing' && 'kind' in asked ? asked : simple('out_of_scope', snapshot, text, language, ranked.reason, 'medium');
     },
   };
 
-  /** A clarification turn when the shortlist says to ask (`clarification.ts`); `nothing`: out of scope; undefined: keep the route. */
-  function clarifyOrNot(query: string, snapshot: RegistrySnapshot, language: Language, text: string, routed: string | undefined): IntentResult | 'nothing' | undefined {
+  /**
+   * A clarification turn when the shortlist says to ask (`clarification.ts`); `nothing`: out of scope; `agentId`:
+   * route to that card instead; undefined: keep the route.
+   */
+  function clarifyOrNot(query: string, snapshot: RegistrySnapshot, language: Language, text: string, routed: string | undefined): IntentResult | 'nothing' | { agentId: string } | undefined {
     if (!clarify || !ranker.shortlist) return undefined;
     const decision = decideClarification(ranker.shortlist(query, snapshot, MAX_CLARIFICATION_OPTIONS), routed, clarify);
     if ('nothing' in decision) return 'nothing';
-    if (!('offer' in decision)) return undefined;
+    if ('route' in decision) return decision.agentId !== undefined && snapshot.byId.get(decision.agentId)?.enabled === true ? { agentId: decision.agentId } : undefined;
     const clarification = buildClarification(decision.offer, snapshot, language);
     if (!clarification) return undefined;
     const question = clarificationQuestionText(clarification.options.map((option) => option.label), language);

@@ -5,7 +5,7 @@
 import type { RegistrySnapshot } from '../registry/index.js';
 import type { LlmUsage } from '../llm/index.js';
 import type { Language } from '../i18n/index.js';
-import type { DraftPlanEnvelope, RankedIntent } from '../planning/index.js';
+import type { RankedIntent } from '../planning/index.js';
 import type { Clause } from '../understanding/index.js';
 import type { TurnMeaning } from '../embeddings/index.js';
 import type { Clarification } from '../events/index.js';
@@ -30,6 +30,21 @@ export interface MemoryTurn {
 
 export type { RankedIntent } from '../planning/index.js';
 
+/**
+ * The plan part of the model's one reply (intent, rewrite and plan in one call), passed on as data: recognition
+ * does not read it, planning does (`planning/draft-reader.ts`). Planning reads the same shape as its draft source.
+ */
+export interface ModelPlan {
+  /** The user's own words of this turn. */
+  readonly query: string;
+  /** The reply's `task_plan`, as planning's check gave it back. */
+  readonly task_plan: unknown;
+  /** Only drafted tasks of these agents (as written) are planned: the intents the turn kept. */
+  readonly onlyAgents?: readonly string[];
+  /** Drafted tasks of these agents (as written) are not planned: agents the turn set aside. */
+  readonly withoutAgents?: readonly string[];
+}
+
 export interface IntentResult {
   /** `business` goes to the planner, `simple` is answered directly, `escalate` goes to a human. */
   kind: 'business' | 'simple' | 'escalate';
@@ -42,8 +57,8 @@ export interface IntentResult {
   userFriendlyMessage: string;
   /** The complete reply of a simple turn when the recognizer already has it (no further model call). */
   answer?: string;
-  /** A task plan drafted in the same model call, schema-checked where the reply was parsed (LLM mode). */
-  draftPlan?: DraftPlanEnvelope;
+  /** The task plan the model drafted in the same call, unread: the planner reads it (LLM mode). */
+  draftPlan?: ModelPlan;
   /** The layered summary updated by the model to cover the turn leaving the verbatim window (LLM mode). */
   memorySummary?: string;
   /** With `simpleKind: 'clarify'`: the options the turn offers instead of guessing (contract v4 "Clarification"). */

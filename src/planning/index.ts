@@ -5,6 +5,7 @@
  */
 export { attributeClauseValues, readAsAnswer, type AgentClauseValues, type ClauseValuesRequest } from './clause-values.js';
 export { DRAFT_SUB_TASK_SCHEMA, TASK_PLAN_DRAFT_SCHEMA, type DraftPlanEnvelope, type DraftSubTask, type DraftTaskPlan } from './draft-schema.js';
+export { createDraftReader, type DraftReader, type DraftSource } from './draft-reader.js';
 export { classifyTaskType, dependentsOf, findCycle, topologicalOrder } from './dag.js';
 export { createLlmPlanner } from './llm-planner.js';
 export { createOfflinePlanner } from './offline-planner.js';

@@ -19,6 +19,7 @@ import { type AgentCard, resolveAgentId, type SemanticKeySpec } from '../registr
 import { clausesOfText, requestWordOf, type ReadClause } from '../understanding/index.js';
 import { attributeClauseValues, type AgentClauseValues } from './clause-values.js';
 import type { DraftPlanEnvelope, DraftSubTask } from './draft-schema.js';
+import { createDraftReader } from './draft-reader.js';
 import type { Logger } from '../logger.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
 import { findCycle, topologicalOrder } from './dag.js';
@@ -49,12 +50,13 @@ export function createLlmPlanner(options: LlmPlannerOptions): Planner {
   if (!options?.fallback || typeof options.fallback.plan !== 'function') throw new TypeError('LLM planner: fallback planner is required');
   if (!options.logger) throw new TypeError('LLM planner: logger is required');
   const { fallback, logger } = options;
+  const drafts = createDraftReader();
 
   return {
     async plan(request: PlanRequest): Promise<PlanResult> {
       request.signal?.throwIfAborted();
-      // The draft was schema-checked where the model reply was parsed; here it is checked against the registry only.
-      const draft = request.draft;
+      // The draft is read here, against its schema (the recogniser passed it on unread), then checked against the registry.
+      const draft = drafts.read(request.draft);
       if (draft === undefined) return fallback.plan(request);
       const { result, corrections } = planFromDraft(draft, request);
       if (!result) return fallback.plan(request);

@@ -6,7 +6,7 @@ import type { LlmUsage } from '../llm/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
 import type { PendingTask } from '../store/index.js';
 import type { QueryReading } from '../understanding/index.js';
-import type { DraftPlanEnvelope } from './draft-schema.js';
+import type { DraftSource } from './draft-reader.js';
 import type { InvalidKey, TaskPlan } from './plan-types.js';
 
 /** An agent the message asks for, as recognition ranked it (recognisers return these; planners read them). */
@@ -35,8 +35,8 @@ export interface PlanRequest {
   /** The turn's one reading of the user's message (its clauses are not split again). */
   reading?: QueryReading;
   intents: readonly RankedIntent[];
-  /** The plan an LLM recogniser drafted in the same model call as the intents, when it did. */
-  draft?: DraftPlanEnvelope;
+  /** The plan an LLM recogniser's model drafted in the same call as the intents, unread (the LLM planner reads it). */
+  draft?: DraftSource;
   snapshot: RegistrySnapshot;
   memory: PlanMemory;
   now: Date;

@@ -5,7 +5,7 @@
  * header values before they are sent.
  */
 import type { RegistrySnapshot } from '../registry/index.js';
-import { createTextScrubber, secretTerms } from '../text/index.js';
+import { createDisguisedSecrets, createTextScrubber, credentialParts, secretTerms, type DisguisedSecrets } from '../text/index.js';
 
 /** Header values of every agent in the snapshot except `exceptAgentId` (short values are not secrets). */
 export function agentSecrets(snapshot: RegistrySnapshot, exceptAgentId?: string): string[] {
@@ -15,6 +15,21 @@ export function agentSecrets(snapshot: RegistrySnapshot, exceptAgentId?: string)
     for (const value of Object.values(card.endpoint.headers)) if (value.length >= 4) values.add(value);
   }
   return [...values];
+}
+
+/** The disguised forms of a snapshot's secrets, computed once per snapshot and dropped with it. */
+const disguisedOf = new WeakMap<RegistrySnapshot, DisguisedSecrets>();
+
+/**
+ * Every disguised form (case, invisible characters, spaces, percent, hex,
+ * base64 and base64url) of the secret parts of every agent's header values,
+ * computed once per registry snapshot and shared by all of its guards
+ * (`text/disguised-secrets.ts`).
+ */
+export function disguisedAgentSecrets(snapshot: RegistrySnapshot): DisguisedSecrets {
+  let secrets = disguisedOf.get(snapshot);
+  if (!secrets) disguisedOf.set(snapshot, (secrets = createDisguisedSecrets(agentSecrets(snapshot).flatMap((value) => credentialParts(value)))));
+  return secrets;
 }
 
 /** A deep copy of `value` with every secret redacted from its strings (keys included). */

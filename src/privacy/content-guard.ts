@@ -2,13 +2,15 @@
  * The guard every user-facing text of a turn passes (each event's content, the
  * streamed model answer): agent ids become the agent's name, endpoint URLs
  * and `host:port` parts of the registry a neutral word, and every header
- * value of any agent `[redacted]`. With a language, words shaped like an
+ * value of any agent `[redacted]`, as written or in disguise (upper-cased,
+ * with invisible characters or spaces inside, percent-, hex- or
+ * base64-encoded: `text/disguised-secrets.ts`). With a language, words shaped like an
  * agent id but naming none (a model's invention) become a neutral phrase too.
  * One scrubber (`text/id-scrubber.ts`) does the work, in one pass; its
  * streams also keep personal values whole (they are shown to the user as they
  * are, and masked in storage one event at a time).
  */
-import { agentSecrets } from './agent-secrets.js';
+import { agentSecrets, disguisedAgentSecrets } from './agent-secrets.js';
 import { personalValuesKeptWhole } from './pii-masker.js';
 import { relatedServiceText } from '../i18n/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
@@ -16,6 +18,8 @@ import { createTextScrubber, idTerms, inventedIdPattern, secretTerms, type Scrub
 
 /** What stands in for an endpoint address of the registry. */
 const ADDRESS_REPLACEMENT = '[internal address]';
+/** What stands in for a header value, as written or in disguise. */
+const SECRET_REPLACEMENT = '[redacted]';
 
 /** Options of the content guard. */
 export interface ContentGuardOptions {
@@ -29,6 +33,7 @@ export function createContentGuard(snapshot: RegistrySnapshot, options: ContentG
     terms: guardedTerms(snapshot),
     patterns: options.inventedIdsIn ? [inventedIdPattern(relatedServiceText(options.inventedIdsIn))] : [],
     keepWhole: personalValuesKeptWhole(snapshot.supervisor.piiPatterns ?? []),
+    disguised: { secrets: disguisedAgentSecrets(snapshot), replacement: SECRET_REPLACEMENT },
   });
 }
 
@@ -40,7 +45,10 @@ export function createContentGuard(snapshot: RegistrySnapshot, options: ContentG
  * structured output as it arrives, so no stored or shown form keeps a secret.
  */
 export function createSecretGuard(snapshot: RegistrySnapshot): TextScrubber {
-  return createTextScrubber({ terms: [...secretTerms(agentSecrets(snapshot)), ...addressTerms(snapshot)] });
+  return createTextScrubber({
+    terms: [...secretTerms(agentSecrets(snapshot), SECRET_REPLACEMENT), ...addressTerms(snapshot)],
+    disguised: { secrets: disguisedAgentSecrets(snapshot), replacement: SECRET_REPLACEMENT },
+  });
 }
 
 /** A deep copy of a JSON-like value with `scrub` applied to every string (object keys included). */

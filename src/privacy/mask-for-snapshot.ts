@@ -6,9 +6,16 @@
 import type { RegistrySnapshot } from '../registry/index.js';
 import { createPiiMasker, type PiiMasker } from './pii-masker.js';
 
-/** A masker for the built-in kinds plus the snapshot's `pii_patterns`. */
+const maskers = new WeakMap<RegistrySnapshot, PiiMasker>();
+
+/**
+ * The masker for the built-in kinds plus the snapshot's `pii_patterns`: one
+ * per snapshot (its memory of masked texts is shared by every turn on it).
+ */
 export function maskForSnapshot(snapshot: RegistrySnapshot): PiiMasker {
-  return createPiiMasker(snapshot.supervisor.piiPatterns ?? []);
+  let masker = maskers.get(snapshot);
+  if (!masker) maskers.set(snapshot, (masker = createPiiMasker(snapshot.supervisor.piiPatterns ?? [])));
+  return masker;
 }
 
 /**

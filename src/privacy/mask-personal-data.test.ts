@@ -60,3 +60,16 @@ describe('values written in compatibility forms (NFKC)', () => {
     expect(personalValueTail('电话１３５１２')).toBe(5);
   });
 });
+
+describe('values with invisible characters inside', () => {
+  it('masks an e-mail address, a mobile number and a card number read past zero-width and other invisible characters', () => {
+    expect(maskPersonalData('邮箱 zh\u200bang.san@exa\u2060mple.com，谢谢')).toBe('邮箱 zh***@example.com，谢谢');
+    expect(maskPersonalData('电话 138\u200d1234\ufeff5678')).toBe('电话 138****5678');
+    expect(maskPersonalData('卡号 6222\u00ad021234567890128')).toBe('卡号 6222***********0128');
+  });
+
+  it('keeps such a value whole in a stream', () => {
+    expect(personalValueSpans('a zh\u200bang@example.com b')).toEqual([{ start: 2, end: 20 }]);
+    expect(personalValueTail('邮箱 zh\u200ban')).toBe(5);
+  });
+});

@@ -14,7 +14,7 @@
  * letters are the same value) and masked where they are written; the rest
  * of the text stays as written (`src/text/compatibility-fold.ts`).
  */
-import { foldCompatibility, replaceFolded, replacementsOf, spansFolded } from '../text/index.js';
+import { foldCompatibility, isInvisibleCharacter, replaceFolded, replacementsOf, spansFolded } from '../text/index.js';
 
 /** An address starts where its run of local-part characters starts (which also keeps a long run linear to scan). */
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
@@ -143,6 +143,11 @@ export function personalValueTail(text: string): number {
   let start = text.length;
   while (start > 0 && text.length - start < LONGEST_VALUE) {
     const char = plainForm(text[start - 1]!);
+    // An invisible character inside a value is part of it (the masking reads past it).
+    if (isInvisibleCharacter(char)) {
+      start -= 1;
+      continue;
+    }
     const joinsDigits = char === ' ' && start >= 2 && DIGIT.test(plainForm(text[start - 2]!)) && (start === text.length || DIGIT.test(plainForm(text[start]!)));
     if (!VALUE_CHAR.test(char) && !joinsDigits) break;
     start -= 1;

@@ -97,6 +97,7 @@ function supervisorSettings(
     maxParallel: raw?.max_parallel ?? SUPERVISOR_DEFAULTS.maxParallel,
     defaultTimeoutMs: raw?.default_timeout_ms ?? SUPERVISOR_DEFAULTS.defaultTimeoutMs,
     maxConnectionsPerAgent: raw?.max_connections_per_agent ?? SUPERVISOR_DEFAULTS.maxConnectionsPerAgent,
+    maxConcurrentTurns: raw?.max_concurrent_turns ?? SUPERVISOR_DEFAULTS.maxConcurrentTurns,
     escalateAfterFailures: raw?.escalate_after_failures ?? SUPERVISOR_DEFAULTS.escalateAfterFailures,
     wordLists: {
       sensitive: [...(raw?.word_lists?.sensitive ?? [])],

@@ -2,6 +2,7 @@
 import type { RawCircuitBreaker } from './raw-config.js';
 import type { CircuitBreakerSettings, SupervisorSettings } from './types.js';
 import { DEFAULT_AGENT_PROTOCOL } from './agent-protocols.js';
+import { machineTurnCapacity } from './machine-capacity.js';
 
 /** Supervisor defaults (docs/api.md#registry-file). */
 export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
@@ -10,6 +11,8 @@ export const SUPERVISOR_DEFAULTS: SupervisorSettings = Object.freeze({
   defaultTimeoutMs: 15000,
   // Calls in flight to one agent: room for a few hundred streaming users per agent per process.
   maxConnectionsPerAgent: 256,
+  // What this machine can carry (docs/decisions/0044): CPUs and the memory the process may use.
+  maxConcurrentTurns: machineTurnCapacity(),
   escalateAfterFailures: 2,
   wordLists: Object.freeze({ sensitive: [], abusive: [], escalation: [] }),
   verify: Object.freeze({ enabled: true, maxRetries: 1, judge: 'on_doubt' as const }),

@@ -5,6 +5,7 @@ import { createConfigShapeValidator } from './config-schema.js';
 import { createValidatorCache } from './schema-compiler.js';
 import { configInvalidError, formatIssue, loadRegistryFile, loadRegistryText, type LoadResult } from './load-registry.js';
 import type { ConfigIssue } from './types.js';
+import { machineTurnCapacity } from './machine-capacity.js';
 
 const FILE = 'agents_config.yaml';
 
@@ -399,6 +400,7 @@ describe('loadRegistryText: valid registries', () => {
       maxParallel: 4,
       defaultTimeoutMs: 15000,
       maxConnectionsPerAgent: 256,
+      maxConcurrentTurns: machineTurnCapacity(),
       escalateAfterFailures: 2,
       wordLists: { sensitive: [], abusive: [], escalation: [] },
       verify: { enabled: true, maxRetries: 1, judge: 'on_doubt' },

@@ -11,7 +11,7 @@ import { buildSnapshot } from './build-snapshot.js';
 import type { ValidatorCache } from './schema-compiler.js';
 import { createConfigShapeValidator, type ConfigShapeValidator } from './config-schema.js';
 import type { ConfigIssue, RegistrySnapshot } from './types.js';
-import { MAX_REGISTRY_BYTES, parseYamlSource } from './yaml-source.js';
+import { MAX_REGISTRY_BYTES, parseYamlSource, sourceFromParsed, type YamlSource } from './yaml-source.js';
 
 /** Options shared by every way of loading a registry. */
 export interface LoadRegistryOptions {
@@ -50,9 +50,28 @@ export function snapshotVersion(text: string, cards?: A2aCardMap): string {
 
 /** Loads a registry from YAML text; `file` is only used to label issues. */
 export function loadRegistryText(text: string, file: string, options: LoadRegistryOptions = {}): LoadResult {
+  return loadRegistryTextKeepingData(text, file, options).result;
+}
+
+/** `loadRegistryText`, also giving the parsed data (plain, structured-cloneable) of a text that parsed. */
+export function loadRegistryTextKeepingData(text: string, file: string, options: LoadRegistryOptions = {}): { result: LoadResult; data?: unknown } {
   const source = parseYamlSource(text, file);
-  if (source.syntaxIssues.length > 0) return { ok: false, issues: source.syntaxIssues, warnings: [] };
-  const shapeIssues = (options.shapeValidator ?? createConfigShapeValidator())(source);
+  if (source.syntaxIssues.length > 0) return { result: { ok: false, issues: source.syntaxIssues, warnings: [] } };
+  return { result: loadRegistrySource(source, text, options, (options.shapeValidator ?? createConfigShapeValidator())(source)), data: source.data };
+}
+
+/**
+ * Builds a registry from data another thread parsed and checked against the
+ * file's schema (the reload worker's good trial load, handed over as a
+ * structured clone): no second parse, no second shape check; only the build,
+ * whose compiled validators cannot cross threads.
+ */
+export function loadParsedRegistry(data: unknown, text: string, file: string, options: LoadRegistryOptions = {}): LoadResult {
+  return loadRegistrySource(sourceFromParsed(data, text, file), text, options, []);
+}
+
+function loadRegistrySource(source: YamlSource, text: string, options: LoadRegistryOptions, shapeIssues: ConfigIssue[]): LoadResult {
+  const file = source.file;
   // Cross-checks still run when only some agents are malformed, so one run reports everything.
   const structureBroken = shapeIssues.some((issue) => issue.pointer === '' || issue.pointer === '/agents');
   if (structureBroken) return { ok: false, issues: sortIssues(shapeIssues), warnings: [] };

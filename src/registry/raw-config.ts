@@ -63,6 +63,7 @@ export interface RawConfig {
     max_parallel?: number;
     default_timeout_ms?: number;
     max_connections_per_agent?: number;
+    max_concurrent_turns?: number;
     escalate_after_failures?: number;
     word_lists?: { sensitive?: string[]; abusive?: string[]; escalation?: string[] };
     synonyms?: Record<string, string[]>;

@@ -86,6 +86,8 @@ export interface SupervisorSettings {
   readonly defaultTimeoutMs: number;
   /** `max_connections_per_agent`: calls in flight at once to one agent when its endpoint sets no `max_connections`. */
   readonly maxConnectionsPerAgent?: number;
+  /** `max_concurrent_turns`: turns this process carries at once; one more is answered `503 OVERLOADED` at once. */
+  readonly maxConcurrentTurns?: number;
   readonly escalateAfterFailures: number;
   readonly wordLists: WordLists;
   /** `supervisor.synonyms`: word → equivalent words, a last resort for offline routing; absent when not set. */

@@ -16,7 +16,7 @@ import { createValidatorCache } from './schema-compiler.js';
 import { diffSnapshots, isEmptyDiff } from './diff-snapshots.js';
 import { createA2aCardFetcher, type A2aCardFetcher } from './a2a-cards.js';
 import { createRegistryLoadWorker } from './load-worker.js';
-import { configInvalidError, contentVersion, formatIssue, loadRegistryFile, loadRegistryText, readRegistryText, snapshotVersion, type LoadResult } from './load-registry.js';
+import { configInvalidError, contentVersion, formatIssue, loadParsedRegistry, loadRegistryFile, readRegistryText, snapshotVersion, type LoadResult } from './load-registry.js';
 import type { ConfigIssue, LastLoadError, Registry, RegistryDiff, RegistrySnapshot } from './types.js';
 
 /** Options of `createRegistry`. */
@@ -146,7 +146,8 @@ export async function createRegistry(options: CreateRegistryOptions): Promise<Wa
     }
     let result: LoadResult;
     try {
-      result = loadRegistryText(text, path, { env, validatorCache, shapeValidator, a2aCards });
+      // Built from the worker's parse (a structured clone of the data it checked): the text is parsed once per reload.
+      result = loadParsedRegistry(trial.data, text, path, { env, validatorCache, a2aCards });
     } catch (error) {
       // A load that throws is still a rejected edit: it must show in lastError.
       reject([{ file: path, line: 1, col: 1, pointer: '', message: `registry could not be loaded: ${(error as Error).message}` }]);

@@ -63,11 +63,19 @@ export function joinPointer(segments: readonly (string | number)[]): string {
   return segments.map((segment) => '/' + String(segment).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
 }
 
+let yamlParses = 0;
+
+/** How many times this thread parsed a registry text (plain or positioned); a clean reload costs one in the whole process. */
+export function yamlParseCount(): number {
+  return yamlParses;
+}
+
 /**
  * Parses YAML text; never throws. The plain data comes from a fast parse; the
  * positioned document is built lazily, the first time a position is needed.
  */
 export function parseYamlSource(text: string, file: string): YamlSource {
+  yamlParses += 1;
   const tooLarge = sizeIssue(text, file);
   if (tooLarge) return failedSource(file, tooLarge);
   let data: unknown;
@@ -89,8 +97,26 @@ export function parseYamlSource(text: string, file: string): YamlSource {
   };
 }
 
+/**
+ * A source over data parsed elsewhere (the reload worker's parse, handed over
+ * as a structured clone): nothing is parsed again unless a position is asked
+ * for, i.e. unless the build on this thread finds something to report.
+ */
+export function sourceFromParsed(data: unknown, text: string, file: string): YamlSource {
+  let positioned: YamlSource | undefined;
+  const withPositions = (): YamlSource => (positioned ??= parsePositionedYamlSource(text, file));
+  return {
+    file,
+    data,
+    syntaxIssues: [],
+    positionOf: (pointer, options) => withPositions().positionOf(pointer, options),
+    issueAt: (pointer, message, options) => withPositions().issueAt(pointer, message, options),
+  };
+}
+
 /** Parses YAML text with the `yaml` package, keeping node positions; never throws. */
 export function parsePositionedYamlSource(text: string, file: string): YamlSource {
+  yamlParses += 1;
   const tooLarge = sizeIssue(text, file);
   if (tooLarge) return failedSource(file, tooLarge);
   const lineCounter = new LineCounter();

@@ -8,8 +8,12 @@
  * else (full-width punctuation of Chinese text included) stays as it was.
  *
  * Each code point is normalised on its own, so every character of the
- * normalised form comes from exactly one written code point.
+ * normalised form comes from exactly one written code point. Invisible
+ * characters (format and default-ignorable code points: U+200B, U+2060,
+ * U+FEFF, the soft hyphen…) have no normalised form: `zh\u200bang@…` is read
+ * as `zhang@…`, and a value found is replaced with what was put inside it.
  */
+import { isInvisibleCharacter } from './disguised-secrets.js';
 
 /** A stretch `[start, end)` and what it becomes. */
 export interface FoldedReplacement {
@@ -57,7 +61,8 @@ const NORMAL_FORMS = new Map<string, string>();
 function normalOf(char: string): string {
   let normal = NORMAL_FORMS.get(char);
   if (normal === undefined) {
-    normal = char.normalize('NFKC');
+    // An invisible character (a zero-width space, a soft hyphen) inside a value does not make it another value.
+    normal = isInvisibleCharacter(char) ? '' : char.normalize('NFKC');
     if (NORMAL_FORMS.size < 65_536) NORMAL_FORMS.set(char, normal);
   }
   return normal;

@@ -17,6 +17,7 @@
  * shown carries part of one and the pieces add up to the scrubbed whole text.
  */
 import { credentialParts } from './credential-parts.js';
+import type { DisguisedSecrets } from './disguised-secrets.js';
 import { countCost } from '../util/index.js';
 import { createDeltaStream, createMessageStream, type DeltaStream, type MessageStream, type ScrubSpan, type StreamJudge } from './scrub-stream.js';
 
@@ -49,6 +50,8 @@ export interface TextScrubberOptions {
   terms?: readonly ScrubTerm[];
   patterns?: readonly ScrubPattern[];
   keepWhole?: readonly KeepWhole[];
+  /** Secrets also looked for in disguise (case, invisible characters, spaces, encodings), with what shows instead. */
+  disguised?: { secrets: DisguisedSecrets; replacement: string };
 }
 
 /** Scrubs complete texts and streams of deltas. */
@@ -62,8 +65,8 @@ export interface TextScrubber {
 }
 
 interface Matcher {
-  regex: RegExp;
-  replace: (match: string) => string;
+  /** The first non-empty match at or after `position` (or reaching past it), or null. */
+  next(text: string, position: number): Match | null;
 }
 
 type Match = Required<ScrubSpan>;
@@ -88,13 +91,18 @@ export function createTextScrubber(options: TextScrubberOptions): TextScrubber {
     for (const term of group) if (!replacements.has(term.text)) replacements.set(term.text, term.replacement);
     const alternatives = [...replacements.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
     const source = wholeWord ? `${WORD_BEFORE}(?:${alternatives})${WORD_AFTER}` : `(?:${alternatives})`;
-    matchers.push({ regex: new RegExp(source, 'g'), replace: (match) => replacements.get(match) ?? match });
+    matchers.push(regexMatcher(new RegExp(source, 'g'), (match) => replacements.get(match) ?? match));
   }
   for (const { pattern, replacement } of patterns) {
     const flags = pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`;
-    matchers.push({ regex: new RegExp(pattern.source, flags.replace('y', '')), replace: typeof replacement === 'string' ? () => replacement : replacement });
+    matchers.push(regexMatcher(new RegExp(pattern.source, flags.replace('y', '')), typeof replacement === 'string' ? () => replacement : replacement));
   }
-  const tails = [...patterns.map((pattern) => pattern.tail), ...(options.keepWhole ?? []).map((kept) => kept.tail)];
+  if (options.disguised && options.disguised.secrets.longest > 0) matchers.push(disguisedMatcher(options.disguised.secrets, options.disguised.replacement));
+  const tails = [
+    ...patterns.map((pattern) => pattern.tail),
+    ...(options.keepWhole ?? []).map((kept) => kept.tail),
+    ...(options.disguised ? [options.disguised.secrets.tail] : []),
+  ];
   const judge: StreamJudge = {
     matches: (text, from) => [...findMatches(matchers, text, from)],
     keptWhole: (text) => (options.keepWhole ?? []).flatMap((kept) => [...kept.spans(text)].map(({ start, end }) => ({ start, end }))),
@@ -175,7 +183,7 @@ function* findMatches(matchers: readonly Matcher[], text: string, from: number):
     for (let index = 0; index < matchers.length; index += 1) {
       let candidate = next[index];
       if (candidate === undefined || (candidate !== null && candidate.start < position)) {
-        candidate = nextMatch(matchers[index]!, text, position);
+        candidate = matchers[index]!.next(text, position);
         next[index] = candidate;
       }
       if (candidate && (!best || candidate.start < best.start || (candidate.start === best.start && candidate.end > best.end))) best = candidate;
@@ -186,17 +194,44 @@ function* findMatches(matchers: readonly Matcher[], text: string, from: number):
   }
 }
 
-/** The first non-empty match of one matcher at or after `position`, or null. */
-function nextMatch(matcher: Matcher, text: string, position: number): Match | null {
-  let at = position;
-  while (at <= text.length) {
-    matcher.regex.lastIndex = at;
-    const found = matcher.regex.exec(text);
-    if (!found) return null;
-    if (found[0].length > 0) return { start: found.index, end: found.index + found[0].length, replacement: matcher.replace(found[0]) };
-    at = found.index + 1;
-  }
-  return null;
+/** A matcher over a global regular expression: its first non-empty match at or after the position. */
+function regexMatcher(regex: RegExp, replace: (match: string) => string): Matcher {
+  return {
+    next(text, position) {
+      let at = position;
+      while (at <= text.length) {
+        regex.lastIndex = at;
+        const found = regex.exec(text);
+        if (!found) return null;
+        if (found[0].length > 0) return { start: found.index, end: found.index + found[0].length, replacement: replace(found[0]) };
+        at = found.index + 1;
+      }
+      return null;
+    },
+  };
+}
+
+/**
+ * A matcher over disguised secrets: the first stretch that reaches past the
+ * position; one that began before it (inside text another match took) is
+ * replaced from the position on, so no part of a secret is left.
+ */
+function disguisedMatcher(secrets: DisguisedSecrets, replacement: string): Matcher {
+  return {
+    next(text, position) {
+      // Stretches are sorted and apart, so their ends are sorted too: the first one ending past the position.
+      const spans = secrets.spans(text);
+      let low = 0;
+      let high = spans.length;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if (spans[middle]!.end <= position) low = middle + 1;
+        else high = middle;
+      }
+      const span = spans[low];
+      return span ? { start: Math.max(span.start, position), end: span.end, replacement } : null;
+    },
+  };
 }
 
 function escapeRegExp(text: string): string {

@@ -40,3 +40,4 @@ export { createPromptLeakCheck, LEAK_REPLACEMENT, type PromptLeakCheck } from '.
 export { hasInjectionSignals } from './injection-signals.js';
 export { foldCompatibility, replaceFolded, replacementsOf, spansFolded } from './compatibility-fold.js';
 export type { ExtractSpec, SemanticKeySpec } from './key-specs.js';
+export { createDisguisedSecrets, isInvisibleCharacter, MIN_DISGUISED_LENGTH, readingForm, type DisguisedSecrets } from './disguised-secrets.js';

@@ -55,6 +55,35 @@ describe.skipIf(!hasPostgres)('postgres', () => {
     const again = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger });
     await again.close();
   });
+
+  it('stores event batches and task outcomes with the next statement of a turn (one round trip), or alone within 50 ms', async () => {
+    const { databaseUrl, schema } = await databases.create();
+    let statements = 0;
+    const storage = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger, onQuery: () => statements++ });
+    try {
+      const at = new Date().toISOString();
+      const turn = { turnId: 'turn_carried', userId: 'u1', sessionId: 's1', query: '订酒店', traceId: 'trace-1', createdAt: at, metadata: {} };
+      await storage.transcript.beginTurn(turn);
+      await storage.tasks.recordDispatch({ task_id: 't1', turn_id: turn.turnId, user_id: 'u1', session_id: 's1', agent_id: 'hotel', inputs: {}, created_at: at });
+      statements = 0;
+      const stored = storage.events.appendEvents(turn.turnId, [{ seq: 1, data: '{"stage":"dispatch"}' }]);
+      const settled = storage.tasks.updateTask('t1', 'completed');
+      await storage.profiles.record('u1', [{ key: 'city', value: '北京', session_id: 's1', turn_id: turn.turnId, at }]);
+      await Promise.all([stored, settled]);
+      expect(statements).toBe(1);
+      expect(await storage.events.listEvents(turn.turnId)).toEqual([{ seq: 1, data: '{"stage":"dispatch"}' }]);
+      expect(await storage.tasks.getTask('t1')).toMatchObject({ status: 'completed' });
+      // With no statement to ride on, a batch is written on its own.
+      statements = 0;
+      const started = Date.now();
+      await storage.events.appendEvents(turn.turnId, [{ seq: 2, data: '{"stage":"progress"}' }]);
+      expect(statements).toBe(1);
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect((await storage.events.listEvents(turn.turnId, 1)).map((event) => event.seq)).toEqual([2]);
+    } finally {
+      await storage.close();
+    }
+  });
 });
 
 describe.skipIf(!hasRedis)('postgres + redis', () => {

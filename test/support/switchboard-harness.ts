@@ -2,7 +2,7 @@
  * Starts a real Switchboard (registry file in a temp dir, SQLite file, HTTP
  * server on 127.0.0.1) for scenario tests, and a small SSE client for it.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParser } from 'eventsource-parser';
@@ -90,13 +90,20 @@ export async function startTestSwitchboard(options: {
   consolePage?: string;
   /** Fetching of `a2a_card` Agent Cards (default: the product's). */
   a2aCards?: SwitchboardOptions['a2aCards'];
+  /**
+   * Keep the database in `data/` under the folder, as the default `sqlite:./data/switchboard.db`
+   * does, instead of beside the registry file (where every write wakes the registry's watcher).
+   */
+  databaseInDataFolder?: boolean;
 }): Promise<TestSwitchboard> {
   const dir = mkdtempSync(join(tmpdir(), 'sb-scenario-'));
   const configPath = join(dir, 'agents_config.yaml');
   writeFileSync(configPath, options.registryYaml);
+  const databaseDir = options.databaseInDataFolder ? join(dir, 'data') : dir;
+  if (options.databaseInDataFolder) mkdirSync(databaseDir);
   const switchboard = await createSwitchboard({
     configPath,
-    databaseUrl: `sqlite:${join(dir, 'switchboard.db')}`,
+    databaseUrl: `sqlite:${join(databaseDir, 'switchboard.db')}`,
     logger: options.logger ?? silentLogger,
     env: options.env ?? {},
     llm: options.llm,

@@ -7,6 +7,7 @@ import { redactSecrets } from '../failure-reason.js';
 import type { EnvelopeValidator } from '../reply-envelope.js';
 import { safeJsonParse } from '../../util/index.js';
 import { agentByteBudget, withinByteBudget, type ByteBudget } from '../byte-budget.js';
+import { budgetedChunks } from '../budgeted-body.js';
 import type { AttemptResult, ProtocolAttempt } from './protocol-adapter.js';
 import type { AgentHttpReply } from '../agent-transport.js';
 
@@ -40,16 +41,30 @@ export async function readBoundedBody(
   const decoder = new TextDecoder();
   const pieces: string[] = [];
   let bytesRead = 0;
+  // Undici's stream is charged as each chunk arrives (`budgeted-body.ts`); another body (a fetch) as each is handled.
+  const charged = reply.stream !== undefined;
+  const handleCharged = async <T>(bytes: number, handle: () => T): Promise<T> => {
+    try {
+      return handle();
+    } finally {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      budget.release(bytes);
+    }
+  };
   try {
     // Leaving the loop early (a return or a throw) drops the rest of the body.
-    for await (const value of reply.body) {
+    for await (const value of reply.stream ? budgetedChunks(reply.stream, budget) : reply.body) {
       bytesRead += value.byteLength;
-      if (bytesRead > maxBytes) return { ok: false, kind: 'too_large', bytesRead };
-      const stop = await withinByteBudget(budget, value.byteLength, () => {
+      if (bytesRead > maxBytes) {
+        if (charged) budget.release(value.byteLength);
+        return { ok: false, kind: 'too_large', bytesRead };
+      }
+      const handle = () => {
         const text = decoder.decode(value, { stream: true });
         if (keepText) pieces.push(text);
         return onText?.(text) === true;
-      });
+      };
+      const stop = charged ? await handleCharged(value.byteLength, handle) : await withinByteBudget(budget, value.byteLength, handle);
       if (stop) return { ok: true, text: pieces.join(''), stopped: true };
     }
   } catch (error) {

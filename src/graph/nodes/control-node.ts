@@ -131,7 +131,8 @@ export function createControlNode(dependencies: ControlDependencies) {
     }
 
     if (confirmIds.length === 0 && rejectIds.length === 0) {
-      const emotion = dependencies.emotion.score(state.query, snapshot.supervisor.escalation);
+      // The whole message in the reading's normal form (a correction's yes/no word may carry the feeling too).
+      const emotion = dependencies.emotion.score(context.message.asRequest.normalizedQuery, snapshot.supervisor.escalation);
       const threshold = snapshot.supervisor.escalation?.emotionThreshold ?? 2.5;
       return {
         memory,

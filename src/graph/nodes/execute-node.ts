@@ -20,6 +20,8 @@ import { createTaskDispatch, type DispatchDependencies } from '../dispatch/task-
 export type ExecuteDependencies = DispatchDependencies;
 
 export function createExecuteNode(dependencies: ExecuteDependencies) {
+  // Built once: it keeps each snapshot's guards across turns.
+  const dispatch = createTaskDispatch(dependencies);
   return async (state: SupervisorState, config: NodeConfig): Promise<SupervisorUpdate> => {
     const context = turnContext(config);
     const emit = eventWriter(config);
@@ -49,7 +51,7 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
       }
     }
 
-    const run = createTaskDispatch(dependencies)({ state, context, emit, extraInfo });
+    const run = dispatch({ state, context, emit, extraInfo });
     const outcomes = await runTaskGraph({
       tasks,
       maxParallel: snapshot.supervisor.maxParallel,

@@ -96,9 +96,7 @@ function withoutExpired(intent: IntentResult, expiredAgents: readonly string[], 
     const answer = askAgainText(context.language);
     return { ...intent, kind: 'simple', simpleKind: 'out_of_scope', intents: [], answer, userFriendlyMessage: answer, draftPlan: undefined, reason: `${intent.reason}; expired: ${[...gone].join(', ')}` };
   }
-  const draftPlan = intent.draftPlan
-    ? { ...intent.draftPlan, task_plan: { ...intent.draftPlan.task_plan, sub_tasks: intent.draftPlan.task_plan.sub_tasks.filter((task) => !gone.has(task.assigned_agent)) } }
-    : undefined;
+  const draftPlan = intent.draftPlan ? { ...intent.draftPlan, withoutAgents: [...(intent.draftPlan.withoutAgents ?? []), ...gone] } : undefined;
   return { ...intent, intents, ...(draftPlan ? { draftPlan } : {}) };
 }
 

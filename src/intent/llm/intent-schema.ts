@@ -9,7 +9,8 @@
  * reply missing a required field is retried once.
  */
 
-import { TASK_PLAN_DRAFT_SCHEMA, type DraftTaskPlan } from '../../planning/index.js';
+// The plan part of the reply is planning's schema; planning reads what comes back (`planning/draft-reader.ts`).
+import { TASK_PLAN_DRAFT_SCHEMA } from '../../planning/index.js';
 
 /** `simple_kind` values the model may give (the offline recognizer's kinds). */
 export const SIMPLE_KINDS = ['greeting', 'thanks', 'capabilities', 'out_of_scope', 'sensitive', 'abusive'] as const;
@@ -54,12 +55,11 @@ export interface IntentReply {
   rewritten_query: string;
   user_friendly_message: string;
   answer?: string;
-  task_plan?: DraftTaskPlan;
   memory_summary?: string;
 }
 
 /**
  * The reply as the first check sees it: every intent field validated, the
- * plan draft not yet (a broken draft only drops the draft, never the intent).
+ * plan draft not (planning checks it: a broken draft only drops the draft, never the intent).
  */
-export type UncheckedIntentReply = Omit<IntentReply, 'task_plan'> & { task_plan?: unknown };
+export type UncheckedIntentReply = IntentReply & { task_plan?: unknown };

@@ -34,6 +34,8 @@ export interface RankShortlist {
   candidates: { agentId: string; share: number }[];
   /** Share of the text the first candidate's texts hold, 0..1. */
   covered: number;
+  /** Cosine of the query to the first candidate's texts taken together (their centroid), 0..1. */
+  centroid: number;
   /** Words or multi-character Chinese terms the text shares with the first candidate's texts. */
   shared: number;
   /**

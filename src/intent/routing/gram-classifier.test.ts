@@ -47,7 +47,7 @@ describe('gram classifier', () => {
     const many: GramDocument[] = [];
     for (let card = 0; card < cards; card += 1) for (const verb of ['book', 'cancel', 'check', 'change', 'pay']) many.push({ text: `${verb} the service ${String.fromCharCode(97 + (card % 26))}${String.fromCharCode(97 + Math.floor(card / 26))}x`, card });
     const started = performance.now();
-    const model = trainGramClassifier(many, cards);
+    const model = trainGramClassifier(many, cards, { denseWeights: 0 });
     expect(performance.now() - started).toBeLessThan(2000);
     const probabilities = model.probabilities('cancel the service bcx');
     let best = 0;

@@ -27,6 +27,8 @@ export interface Shortlist {
   entries: ShortlistEntry[];
   /** Share of the text's feature mass the first card's texts hold, 0..1. */
   covered: number;
+  /** Cosine of the text to the first card's centroid, 0..1. */
+  centroid: number;
   /** Share of the text's feature mass the model has seen at all, 0..1. */
   familiar: number;
   /** Words or multi-character Chinese terms the text shares with the first card's texts. */
@@ -39,7 +41,7 @@ const POSTERIOR_TEMPERATURE = 10;
 /** The shortlist of `limit` cards from the example model's scores and the n-gram model's probabilities (all zero: unused). */
 export function shortlistOf(scores: ExampleScores, grams: Float64Array, limit: number): Shortlist {
   const count = scores.posterior.length;
-  if (count === 0) return { entries: [], covered: 0, familiar: scores.familiar, shared: 0 };
+  if (count === 0) return { entries: [], covered: 0, centroid: 0, familiar: scores.familiar, shared: 0 };
   const logs = Array.from(scores.posterior, (value) => Math.log(Math.max(value, 1e-300)) / POSTERIOR_TEMPERATURE);
   const top = Math.max(...logs);
   const tempered = logs.map((value) => Math.exp(value - top));
@@ -49,5 +51,5 @@ export function shortlistOf(scores: ExampleScores, grams: Float64Array, limit: n
   const order = mixed.map((_, index) => index).sort((a, b) => mixed[b]! - mixed[a]!);
   const entries = order.slice(0, Math.max(0, limit)).map((cardIndex) => ({ cardIndex, share: mixed[cardIndex]! }));
   const first = entries[0]?.cardIndex;
-  return { entries, covered: first === undefined ? 0 : scores.covered[first]!, familiar: scores.familiar, shared: first === undefined ? 0 : scores.strong[first]! };
+  return { entries, covered: first === undefined ? 0 : scores.covered[first]!, centroid: first === undefined ? 0 : scores.centroid[first]!, familiar: scores.familiar, shared: first === undefined ? 0 : scores.strong[first]! };
 }

@@ -12,6 +12,7 @@ import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Checkpoint, CheckpointMetadata } from '@langchain/langgraph';
 import type pg from 'pg';
+import type { WriteBehind } from './pg-write-behind.js';
 
 const PUT_AND_PRUNE = `
 WITH saved_blobs AS (
@@ -39,7 +40,7 @@ SELECT (SELECT count(*) FROM saved) AS saved`;
 /** A Postgres checkpointer that keeps only the newest checkpoint of each thread. */
 export class BoundedPostgresSaver extends PostgresSaver {
   /** Tables are found through the pool's `search_path` (see open-postgres-storage.ts). */
-  constructor(private readonly connectionPool: pg.Pool, schema: string) {
+  constructor(connectionPool: pg.Pool, schema: string, private readonly writes: WriteBehind) {
     super(connectionPool, undefined, { schema });
   }
 
@@ -55,7 +56,8 @@ export class BoundedPostgresSaver extends PostgresSaver {
       this._dumpBlobs(threadId, namespace, checkpoint.channel_values, newVersions),
       this._dumpMetadata(metadata),
     ]);
-    await this.connectionPool.query(PUT_AND_PRUNE, [
+    // The turn's waiting events and task outcomes ride on it (pg-write-behind.ts).
+    await this.writes.query({ name: 'sb_put_and_prune', text: PUT_AND_PRUNE, values: [
       threadId,
       namespace,
       checkpoint.id,
@@ -66,7 +68,7 @@ export class BoundedPostgresSaver extends PostgresSaver {
       blobs.map((blob) => blob[3]),
       blobs.map((blob) => blob[4]),
       blobs.map((blob) => (blob[5] === undefined ? null : Buffer.from(blob[5]))),
-    ]);
+    ] });
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 }

@@ -14,8 +14,9 @@ import { createPostgresEvents, createPostgresRetention, createPostgresTasks } fr
 import { createPostgresSignalBus } from './pg-signal-bus.js';
 import { createPostgresTranscript } from './pg-transcript.js';
 import { createPostgresTurnHistory } from './pg-turn-history.js';
-import { createPostgresForgetUser, createPostgresProfiles } from './pg-profiles.js';
+import { createPostgresForgetUser, createPostgresProfiles, createPrefetchedProfiles } from './pg-profiles.js';
 import { createPostgresA2aTasks } from './pg-a2a-tasks.js';
+import { createWriteBehind } from './pg-write-behind.js';
 
 export interface PostgresStorageOptions {
   connectionString: string;
@@ -34,7 +35,9 @@ export interface PostgresStorageOptions {
  */
 function countQueries(pool: pg.Pool, onQuery: (durationMs: number) => void): void {
   pool.on('connect', (client) => {
-    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
+    // Looked up at each call, so a counter a bench puts on the prototype later still sees these statements.
+    const prototype = Object.getPrototypeOf(client) as { query: (...args: unknown[]) => unknown };
+    const original = (...args: unknown[]) => prototype.query.apply(client, args);
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const started = performance.now();
       const report = () => onQuery(performance.now() - started);
@@ -63,7 +66,9 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', (error) => options.logger.warn({ err: error }, 'postgres connection lost'));
   if (options.onQuery) countQueries(pool, options.onQuery);
-  const checkpointer = new BoundedPostgresSaver(pool, schema);
+  const writes = createWriteBehind(pool);
+  const prefetched = createPrefetchedProfiles();
+  const checkpointer = new BoundedPostgresSaver(pool, schema, writes);
   try {
     await migratePostgres(pool, () => checkpointer.setup(), schema);
   } catch (error) {
@@ -75,23 +80,24 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   return {
     kind: 'postgres',
     createRateLimiter: createMemoryRateLimiter,
-    transcript: createPostgresTranscript(pool),
-    events: createPostgresEvents(pool),
-    tasks: createPostgresTasks(pool),
-    history: createPostgresTurnHistory(pool),
+    transcript: createPostgresTranscript(pool, writes, prefetched),
+    events: createPostgresEvents(pool, writes),
+    tasks: createPostgresTasks(pool, writes),
+    history: createPostgresTurnHistory(pool, writes),
     leases: createPostgresLeases(pool),
     signals,
     kv: createPostgresKeyValue(pool),
-    profiles: createPostgresProfiles(pool),
+    profiles: createPostgresProfiles(pool, writes, prefetched),
     a2aTasks: createPostgresA2aTasks(pool),
-    forgetUser: createPostgresForgetUser(pool),
+    forgetUser: createPostgresForgetUser(pool, writes, prefetched),
     checkpointer,
     async pruneCheckpoints() {
       // The saver keeps only the newest checkpoint of a thread as it writes (bounded-postgres-saver.ts).
     },
-    deleteOlderThan: createPostgresRetention(pool),
+    deleteOlderThan: createPostgresRetention(pool, writes),
     close() {
       closing ??= (async () => {
+        await writes.flush().catch((error: unknown) => options.logger.warn({ err: error }, 'storing the last turn events failed'));
         await signals.close();
         await pool.end();
       })();

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { evidenceColumns, factFromRow, lastPerKey, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
 import { a2aTaskUserOf, checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
+import type { WriteBehind } from './pg-write-behind.js';
 
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -22,14 +23,46 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
   }
 }
 
-/** The Postgres `ProfileStore`. */
-export function createPostgresProfiles(pool: pg.Pool): ProfileStore {
+/** A user's profile rows as one JSON array (`$2` is the user), for the turn's start. */
+export const PROFILE_ROWS_JSON = `(SELECT coalesce(json_agg(p ORDER BY p.fact_key), '[]') FROM (SELECT fact_key, value, hits, session_id, turn_id, first_seen, updated_at FROM sb_profiles WHERE user_id = $2) p)`;
+
+/** Profile rows read with a turn's start, taken once by the turn's profile read within a few seconds. */
+export interface PrefetchedProfiles {
+  put(userId: string, rows: ProfileRow[]): void;
+  take(userId: string): ProfileRow[] | undefined;
+  forget(userId: string): void;
+}
+
+export function createPrefetchedProfiles(maxAgeMs = 5000): PrefetchedProfiles {
+  const byUser = new Map<string, { rows: ProfileRow[]; at: number }>();
+  return {
+    put(userId, rows) {
+      // Entries never taken (a turn without a profile read) go when the next one is put.
+      const now = Date.now();
+      for (const [user, entry] of byUser) if (now - entry.at > maxAgeMs) byUser.delete(user);
+      byUser.set(userId, { rows, at: now });
+    },
+    take(userId) {
+      const entry = byUser.get(userId);
+      byUser.delete(userId);
+      return entry && Date.now() - entry.at <= maxAgeMs ? entry.rows : undefined;
+    },
+    forget(userId) {
+      byUser.delete(userId);
+    },
+  };
+}
+
+const RECORD_PROFILE = `INSERT INTO sb_profiles (user_id, fact_key, value, hits, session_id, turn_id, first_seen, updated_at)
+  SELECT $1, e.fact_key, e.value, 1, e.session_id, e.turn_id, e.first_seen, e.updated_at
+  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS e(fact_key, value, session_id, turn_id, first_seen, updated_at)
+  ON CONFLICT (user_id, fact_key) DO UPDATE SET ${PROFILE_UPSERT_SET}`;
+
+/** The Postgres `ProfileStore`: a write carries what waits for a statement (pg-write-behind.ts). */
+export function createPostgresProfiles(pool: pg.Pool, writes: WriteBehind, prefetched: PrefetchedProfiles): ProfileStore {
   return {
     async get(userId) {
-      const { rows } = await pool.query<ProfileRow>(
-        'SELECT fact_key, value, hits, session_id, turn_id, first_seen, updated_at FROM sb_profiles WHERE user_id = $1 ORDER BY fact_key',
-        [userId],
-      );
+      const rows = prefetched.take(userId) ?? (await readProfile(pool, userId));
       return rows.flatMap((row): ProfileFact[] => {
         const fact = factFromRow(row);
         return fact ? [fact] : [];
@@ -37,28 +70,35 @@ export function createPostgresProfiles(pool: pg.Pool): ProfileStore {
     },
     async record(userId, evidence) {
       if (evidence.length === 0) return;
+      prefetched.forget(userId);
       // One statement, one round trip (atomic by itself). A key twice in one call counts once, its last value:
       // one row may be changed only once per statement.
       const rows = lastPerKey(evidence).map((item) => [item.key, ...evidenceColumns(item)]);
       const column = (index: number) => rows.map((row) => row[index] ?? null);
-      await pool.query(
-        `INSERT INTO sb_profiles (user_id, fact_key, value, hits, session_id, turn_id, first_seen, updated_at)
-         SELECT $1, e.fact_key, e.value, 1, e.session_id, e.turn_id, e.first_seen, e.updated_at
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS e(fact_key, value, session_id, turn_id, first_seen, updated_at)
-         ON CONFLICT (user_id, fact_key) DO UPDATE SET ${PROFILE_UPSERT_SET}`,
-        [userId, column(0), column(1), column(2), column(3), column(4), column(5)],
-      );
+      await writes.query({ name: 'sb_record_profile', text: RECORD_PROFILE, values: [userId, column(0), column(1), column(2), column(3), column(4), column(5)] });
     },
     async delete(userId) {
+      prefetched.forget(userId);
       await pool.query('DELETE FROM sb_profiles WHERE user_id = $1', [userId]);
     },
   };
 }
 
+async function readProfile(pool: pg.Pool, userId: string): Promise<ProfileRow[]> {
+  const { rows } = await pool.query<ProfileRow>({
+    name: 'sb_profile',
+    text: 'SELECT fact_key, value, hits, session_id, turn_id, first_seen, updated_at FROM sb_profiles WHERE user_id = $1 ORDER BY fact_key',
+    values: [userId],
+  });
+  return rows;
+}
+
 /** Deletes the user's profile and every session of the user; returns the sessions deleted. */
-export function createPostgresForgetUser(pool: pg.Pool): (userId: string) => Promise<{ sessions: number }> {
-  return (userId) =>
-    inTransaction(pool, async (client) => {
+export function createPostgresForgetUser(pool: pg.Pool, writes: WriteBehind, prefetched: PrefetchedProfiles): (userId: string) => Promise<{ sessions: number }> {
+  return async (userId) => {
+    await writes.flush();
+    prefetched.forget(userId);
+    return inTransaction(pool, async (client) => {
       await client.query('DELETE FROM sb_profiles WHERE user_id = $1', [userId]);
       await client.query('DELETE FROM sb_events WHERE turn_id IN (SELECT turn_id FROM sb_turns WHERE user_id = $1)', [userId]);
       await client.query('DELETE FROM sb_tasks WHERE user_id = $1', [userId]);
@@ -75,4 +115,5 @@ export function createPostgresForgetUser(pool: pg.Pool): (userId: string) => Pro
       }
       return { sessions: rowCount ?? 0 };
     });
+  };
 }

@@ -4,45 +4,47 @@
 import type pg from 'pg';
 import { taskFromRow, type TaskRow } from '../rows.js';
 import type { RetentionResult, TaskStore, TurnEventStore } from '../types.js';
+import type { WriteBehind } from './pg-write-behind.js';
 
-/** Events of each turn, as sent; a batch is one round trip. */
-export function createPostgresEvents(pool: pg.Pool): TurnEventStore {
+/** Events of each turn, as sent; a batch rides on the turn's next statement (pg-write-behind.ts). */
+export function createPostgresEvents(pool: pg.Pool, writes: WriteBehind): TurnEventStore {
   return {
-    async appendEvents(turnId, events) {
-      if (events.length === 0) return;
-      await pool.query(
-        `INSERT INTO sb_events (turn_id, seq, data, created_at)
-         SELECT $1, event.seq, event.data, $4 FROM unnest($2::int[], $3::text[]) AS event (seq, data)
-         ON CONFLICT DO NOTHING`,
-        [turnId, events.map((event) => event.seq), events.map((event) => event.data), new Date().toISOString()],
-      );
-    },
+    appendEvents: (turnId, events) => writes.events(turnId, events),
     async listEvents(turnId, afterSeq = 0) {
-      const { rows } = await pool.query<{ seq: number; data: string }>('SELECT seq, data FROM sb_events WHERE turn_id = $1 AND seq > $2 ORDER BY seq', [turnId, afterSeq]);
+      await writes.flush();
+      const { rows } = await pool.query<{ seq: number; data: string }>({
+        name: 'sb_list_events',
+        text: 'SELECT seq, data FROM sb_events WHERE turn_id = $1 AND seq > $2 ORDER BY seq',
+        values: [turnId, afterSeq],
+      });
       return rows.map((row) => ({ seq: row.seq, data: row.data }));
     },
   };
 }
 
-/** The audit trail of dispatched sub-tasks. */
-export function createPostgresTasks(pool: pg.Pool): TaskStore {
+/** The audit trail of dispatched sub-tasks: a dispatch is written before the request leaves, its outcome rides on a later statement. */
+export function createPostgresTasks(pool: pg.Pool, writes: WriteBehind): TaskStore {
   return {
     async recordDispatch(task) {
-      await pool.query(
-        `INSERT INTO sb_tasks (task_id, turn_id, user_id, session_id, agent_id, inputs, status, dispatches, created_at, updated_at)
+      await writes.query(
+        {
+          name: 'sb_record_dispatch',
+          text: `INSERT INTO sb_tasks (task_id, turn_id, user_id, session_id, agent_id, inputs, status, dispatches, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, 'dispatched', 1, $7, $8)
          ON CONFLICT (task_id) DO UPDATE SET dispatches = sb_tasks.dispatches + 1, status = 'dispatched', updated_at = EXCLUDED.updated_at`,
-        [task.task_id, task.turn_id, task.user_id, task.session_id, task.agent_id, JSON.stringify(task.inputs), task.created_at, new Date().toISOString()],
+          values: [task.task_id, task.turn_id, task.user_id, task.session_id, task.agent_id, JSON.stringify(task.inputs), task.created_at, new Date().toISOString()],
+        },
+        { avoidTask: task.task_id },
       );
     },
-    async updateTask(taskId, status, detail) {
-      await pool.query('UPDATE sb_tasks SET status = $1, detail = $2, updated_at = $3 WHERE task_id = $4', [status, detail ?? null, new Date().toISOString(), taskId]);
-    },
+    updateTask: (taskId, status, detail) => writes.taskOutcome(taskId, status, detail ?? null),
     async getTask(taskId) {
+      await writes.flush();
       const { rows } = await pool.query<TaskRow>('SELECT * FROM sb_tasks WHERE task_id = $1', [taskId]);
       return rows[0] ? taskFromRow(rows[0]) : undefined;
     },
     async listTasks(turnId) {
+      await writes.flush();
       const { rows } = await pool.query<TaskRow>('SELECT * FROM sb_tasks WHERE turn_id = $1 ORDER BY created_at, task_id', [turnId]);
       return rows.map(taskFromRow);
     },
@@ -50,8 +52,9 @@ export function createPostgresTasks(pool: pg.Pool): TaskStore {
 }
 
 /** Deletes finished turns started before the cutoff, with their rows, and the A2A tasks that ended before it, in one transaction. */
-export function createPostgresRetention(pool: pg.Pool): (cutoff: Date) => Promise<RetentionResult> {
+export function createPostgresRetention(pool: pg.Pool, writes: WriteBehind): (cutoff: Date) => Promise<RetentionResult> {
   return async (cutoff) => {
+    await writes.flush();
     const client = await pool.connect();
     try {
       await client.query('BEGIN');

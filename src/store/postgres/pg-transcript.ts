@@ -8,8 +8,25 @@ import { messageFromRow, turnFromRow, type MessageRow, type TurnRow } from '../r
 import { tenantOfOwner } from '../owner-key.js';
 import type { SessionAccess, TranscriptStore } from '../types.js';
 import { listTurnRecordsSql, turnRecordColumns, turnRecordFromRow, type TurnRecordRow } from '../turn-record-rows.js';
+import type { WriteBehind } from './pg-write-behind.js';
+import { PROFILE_ROWS_JSON, type PrefetchedProfiles } from './pg-profiles.js';
+import type { ProfileRow } from '../profile-rows.js';
 
-export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
+const BEGIN_TURN = `SELECT sb_begin_turn($1, $2, $3, $4, $5, $6, $7) AS cut, ${PROFILE_ROWS_JSON} AS profile`;
+
+const FINISH_TURN = `WITH stored AS (
+   INSERT INTO sb_events (turn_id, seq, data, created_at)
+   SELECT $1, event.seq, event.data, $8 FROM unnest($6::int[], $7::text[]) AS event (seq, data)
+   ON CONFLICT DO NOTHING
+ )
+ SELECT sb_finish_turn_recorded($1, $2, $3, $4, $5, $9, $10, $11) AS finished`;
+
+/** A turn's start and end carry the writes waiting for a statement (pg-write-behind.ts). */
+/**
+ * The turn's start also reads the user's profile rows, which the turn's
+ * profile read takes from `prefetched` instead of a round trip of its own.
+ */
+export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, prefetched: PrefetchedProfiles): TranscriptStore {
   return {
     async sessionAccess(userId, sessionId): Promise<SessionAccess> {
       const { rows } = await pool.query<{ user_id: string }>('SELECT user_id FROM sb_sessions WHERE session_id = $1', [sessionId]);
@@ -34,29 +51,22 @@ export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
       return turnRecordFromRow(rows[0]);
     },
     async beginTurn(start) {
-      const { rows } = await pool.query<{ cut: string[] }>('SELECT sb_begin_turn($1, $2, $3, $4, $5, $6, $7) AS cut', [
-        start.turnId,
-        start.userId,
-        start.sessionId,
-        start.query,
-        start.traceId,
-        start.createdAt,
-        JSON.stringify({ trace_id: start.traceId, ...start.metadata }),
-      ]);
+      const { rows } = await writes.query<{ cut: string[]; profile: ProfileRow[] }>({
+        name: 'sb_begin_turn',
+        text: BEGIN_TURN,
+        values: [start.turnId, start.userId, start.sessionId, start.query, start.traceId, start.createdAt, JSON.stringify({ trace_id: start.traceId, ...start.metadata })],
+      });
+      if (rows[0]) prefetched.put(start.userId, rows[0].profile);
       return { interrupted: rows[0]?.cut ?? [] };
     },
     async finishTurn(turnId, finish) {
       const events = finish.events ?? [];
       const record = finish.record ? turnRecordColumns(finish.record) : undefined;
       // The last events ride in the same statement (one round trip, one transaction).
-      const { rows } = await pool.query<{ finished: boolean }>(
-        `WITH stored AS (
-           INSERT INTO sb_events (turn_id, seq, data, created_at)
-           SELECT $1, event.seq, event.data, $8 FROM unnest($6::int[], $7::text[]) AS event (seq, data)
-           ON CONFLICT DO NOTHING
-         )
-         SELECT sb_finish_turn_recorded($1, $2, $3, $4, $5, $9, $10, $11) AS finished`,
-        [
+      const { rows } = await writes.query<{ finished: boolean }>({
+        name: 'sb_finish_turn',
+        text: FINISH_TURN,
+        values: [
           turnId,
           finish.outcome,
           finish.content,
@@ -69,7 +79,7 @@ export function createPostgresTranscript(pool: pg.Pool): TranscriptStore {
           record?.agents ?? null,
           record?.record ?? null,
         ],
-      );
+      });
       return rows[0]?.finished === true;
     },
     async getTurn(turnId) {

@@ -6,16 +6,18 @@
 import type pg from 'pg';
 import type { RecordedTurn, StoredEvent, TurnHistoryReader } from '../types.js';
 import { recordedTurnFromRow, tenantPrefix, type RecordedTurnRow } from '../turn-history-rows.js';
+import type { WriteBehind } from './pg-write-behind.js';
 
 const SELECT = `SELECT t.turn_id, t.user_id, t.session_id, t.status, t.trace_id, t.started_at, t.finished_at,
          m.content AS query, m.metadata AS query_metadata
   FROM sb_turns t LEFT JOIN sb_messages m ON m.turn_id = t.turn_id AND m.role = 'user'`;
 
 /** The reader over the storage's pool. */
-export function createPostgresTurnHistory(pool: pg.Pool): TurnHistoryReader {
+export function createPostgresTurnHistory(pool: pg.Pool, writes: WriteBehind): TurnHistoryReader {
   const eventsByTurn = async (turnIds: readonly string[]): Promise<Map<string, StoredEvent[]>> => {
     const byTurn = new Map<string, StoredEvent[]>(turnIds.map((turnId) => [turnId, []]));
     if (turnIds.length === 0) return byTurn;
+    await writes.flush();
     const { rows } = await pool.query<{ turn_id: string; seq: number; data: string }>(
       'SELECT turn_id, seq, data FROM sb_events WHERE turn_id = ANY($1::text[]) ORDER BY turn_id, seq',
       [turnIds],
