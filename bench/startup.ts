@@ -1,10 +1,12 @@
 /**
- * Startup of `serve` from the TypeScript sources (through tsx, as `npm run cli` runs them)
- * and from the build (`node dist/src/cli/main.js`, after `npm run build`), alternated in
- * one run: wall time from spawn to the first `/readyz` 200, the process's CPU time up to
- * then, and its resident memory then and after a few turns; plus a one-shot command
- * (`--version`) both ways. Medians of the rounds; the load average is printed because the
- * machine is shared.
+ * Startup and CPU per turn of `serve` from the TypeScript sources (through tsx, as
+ * `npm run cli` runs them) and from the build (`node dist/src/cli/main.js`, after
+ * `npm run build`), alternated round by round in one run: wall time from spawn to the
+ * first `/readyz` 200, the process's CPU time up to then, its resident memory then and
+ * after the turns, and the server's CPU per turn over 100 three-intent travel turns one
+ * after another (after 20 warm-up turns) against zero-latency fakes (bench/load-fakes.ts);
+ * plus a one-shot command (`--version`) both ways. Medians of the rounds; the load
+ * average is printed because the machine is shared.
  *
  * Run: `npm run build && npx tsx bench/startup.ts [rounds]` (default 5).
  */
@@ -25,7 +27,11 @@ interface Startup {
   cpuMs: number;
   rssMb: number;
   rssAfterTurnsMb: number;
+  cpuMsPerTurn: number;
 }
+
+const WARM_TURNS = 20;
+const TIMED_TURNS = 100;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -49,8 +55,15 @@ async function startOnce(variant: Variant, configPath: string, dir: string, roun
     const readyMs = performance.now() - started;
     const cpuMs = server.cpuMs();
     const rss = rssMb(server.child.pid!);
-    for (let turn = 0; turn < 5; turn++) await sendTurn(url, { query: TRAVEL_TURN.query, user_id: 'startup', session_id: `startup-${variant}-${round_}-${turn}` }, performance.now(), false);
-    return { readyMs, cpuMs, rssMb: rss, rssAfterTurnsMb: rssMb(server.child.pid!) };
+    const send = async (turn: number) => {
+      const timing = await sendTurn(url, { query: TRAVEL_TURN.query, user_id: 'startup', session_id: `startup-${variant}-${round_}-${turn}` }, performance.now(), false);
+      if (timing.outcome !== 'completed') throw new Error(`turn ${turn} on ${variant}: ${timing.outcome}`);
+    };
+    for (let turn = 0; turn < WARM_TURNS; turn++) await send(turn);
+    const before = server.cpuMs();
+    for (let turn = WARM_TURNS; turn < WARM_TURNS + TIMED_TURNS; turn++) await send(turn);
+    const cpuMsPerTurn = (server.cpuMs() - before) / TIMED_TURNS;
+    return { readyMs, cpuMs, rssMb: rss, rssAfterTurnsMb: rssMb(server.child.pid!), cpuMsPerTurn };
   } finally {
     await server.stop();
   }
@@ -69,8 +82,9 @@ async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 5);
   const dir = mkdtempSync(join(tmpdir(), 'sb-startup-'));
   const configPath = join(dir, 'agents_config.yaml');
-  // Nothing listens on the agents' ports: the turns fail fast, which is enough to grow the heap a little.
-  writeFileSync(configPath, sampleRegistry('agents_config.yaml', {}));
+  const fakes = await startNodeProcess('bench/load-fakes.ts', [], /^\{/);
+  const urls = JSON.parse(fakes.readyLine) as Record<string, string>;
+  writeFileSync(configPath, sampleRegistry('agents_config.yaml', { 7101: urls.hotel!, 7102: urls.limo!, 7103: urls.flight!, 7104: urls.weather! }));
   const figures: Record<Variant, Startup[]> = { source: [], built: [] };
   const versions: Record<Variant, number[]> = { source: [], built: [] };
   try {
@@ -81,10 +95,11 @@ async function main(): Promise<void> {
       }
     }
   } finally {
+    await fakes.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`serve startup, ${rounds} rounds alternated (medians; load average ${loadavg()[0]!.toFixed(2)})`);
-  console.log('variant  to /readyz 200 ms  CPU ms to ready  RSS MB at ready  RSS MB after 5 turns  --version ms');
+  console.log(`serve startup and CPU per turn, ${rounds} rounds alternated (medians; load average ${loadavg()[0]!.toFixed(2)})`);
+  console.log(`variant  to /readyz 200 ms  CPU ms to ready  RSS MB at ready  RSS MB after ${WARM_TURNS + TIMED_TURNS} turns  CPU ms/turn  --version ms`);
   for (const variant of ['source', 'built'] as const) {
     const rows = figures[variant];
     console.log(
@@ -93,11 +108,13 @@ async function main(): Promise<void> {
         String(round(median(rows.map((row) => row.readyMs)))).padStart(17),
         String(round(median(rows.map((row) => row.cpuMs)))).padStart(16),
         String(round(median(rows.map((row) => row.rssMb)))).padStart(16),
-        String(round(median(rows.map((row) => row.rssAfterTurnsMb)))).padStart(21),
+        String(round(median(rows.map((row) => row.rssAfterTurnsMb)))).padStart(23),
+        String(round(median(rows.map((row) => row.cpuMsPerTurn)))).padStart(11),
         String(round(median(versions[variant]))).padStart(13),
       ].join('  '),
     );
   }
+  console.log(`CPU ms/turn by round: source ${figures.source.map((row) => round(row.cpuMsPerTurn)).join(', ')}; built ${figures.built.map((row) => round(row.cpuMsPerTurn)).join(', ')}`);
 }
 
 await main();

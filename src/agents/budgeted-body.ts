@@ -64,6 +64,12 @@ export async function* budgetedChunks(stream: Readable, budget: ByteBudget): Asy
     ended = true;
     notify();
   };
+  // Closed before its end (an abort, a cut connection): the read fails, as the stream's own iterator would.
+  const onClose = () => {
+    if (!ended && failure === undefined) failure = stream.errored ?? new Error('the reply body was cut before its end');
+    ended = true;
+    notify();
+  };
   const onError = (error: unknown) => {
     failure = error;
     notify();
@@ -72,7 +78,7 @@ export async function* budgetedChunks(stream: Readable, budget: ByteBudget): Asy
   stream.on('data', onData);
   if (readers.waitingForRoom) stream.pause();
   stream.once('end', onEnd);
-  stream.once('close', onEnd);
+  stream.once('close', onClose);
   stream.once('error', onError);
   try {
     for (;;) {
@@ -89,7 +95,7 @@ export async function* budgetedChunks(stream: Readable, budget: ByteBudget): Asy
     readers.streams.delete(stream);
     stream.off('data', onData);
     stream.off('end', onEnd);
-    stream.off('close', onEnd);
+    stream.off('close', onClose);
     stream.off('error', onError);
     const left = queue.splice(0).reduce((sum, chunk) => sum + chunk.byteLength, 0);
     if (left > 0) budget.release(left);

@@ -12,17 +12,18 @@ const data = await readBanking77();
 if (!data) console.warn(`public routing floor skipped: no BANKING77 dataset at ${DEFAULT_DATASET_DIR}`);
 
 describe.skipIf(!data)('BANKING77 routing floor (k = 10, subsample of the test split)', () => {
-  it('keeps top-1, routed-or-offered and out-of-scope handling at their floors, top-1 above the nearest-example baseline', async () => {
+  it('keeps top-1, routed-or-offered and out-of-scope handling at their floors, top-1 above both baselines', async () => {
     const set = buildPublicRoutingSet(data!, { k: 10, seed: 1, split: 'test', perIntent: 10 });
     expect(set.agentIds).toHaveLength(67);
     const figures = await measure(set, 10, await loadCode());
-    // Floors a little under the figures this subsample gives (top-1 74.5 %, routed or offered 83.3 %, in scope with
-    // nothing 2.4 %, out of scope kept out 66 %, offered options on 42 % of them): deterministic, so a drop is a change.
-    expect(figures.top1).toBeGreaterThanOrEqual(0.72);
-    expect(figures.routedOrOffered).toBeGreaterThanOrEqual(0.8);
-    expect(figures.inScopeNothing).toBeLessThanOrEqual(0.05);
+    // Floors a little under the figures this subsample gives (top-1 76.0 %, routed or offered 84.5 %, in scope with
+    // nothing 2.7 %, out of scope kept out 64 %, offered options on 40 % of them): deterministic, so a drop is a change.
+    expect(figures.top1).toBeGreaterThanOrEqual(0.75);
+    expect(figures.routedOrOffered).toBeGreaterThanOrEqual(0.835);
+    expect(figures.inScopeNothing).toBeLessThanOrEqual(0.04);
     expect(figures.top1).toBeGreaterThan(figures.nearestTop1);
+    expect(figures.top1).toBeGreaterThan(figures.linearTop1);
     expect(figures.oosKeptOut).toBeGreaterThanOrEqual(0.6);
-    expect(figures.oosOffered).toBeLessThanOrEqual(0.5);
+    expect(figures.oosOffered).toBeLessThanOrEqual(0.45);
   });
 });
