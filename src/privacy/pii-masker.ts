@@ -56,7 +56,10 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
   const mask = (text: string): string => {
     if (typeof text !== 'string' || text.length === 0) return text;
     countCost('mask calls');
+    // Most strings masked are keys and short words: plain ASCII with no `@` and under 11 digits holds no built-in kind.
+    if (extraPatterns.length === 0 && cannotHoldBuiltInKind(text)) return text;
     if (text.length >= MAX_REMEMBERED_CHARS) return maskOnce(text);
+    countCost('masking cache lookups');
     const known = remembered.get(text);
     if (known !== undefined) return known;
     const result = maskOnce(text);
@@ -76,6 +79,21 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
     return visit(value, 0) as T;
   };
   return { mask, maskDeep };
+}
+
+/**
+ * True when `text` is ASCII (NFKC leaves it as it is) without an `@` and with
+ * fewer than 11 digits: no built-in kind can match it. Checked before the
+ * memory of masked texts, which costs a hash of the text and a lookup.
+ */
+function cannotHoldBuiltInKind(text: string): boolean {
+  let digits = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0x80 || code === 0x40) return false;
+    if (code >= 0x30 && code <= 0x39 && ++digits >= 11) return false;
+  }
+  return true;
 }
 
 /**
