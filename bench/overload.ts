@@ -96,9 +96,11 @@ export async function main(options: OverloadOptions = {}): Promise<OverloadResul
 
     // Warm-up (JIT, pools), then the capacity.
     await measureCapacity(server.url, 4, 2, `${runId}w`);
-    const capacity = await measureCapacity(server.url, options.sessions ?? 32, options.measureSeconds ?? 8, runId);
+    // No more closed-loop clients than the limit admits: a refused turn is not capacity.
+    const sessions = Math.min(options.sessions ?? 32, options.limit ?? Infinity);
+    const capacity = await measureCapacity(server.url, sessions, options.measureSeconds ?? 8, runId);
     const rate = Math.max(1, Math.round(capacity * factor));
-    console.log(`capacity (closed loop, ${options.sessions ?? 32} clients, ${options.measureSeconds ?? 8} s, agents answer after ${options.agentMs ?? 200} ms): ${capacity.toFixed(1)} turns/s`);
+    console.log(`capacity (closed loop, ${sessions} clients, ${options.measureSeconds ?? 8} s, agents answer after ${options.agentMs ?? 200} ms): ${capacity.toFixed(1)} turns/s`);
     console.log(`offering ${rate} turns/s (${factor}× capacity) for ${seconds} s, open loop; max_concurrent_turns: ${limitText}; load ${loadavg()[0]!.toFixed(1)}`);
 
     const figures = await openLoop(server.url, { rate, seconds, query: TRAVEL_TURN.query, sessionPrefix: `ol-${runId}` });

@@ -46,4 +46,19 @@ describe('output guard', () => {
     const answer = '已为您预订北京饭店（东长安街33号，每晚880元）。北京明天晴，最高8度。Your booking number is HB-1.';
     expect(guard.clean(answer)).toBe(answer);
   });
+
+  it('guards the answer as composed: agent texts and the answer in order never spell a token, the complete answer follows what its pieces followed', () => {
+    const composition = guard.composition();
+    expect(composition.agentText(`报表已生成 ${TOKEN.slice(0, 9)}`)).toBe(`报表已生成 ${TOKEN.slice(0, 9)}`);
+    expect(composition.agentText(`${TOKEN.slice(9, 12)}`)).toBe(TOKEN.slice(9, 12));
+    // The model's own words complete it, in upper case, after a line break: the completing part is replaced.
+    const piece = composition.answerPiece(`\n${TOKEN.slice(12).toUpperCase()} 北京明天晴。`);
+    expect(piece).toBe('[redacted] 北京明天晴。');
+    expect(composition.answerPiece('完成。')).toBe('完成。');
+    expect(composition.completeAnswer(`${TOKEN.slice(12)} 北京明天晴。完成。`)).toBe('[redacted] 北京明天晴。完成。');
+    // Ordinary pieces pass as they are.
+    const plain = guard.composition();
+    expect(plain.agentText('已为您预订北京饭店。')).toBe('已为您预订北京饭店。');
+    expect(plain.completeAnswer('北京明天晴。')).toBe('北京明天晴。');
+  });
 });

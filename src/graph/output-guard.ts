@@ -11,7 +11,7 @@
 import { ANSWER_PROMPT_RULES } from './answers/answer-prompt.js';
 import { VERIFY_PROMPT_RULES } from './verify/verify-prompt.js';
 import { INTENT_PROMPT_RULES } from '../intent/index.js';
-import { createContentGuard } from '../privacy/index.js';
+import { createContentGuard, disguisedAgentSecrets } from '../privacy/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
 import { createPromptLeakCheck, DATA_BLOCK_RULES, type MessageStream, type PromptLeakCheck } from '../text/index.js';
 
@@ -28,7 +28,29 @@ export interface OutputGuard {
   stream(): { push(delta: string): string; flush(): string; readonly leaked: boolean };
   /** Stream filter for messages shown one at a time (sub-agent progress); each shown message is cleaned whole. */
   messages<T>(): MessageStream<T>;
+  /** The guard of one turn's answer as the user reads it composed: every agent's text and the answer, in order. */
+  composition(): AnswerComposition;
 }
+
+/**
+ * The answer as it is composed: each sub-agent's text and the summary, in the
+ * order the user reads them. Each piece is already clean on its own; this
+ * catches a secret whose first part ends one piece and whose rest starts the
+ * next (agent A's last words and agent B's first, an agent's text and the
+ * model's), by reading each piece after the tail of what went before it (as
+ * long as the longest form of a secret, less one). The part of the later piece
+ * that completes a secret is replaced, so the pieces never spell it in order.
+ */
+export interface AnswerComposition {
+  /** A sub-agent's text (a progress message, its result): it follows every piece so far. */
+  agentText(text: string): string;
+  /** A streamed piece of the answer: it follows every piece so far. */
+  answerPiece(text: string): string;
+  /** The complete answer: it takes the place of its streamed pieces, so it follows what went before them. */
+  completeAnswer(text: string): string;
+}
+
+const SECRET_REPLACEMENT = '[redacted]';
 
 export interface OutputGuardOptions {
   /** Language of the neutral phrase for ids the model made up. */
@@ -65,6 +87,34 @@ export function createOutputGuard(snapshot: RegistrySnapshot, options: OutputGua
       return {
         push: (message: string, tag: T) => redact(inner.push(message, tag)),
         flush: () => redact(inner.flush()),
+      };
+    },
+    composition() {
+      const secrets = disguisedAgentSecrets(snapshot);
+      let before = '';
+      // The tail the answer's streamed pieces followed: the complete answer follows it too.
+      let beforeAnswer: string | undefined;
+      const follow = (text: string, from: string): string => {
+        const { covered, before: next } = secrets.follows(from, text);
+        if (covered === 0) {
+          before = next;
+          return text;
+        }
+        const shown = `${SECRET_REPLACEMENT}${text.slice(covered)}`;
+        before = secrets.follows(from, shown).before;
+        return shown;
+      };
+      return {
+        agentText: (text) => follow(text, before),
+        answerPiece(text) {
+          beforeAnswer ??= before;
+          return follow(text, before);
+        },
+        completeAnswer(text) {
+          const from = beforeAnswer ?? before;
+          beforeAnswer = undefined;
+          return follow(text, from);
+        },
       };
     },
   };

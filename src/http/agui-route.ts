@@ -91,7 +91,8 @@ function readRunInput(body: unknown, response: Response, options: AguiHandlerOpt
         ? content.map((part: { type?: string; text?: string }) => (part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('')
         : ''
   ).trim();
-  if (query === '' && !confirm && !reject && choose === undefined) throw new UserError('BAD_REQUEST', 'messages must end with a user message that has text', { field: 'messages' });
+  // As on POST /v1/chat: only a non-empty confirm or reject (or a choice) stands in for the user's text.
+  if (query === '' && !confirm?.length && !reject?.length && choose === undefined) throw new UserError('BAD_REQUEST', 'messages must end with a user message that has text', { field: 'messages' });
   if (query.length > options.maxQueryChars) {
     throw new UserError('BAD_REQUEST', `the user message is longer than ${options.maxQueryChars} characters`, { field: 'messages' });
   }

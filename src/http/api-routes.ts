@@ -10,6 +10,7 @@ import { AUTH_ERRORS, errorResponses } from './api-error-responses.js';
 import { DEPTH_HEADER } from './delegation-depth.js';
 import { OPEN_OBJECT } from './openapi-components.js';
 import { TURN_OUTCOMES } from '../turn/index.js';
+import { AGUI_RUN_INPUT_SCHEMA, EVENT_ID_PATTERN, idSchema } from './openapi-parameters.js';
 
 /** One route: express path (`:param` form), method, and its OpenAPI operation object. */
 export interface ApiRoute {
@@ -26,10 +27,10 @@ const USER_ID_QUERY = {
   in: 'query',
   required: true,
   description: 'The caller; only the session owner may read it.',
-  schema: { type: 'string' },
+  schema: idSchema('user_id'),
 };
-const SESSION_ID_PATH = { name: 'session_id', in: 'path', required: true, schema: { type: 'string' } };
-const USER_ID_PATH = { name: 'user_id', in: 'path', required: true, description: 'Whose profile', schema: { type: 'string' } };
+const SESSION_ID_PATH = { name: 'session_id', in: 'path', required: true, schema: idSchema('session_id') };
+const USER_ID_PATH = { name: 'user_id', in: 'path', required: true, description: 'Whose profile', schema: idSchema('user_id') };
 
 export { ANY_ROUTE_ERRORS, errorResponses } from './api-error-responses.js';
 
@@ -140,8 +141,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
           name: 'traceparent',
           in: 'header',
           required: false,
-          description: 'W3C trace context: the turn continues this trace (its trace id becomes the turn\'s trace id and x-trace-id); every sub-agent and model request carries a child traceparent. Spans are exported when OTEL_EXPORTER_OTLP_ENDPOINT is set.',
-          schema: { type: 'string', pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}' },
+          description: 'W3C trace context (`00-<32 hex>-<16 hex>-<2 hex>`): the turn continues this trace (its trace id becomes the turn\'s trace id and x-trace-id); every sub-agent and model request carries a child traceparent. Spans are exported when OTEL_EXPORTER_OTLP_ENDPOINT is set. One that is not valid is ignored (the turn starts a trace of its own), not refused.',
+          schema: { type: 'string' },
         },
         {
           name: DEPTH_HEADER,
@@ -156,13 +157,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
           in: 'header',
           required: false,
           description: 'A repeat with the same key (same user) within 24 h never starts a second turn: it streams the first turn\'s events (replay, then live).',
-          schema: { type: 'string', minLength: 1, maxLength: 200 },
+          schema: idSchema('idempotency_key'),
         },
         {
           name: 'last-event-id',
           in: 'header',
           required: false,
-          description: 'With a repeated idempotency-key: `<turn_id>:<seq>` of the last event received; only the events after it are sent (204 when that was the turn\'s last).',
+          description: 'With a repeated idempotency-key: `<turn_id>:<seq>` of the last event received; only the events after it are sent (204 when that was the turn\'s last). Read only with a repeated idempotency-key (a malformed one is then refused, 400); ignored otherwise.',
           schema: { type: 'string' },
         },
       ],
@@ -232,7 +233,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
           in: 'header',
           required: false,
           description: '`<turn_id>:<seq>` of the last event received; absent = the latest turn from its start.',
-          schema: { type: 'string' },
+          schema: { type: 'string', pattern: EVENT_ID_PATTERN },
         },
       ],
       responses: {
@@ -338,10 +339,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
       security: [{}, { bearer: [] }],
       parameters: [
         { name: 'outcome', in: 'query', required: false, description: 'Only turns with this outcome word.', schema: { type: 'string', enum: [...TURN_OUTCOMES] } },
-        { name: 'agent', in: 'query', required: false, description: 'Only turns that planned or called this agent.', schema: { type: 'string' } },
-        { name: 'session_id', in: 'query', required: false, description: 'Only turns of this session.', schema: { type: 'string' } },
-        { name: 'since', in: 'query', required: false, description: 'Only turns started at or after this ISO 8601 time.', schema: { type: 'string', format: 'date-time' } },
-        { name: 'cursor', in: 'query', required: false, description: 'next_cursor of the previous page.', schema: { type: 'string' } },
+        { name: 'agent', in: 'query', required: false, description: 'Only turns that planned or called this agent.', schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_.:-]{1,128}$' } },
+        { name: 'session_id', in: 'query', required: false, description: 'Only turns of this session.', schema: idSchema('session_id') },
+        { name: 'since', in: 'query', required: false, description: 'Only turns started at or after this ISO 8601 time.', schema: { type: 'string', format: 'date-time', minLength: 1 } },
+        { name: 'cursor', in: 'query', required: false, description: 'next_cursor of the previous page, as it is (any other value is refused).', schema: { type: 'string', minLength: 1 } },
         { name: 'limit', in: 'query', required: false, description: 'Turns per page (1 to 100, default 20).', schema: { type: 'integer', minimum: 1, maximum: 100 } },
       ],
       responses: {
@@ -358,7 +359,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
       summary: 'One finished turn: stages with timings, the plan, each sub-agent call with its inputs and their sources, the verdict and the answer',
       tags: ['console'],
       security: [{}, { bearer: [] }],
-      parameters: [{ name: 'turn_id', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [{ name: 'turn_id', in: 'path', required: true, schema: idSchema('task_id') }],
       responses: {
         '200': { description: 'The turn\'s record', content: json(ref('TurnDetail')) },
         ...errorResponses({
@@ -424,6 +425,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
           ...AUTH_ERRORS,
           REQUEST_TIMEOUT: 'The body did not arrive in time',
           PAYLOAD_TOO_LARGE: 'Body too large',
+          RATE_LIMITED: 'Over supervisor.rate_limit for this caller (API key, else the message\'s metadata.user_id); wait retry-after seconds',
           OVERLOADED: 'The process carries supervisor.max_concurrent_turns turns; refused at once with this REST error body (not a JSON-RPC one), before the body is read; wait retry-after seconds (or try another replica)',
         }),
       },
@@ -443,12 +445,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
         { name: 'accept', in: 'header', required: false, description: 'The encoding the AG-UI encoder answers with (text/event-stream).', schema: { type: 'string' } },
         { name: DEPTH_HEADER, in: 'header', required: false, description: 'Delegation depth, as on /v1/chat.', schema: { type: 'string', pattern: '^[0-9]{1,6}$' } },
       ],
-      requestBody: { required: true, content: json({ type: 'object', description: 'An AG-UI RunAgentInput', required: ['threadId', 'runId', 'messages'], additionalProperties: true, properties: {
-        threadId: { type: 'string', description: 'The session id.' },
-        runId: { type: 'string' },
-        messages: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'The conversation; the last user message is the query.' },
-        forwardedProps: { type: 'object', additionalProperties: true, description: '`user_id`: the user (required unless API keys are scoped to one user).' },
-      } }) },
+      requestBody: { required: true, content: json(AGUI_RUN_INPUT_SCHEMA) },
       responses: {
         '200': { description: 'AG-UI events', content: { 'text/event-stream': { schema: { type: 'string' } } } },
         ...errorResponses({
@@ -458,6 +455,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
           REQUEST_TIMEOUT: 'The body did not arrive in time',
           TURN_IN_PROGRESS: 'A turn is already running on this session',
           PAYLOAD_TOO_LARGE: 'Body too large',
+          RATE_LIMITED: 'Over supervisor.rate_limit for this caller (API key, else forwardedProps.user_id); wait retry-after seconds',
           OVERLOADED: 'The process carries supervisor.max_concurrent_turns turns; refused at once, before the body is read; wait retry-after seconds (or try another replica)',
         }),
       },

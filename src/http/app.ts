@@ -177,7 +177,7 @@ export function createApp(options: AppOptions): Express {
 
   app
     .route('/openapi.json')
-    .get(createOpenApiHandler({ maxQueryChars: options.maxQueryChars ?? 4000 }))
+    .get(createOpenApiHandler({ maxQueryChars: options.maxQueryChars ?? 4000, keysOn }))
     .all(methodNotAllowed(['GET']));
 
   const depthGuard = createDelegationDepthGuard(options.registry, options.metrics);

@@ -76,6 +76,18 @@ function describe(error: ErrorObject, maxQueryChars: number): { field: string; m
 }
 
 /**
+ * What the body must hold besides `user_id`, as the document states it (`anyOf`): a `query`, or a
+ * non-empty `confirm` or `reject`, or `choose`. The validator checks it in code after the other
+ * rules (so the refusal says "query is required"); the OpenAPI property test holds the two together.
+ */
+export const CHAT_BODY_ANY_OF: readonly Record<string, unknown>[] = [
+  { required: ['query'] },
+  { required: ['confirm'], properties: { confirm: { minItems: 1 } } },
+  { required: ['reject'], properties: { reject: { minItems: 1 } } },
+  { required: ['choose'] },
+];
+
+/**
  * JSON Schema of the `POST /v1/chat` body. The validator compiles it and
  * `GET /openapi.json` publishes it, so the description cannot drift from
  * what the server accepts: a new body field is added here.
@@ -84,6 +96,7 @@ export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown>
   return {
     type: 'object',
     required: ['user_id'],
+    anyOf: CHAT_BODY_ANY_OF,
     properties: {
       // `minLength` before `pattern`: an empty string reports "must not be empty".
       query: { type: 'string', minLength: 1, maxLength: maxQueryChars, pattern: '\\S', description: 'What the user said. May be left out when `confirm` or `reject` names task ids, or `choose` names an option.' },
@@ -130,7 +143,9 @@ export function chatRequestSchema(maxQueryChars = 4000): Record<string, unknown>
 export function createChatRequestValidator(options: { maxQueryChars?: number } = {}): (body: unknown) => ChatRequestCheck {
   const maxQueryChars = options.maxQueryChars ?? 4000;
   const ajv = new Ajv({ allErrors: false });
-  const validate = ajv.compile(chatRequestSchema(maxQueryChars));
+  // The `anyOf` is checked after the schema, in code, so that its refusal names `query`.
+  const { anyOf: _anyOf, ...fieldRules } = chatRequestSchema(maxQueryChars);
+  const validate = ajv.compile(fieldRules);
   return (body) => {
     if (validate(body)) {
       const record = body as { query?: string; user_id: string; session_id?: string; confirm?: string[]; reject?: string[]; choose?: string; on_disconnect?: 'cancel' | 'continue'; multitask_strategy?: 'reject' | 'enqueue' | 'interrupt' };

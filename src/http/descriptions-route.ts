@@ -7,8 +7,8 @@ import { readResponseStateSchema } from '../events/index.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 
 /** Serves the OpenAPI 3.1 document. */
-export function createOpenApiHandler(options: { maxQueryChars?: number } = {}): RequestHandler {
-  const text = JSON.stringify(buildOpenApiDocument({ maxQueryChars: options.maxQueryChars }));
+export function createOpenApiHandler(options: { maxQueryChars?: number; keysOn?: boolean } = {}): RequestHandler {
+  const text = JSON.stringify(buildOpenApiDocument({ maxQueryChars: options.maxQueryChars, keysOn: options.keysOn }));
   return (_request, response) => {
     response.setHeader('cache-control', 'no-cache');
     response.type('application/json').send(text);

@@ -11,6 +11,7 @@ import { packageFileUrl, packageVersion } from '../util/index.js';
 import { ANY_ROUTE_ERRORS, API_ROUTES, errorResponses, toOpenApiPath, type ApiRoute } from './api-routes.js';
 import { chatRequestSchema } from './chat-request.js';
 import { ERROR_DETAILS, RESPONSE_SCHEMAS } from './openapi-components.js';
+import { aguiRunInputSchema } from './openapi-parameters.js';
 
 /** Reads one file of `schemas/` as a plain object. */
 export function readProjectSchema(name: string): Record<string, unknown> {
@@ -32,6 +33,8 @@ export interface OpenApiOptions {
   /** Shown in `info.version`; default the package version. */
   version?: string;
   maxQueryChars?: number;
+  /** API keys are on: `forwardedProps.user_id` of `POST /v1/agui` may then be left out. Default true. */
+  keysOn?: boolean;
   routes?: readonly ApiRoute[];
 }
 
@@ -44,6 +47,12 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
   for (const route of options.routes ?? API_ROUTES) {
     const key = toOpenApiPath(route.path);
     paths[key] = { ...paths[key], [route.method]: route.operation };
+  }
+  // The AG-UI body as this server checks it: its query length, and whether the user may be left out.
+  const agui = paths['/v1/agui']?.post as Record<string, unknown> | undefined;
+  if (agui) {
+    const schema = aguiRunInputSchema(options.maxQueryChars, options.keysOn ?? true);
+    paths['/v1/agui'] = { ...paths['/v1/agui'], post: { ...agui, requestBody: { required: true, content: { 'application/json': { schema } } } } };
   }
   return {
     openapi: '3.1.0',

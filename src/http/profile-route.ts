@@ -41,9 +41,10 @@ export function createProfileReadHandler(options: ProfileRouteOptions): RequestH
 /** `DELETE`: `{ user_id, deleted: { profile: true, sessions: N } }` (`sessions` only with `all=true`). */
 export function createProfileDeleteHandler(options: ProfileRouteOptions): RequestHandler {
   return async (request, response) => {
-    const { userId, owner: key } = owner(request, response);
+    // The request's shape is checked before who may make it.
     const all = request.query.all;
-    if (all !== undefined && all !== 'true' && all !== 'false') throw new UserError('BAD_REQUEST', 'all must be true or false');
+    if (all !== undefined && all !== 'true' && all !== 'false') throw new UserError('BAD_REQUEST', 'all must be true or false', { field: 'all' });
+    const { userId, owner: key } = owner(request, response);
     if (all === 'true') {
       const { sessions } = await options.forgetUser(key);
       response.json({ user_id: userId, deleted: { profile: true, sessions } });

@@ -7,7 +7,7 @@
  */
 import type { RequestHandler } from 'express';
 import { UserError } from '../errors.js';
-import type { TurnFeed } from '../turn/index.js';
+import { parseEventId, type TurnFeed } from '../turn/index.js';
 import type { TranscriptReader } from '../store/index.js';
 import { callerOwner } from './auth.js';
 import { requireIdParameter } from './chat-request.js';
@@ -32,9 +32,11 @@ export function createSessionStreamHandler(options: SessionStreamOptions): Reque
   return async (request, response) => {
     const sessionId = requireIdParameter('session_id', request.params.session_id);
     const userId = requireIdParameter('user_id', request.query.user_id);
-    const owner = await requireOwner(options.messages, callerOwner(response, userId), sessionId);
     const header = request.headers['last-event-id'];
     const lastEventId = Array.isArray(header) ? header[0] : header;
+    // The request's shape is checked before the session is looked up: a malformed id is a 400 wherever it points.
+    if (lastEventId && !parseEventId(lastEventId)) throw new UserError('BAD_REQUEST', 'Last-Event-ID must be <turn_id>:<seq> as sent in an event id', { field: 'last-event-id' });
+    const owner = await requireOwner(options.messages, callerOwner(response, userId), sessionId);
     const point = await options.feed.resumePoint(owner, sessionId, lastEventId || undefined);
     if (!point.ok) {
       if (point.reason === 'bad_id') throw new UserError('BAD_REQUEST', 'Last-Event-ID must be <turn_id>:<seq> as sent in an event id', { field: 'last-event-id' });

@@ -6,5 +6,5 @@ export { createDataSealer, type DataSealer } from './data-sealer.js';
 export { maskUndeclared } from './mask-undeclared.js';
 export { loadOrCreateDataKey, STORED_DATA_KEY } from './stored-data-key.js';
 export { createContentGuard, createSecretGuard, createSubAgentText, scrubDeep, type ContentGuardOptions, type SubAgentText } from './content-guard.js';
-export { agentSecrets, redactSecretsDeep } from './agent-secrets.js';
+export { agentSecrets, disguisedAgentSecrets, redactSecretsDeep } from './agent-secrets.js';
 export { maskPersonalData, maskPersonalDataDeep } from './mask-personal-data.js';

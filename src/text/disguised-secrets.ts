@@ -35,6 +35,12 @@ export interface DisguisedSecrets {
   spans(text: string): { start: number; end: number }[];
   /** Length of the longest tail of `text` that could still grow into a form (a stream holds it back). */
   tail(text: string): number;
+  /**
+   * For a text that follows others (`before`: the reading form of what went before it, as `follows` gave
+   * it): how much of `text`, as written, ends a form begun in `before` (0 when none), and the reading form
+   * the next text follows.
+   */
+  follows(before: string, text: string): { covered: number; before: string };
 }
 
 /** A text's reading form, with the stretch of the written text each of its characters came from. */
@@ -191,10 +197,25 @@ export function createDisguisedSecrets(secrets: Iterable<string>): DisguisedSecr
     return last;
   };
   const usable = (text: string) => automaton.longest > 0 && typeof text === 'string' && text.length > 0;
+  const follows = (before: string, text: string) => {
+    if (!usable(text)) return { covered: 0, before };
+    const reading = readingForm(text);
+    const codes = new Uint16Array(before.length + reading.length);
+    for (let index = 0; index < before.length; index += 1) codes[index] = before.charCodeAt(index);
+    codes.set(reading.codes.subarray(0, reading.length), before.length);
+    let covered = 0;
+    automaton.scan(codes, codes.length, (start, end) => {
+      if (start < before.length && end > before.length) covered = Math.max(covered, reading.ends[end - before.length - 1]!);
+    });
+    const keep = Math.max(0, automaton.longest - 1);
+    const tail = readingText({ ...reading, codes: reading.codes.subarray(Math.max(0, reading.length - keep)), length: Math.min(keep, reading.length) });
+    return { covered, before: keep === 0 ? '' : (before + tail).slice(-keep) };
+  };
   return {
     longest: automaton.longest,
     spans: (text) => (usable(text) ? read(text).spans : []),
     tail: (text) => (usable(text) ? read(text).tail : 0),
+    follows,
   };
 }
 

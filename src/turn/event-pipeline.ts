@@ -101,7 +101,18 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
   // Events of the turn's end wait here for the session to be free before the client sees them.
   let heldForClient: ResponseState[] | undefined;
 
-  const deliver = (event: NodeEvent, type: ResponseState['type'], content: string): void => {
+  // Agents' texts and the answer are read in order as one: no secret may be spelt across two of them.
+  const composition = guard.composition();
+  const composed = (event: NodeEvent, content: string): string => {
+    if (content === '') return content;
+    if (event.stage === 'agent_stream' || event.stage === 'agent_done') return composition.agentText(content);
+    if (isAnswerDelta(event)) return composition.answerPiece(content);
+    if (isCompleteFinal(event)) return composition.completeAnswer(content);
+    return content;
+  };
+
+  const deliver = (event: NodeEvent, type: ResponseState['type'], written: string): void => {
+    const content = composed(event, written);
     const completeFinal = isCompleteFinal(event);
     const complete = completeFinal || event.stage === 'done';
     const state = complete ? { ...event.state, ...options.closingState() } : event.state;
