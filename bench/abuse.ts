@@ -24,6 +24,10 @@
  *    webhook, and edge bodies; each with a /healthz prober running, printing
  *    what leaked and the worst and p99 /healthz latency during it.
  *
+ * 6. Secrets in disguise and split across agents (bench/guard-cases.ts): a
+ *    token with invisible characters inside, upper-cased, spaced, base64,
+ *    base64url at an offset, hex, percent-encoded; halves in two agents' replies.
+ *
  * 5. Overload, buffers and reloads (bench/admission-cases.ts) — an open-loop
  *    client past `max_concurrent_turns` (only 200s and 503 OVERLOADED, no
  *    reset connections), a flood of large replies (byte budget and RSS), and a
@@ -49,6 +53,7 @@ import { readInjectionCorpus, runCases, startInjectionFleet, type CaseResult } f
 import { chatOverSse } from '../test/support/switchboard-harness.js';
 import { hardeningCases } from './hardening-cases.js';
 import { admissionCases } from './admission-cases.js';
+import { guardCases } from './guard-cases.js';
 
 /** Figures of one abuse run. */
 export interface AbuseResult {
@@ -221,19 +226,23 @@ export async function main(): Promise<AbuseResult> {
   console.log('overload, buffers and reloads:');
   const admission = await admissionCases();
   const admissionFailed = admission.filter((item) => !item.pass).map((item) => item.name);
+  console.log('');
+  console.log('secrets in disguise and split across agents (bench/guard-cases.ts):');
+  const guarded = await guardCases();
+  const guardLeaks = guarded.reduce((sum, item) => sum + item.leaked, 0);
   const hardLeaks = hardening.reduce((sum, item) => sum + item.leaked, 0);
   const slowCases = hardening.filter((item) => !(item.p99HealthMs < 200)).map((item) => item.name);
   console.log('');
   const result: AbuseResult = {
-    pass: corpus.leaked === 0 && corpus.extra === 0 && corpus.forwarded === 0 && pii.raw === 0 && hardLeaks === 0 && slowCases.length === 0 && admissionFailed.length === 0,
-    tried: corpus.tried + pii.tried + 1 + hardening.length + admission.length,
-    leaked: corpus.leaked + corpus.forwarded + hardLeaks,
+    pass: corpus.leaked === 0 && corpus.extra === 0 && corpus.forwarded === 0 && pii.raw === 0 && hardLeaks === 0 && slowCases.length === 0 && admissionFailed.length === 0 && guardLeaks === 0,
+    tried: corpus.tried + pii.tried + 1 + hardening.length + admission.length + guarded.length,
+    leaked: corpus.leaked + corpus.forwarded + hardLeaks + guardLeaks,
     extraCalls: corpus.extra,
     masked: pii.masked,
     unmasked: pii.raw,
   };
   console.log(
-    `abuse summary: tried ${result.tried} (injection turns ${corpus.tried}, personal-data kinds ${pii.tried}, flood 1, hardening ${hardening.length}; hardening leaks ${hardLeaks}, /healthz p99 ≥ 200 ms in: ${slowCases.join(', ') || 'none'}; overload/buffer/reload cases failed: ${admissionFailed.join(', ') || 'none'}) / leaked ${result.leaked} / extra calls ${result.extraCalls} / masked ${result.masked} / unmasked ${result.unmasked}; flood relayed ${stream.relayedEvents} of ${stream.sentEvents} events — ${result.pass ? 'PASS' : 'FAIL'}`,
+    `abuse summary: tried ${result.tried} (injection turns ${corpus.tried}, personal-data kinds ${pii.tried}, flood 1, hardening ${hardening.length}; hardening leaks ${hardLeaks}, /healthz p99 ≥ 200 ms in: ${slowCases.join(', ') || 'none'}; overload/buffer/reload cases failed: ${admissionFailed.join(', ') || 'none'}; guard cases ${guarded.length}, leaks ${guardLeaks}) / leaked ${result.leaked} / extra calls ${result.extraCalls} / masked ${result.masked} / unmasked ${result.unmasked}; flood relayed ${stream.relayedEvents} of ${stream.sentEvents} events — ${result.pass ? 'PASS' : 'FAIL'}`,
   );
   return result;
 }
