@@ -96,7 +96,7 @@ async function runAgui(board: TestSwitchboard, threadId: string, query: string) 
 describe('AG-UI text deltas', () => {
   it('sends one TEXT_MESSAGE_CONTENT per streamed piece, as they arrive; together they are the answer', async () => {
     const query = '北京明天天气怎么样';
-    fake.push(weatherIntent(query), { streamChunks: CHUNKS, chunkDelayMs: 120, usage: false });
+    fake.push(weatherIntent(query), { streamChunks: CHUNKS, chunkDelayMs: 250, usage: false });
     const { events, contents, answers } = await runAgui(llm, 'agui-deltas-1', query);
     expect(contents.length).toBeGreaterThanOrEqual(3);
     const messageIds = new Set(contents.map((entry) => entry.event.messageId));
@@ -105,8 +105,9 @@ describe('AG-UI text deltas', () => {
     expect(streamed).toBe(CHUNKS.join(''));
     expect(answers).toHaveLength(1);
     expect(answers[0]!.content).toBe(streamed);
-    // Sent as they were streamed, not gathered first: the pieces arrive spread over the model's stream.
-    expect(contents.at(-1)!.at - contents[0]!.at).toBeGreaterThanOrEqual(200);
+    // Sent as they were streamed, not gathered first: the pieces arrive spread over the model's stream (the
+    // pipeline may hold a piece back while a secret could still be split, so less than the whole second).
+    expect(contents.at(-1)!.at - contents[0]!.at).toBeGreaterThanOrEqual(250);
     const types = events.map((event) => String(event.type));
     expect(types.filter((type) => type === 'TEXT_MESSAGE_START')).toHaveLength(1);
     expect(types.indexOf('TEXT_MESSAGE_END')).toBeGreaterThan(types.lastIndexOf('TEXT_MESSAGE_CONTENT'));

@@ -3,7 +3,7 @@
  * n-grams × cards fit in one dense table: a full softmax, no card left out of a text's update.
  */
 import { createRandom, shuffleInPlace } from '../../util/index.js';
-import type { Encoded, GramClassifierOptions, Weights } from './gram-classifier.js';
+import type { Encoded, GramClassifierOptions, Weights } from './gram-types.js';
 
 /**
  * The same descent over every card at each step, on one dense table of (n-gram, card) weights: for a registry
