@@ -31,8 +31,8 @@ import { startNodeProcess } from './support/processes.js';
 import { createCostCounters, type Counts } from './support/cost-counters.js';
 import { sendTurn } from './support/sse-client.js';
 import { TRAVEL_TURN } from './travel-turn.js';
+import { createScratchDatabase } from './support/scratch-database.js';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const OWN_FILES = ['bench/cost-ledger.ts', 'bench/support/cost-counters.ts'];
@@ -180,22 +180,6 @@ function defaultBaseline(): string {
   }
 }
 
-async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const { default: pg } = await import('pg');
-  const name = `sb_ledger_${randomUUID().slice(0, 8)}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await admin.end();
-    },
-  };
-}
 
 export interface LedgerOptions {
   /** A git ref to compare with; `false`: none. Default: the merge-base with `main` (`HEAD~` on `main`). */
@@ -245,7 +229,7 @@ export async function main(options: LedgerOptions = {}): Promise<LedgerResult> {
   try {
     for (const backend of ['sqlite', ...(options.postgres ? ['pg+redis'] : [])]) {
       for (const checkout of checkouts) {
-        const database = backend === 'sqlite' ? undefined : await createDatabase();
+        const database = backend === 'sqlite' ? undefined : await createScratchDatabase('sb_ledger');
         const prefix = `sbledger:${randomUUID().slice(0, 8)}:`;
         try {
           const args = ['--fakes', fakes.readyLine, '--turns', String(turns), '--database', database?.url ?? 'sqlite:', ...(database ? ['--redis', REDIS_URL, '--prefix', prefix] : [])];

@@ -32,13 +32,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { sampleRegistry } from '../test/support/switchboard-harness.js';
 import { startNodeProcess, type BenchProcess } from './support/processes.js';
 import { sendTurn, type TurnTiming } from './support/sse-client.js';
 import { TRAVEL_TURN } from './travel-turn.js';
+import { createScratchDatabase } from './support/scratch-database.js';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Targets of the hot path (ratios to the floor measured in the same run, or absolute). */
@@ -195,22 +194,6 @@ async function captureShape(server: Server, path: string): Promise<number> {
   return events.length;
 }
 
-/** A database of its own for the run, dropped by `drop()`. */
-async function createDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `sb_load_${randomUUID().slice(0, 8)}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await admin.end();
-    },
-  };
-}
 
 export interface LoadOptions {
   quick?: boolean;
@@ -357,12 +340,12 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
       }
       const databases: { url: string; drop(): Promise<void> }[] = [];
       if (options.postgres) {
-        databases.push(await createDatabase());
+        databases.push(await createScratchDatabase('sb_load'));
         boards.push(await startSwitchboard('switchboard/pg+redis', configPath, { ...llmEnv, DATABASE_URL: databases.at(-1)!.url, REDIS_URL, SWITCHBOARD_WORKERS: '1' }));
       }
       if (options.workers) {
         // Several workers need PostgreSQL (decision 0030).
-        databases.push(await createDatabase());
+        databases.push(await createScratchDatabase('sb_load'));
         boards.push(await startSwitchboard(`switchboard/pg+redis ×${options.workers}`, configPath, { ...llmEnv, DATABASE_URL: databases.at(-1)!.url, REDIS_URL }, options.workers));
       }
       const shapePath = join(dir, `${mode}-shape.json`);

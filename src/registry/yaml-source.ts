@@ -86,15 +86,7 @@ export function parseYamlSource(text: string, file: string): YamlSource {
   }
   const expansion = expansionIssue(data, file);
   if (expansion) return failedSource(file, expansion);
-  let positioned: YamlSource | undefined;
-  const withPositions = (): YamlSource => (positioned ??= parsePositionedYamlSource(text, file));
-  return {
-    file,
-    data,
-    syntaxIssues: [],
-    positionOf: (pointer, options) => withPositions().positionOf(pointer, options),
-    issueAt: (pointer, message, options) => withPositions().issueAt(pointer, message, options),
-  };
+  return sourceFromParsed(data, text, file);
 }
 
 /**
