@@ -35,7 +35,7 @@ import { createScratchDatabase } from './support/scratch-database.js';
 
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const HERE = dirname(fileURLToPath(import.meta.url));
-const OWN_FILES = ['bench/cost-ledger.ts', 'bench/support/cost-counters.ts'];
+const OWN_FILES = ['bench/cost-ledger.ts', 'bench/support/cost-counters.ts', 'bench/support/scratch-database.ts'];
 
 /** What one checkout's process reports. */
 export interface LedgerFigures {
