@@ -5,7 +5,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { silentLogger } from '../../src/logger.js';
-import { openStorage, type Storage } from '../../src/store/index.js';
+import { emptyCheckpoint } from '@langchain/langgraph';
+import { checkpointThread, openStorage, type Storage } from '../../src/store/index.js';
 import { createSchemaFactory, deleteRedisPrefix, postgresAvailable, redisAvailable, redisPrefix, TEST_REDIS_URL } from '../support/services.js';
 import { runStorageContract } from './storage-contract.js';
 
@@ -111,6 +112,37 @@ describe.skipIf(!hasPostgres)('postgres', () => {
       expect(await storage.leases.holder('session:s1')).toBeUndefined();
       expect(await storage.transcript.beginTurn(start('turn_b', 'B'))).toEqual({ interrupted: [], leaseTaken: true });
       expect((await storage.transcript.listMessages('u1', 's1')).map((message) => `${message.role}:${message.turn_id}`)).toEqual(['user:turn_a', 'assistant:turn_a', 'user:turn_b']);
+    } finally {
+      await storage.close();
+    }
+  });
+  it("reads the thread's newest checkpoint with the turn's start; the graph's read takes it without a round trip, once", async () => {
+    const { databaseUrl, schema } = await databases.create();
+    let statements = 0;
+    const storage = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger, onQuery: () => statements++ });
+    try {
+      const thread = { configurable: { thread_id: checkpointThread('u1', 's2'), checkpoint_ns: '' } };
+      const at = new Date().toISOString();
+      const start = (turnId: string) => ({ turnId, userId: 'u1', sessionId: 's2', query: 'q', traceId: 't', createdAt: at });
+      // A first turn: no checkpoint yet, and none is read.
+      await storage.transcript.beginTurn(start('turn_1'));
+      statements = 0;
+      expect(await storage.checkpointer.getTuple(thread)).toBeUndefined();
+      expect(statements).toBe(0);
+      const checkpoint = { ...emptyCheckpoint(), channel_values: { memory: { city: '北京' } }, channel_versions: { memory: 1 } };
+      await storage.checkpointer.put(thread, checkpoint, { source: 'loop', step: 0, parents: {} }, { memory: 1 });
+      await storage.transcript.beginTurn(start('turn_2'));
+      statements = 0;
+      const prefetched = await storage.checkpointer.getTuple(thread);
+      expect(statements).toBe(0);
+      const read = await storage.checkpointer.getTuple(thread);
+      expect(statements).toBe(1);
+      expect(prefetched).toEqual(read);
+      expect(prefetched?.checkpoint.channel_values).toEqual({ memory: { city: '北京' } });
+      // A checkpoint written after the start drops what the start read.
+      await storage.transcript.beginTurn(start('turn_3'));
+      await storage.checkpointer.put(thread, { ...checkpoint, id: emptyCheckpoint().id, channel_values: { memory: { city: '上海' } }, channel_versions: { memory: 2 } }, { source: 'loop', step: 1, parents: {} }, { memory: 2 });
+      expect((await storage.checkpointer.getTuple(thread))?.checkpoint.channel_values).toEqual({ memory: { city: '上海' } });
     } finally {
       await storage.close();
     }
