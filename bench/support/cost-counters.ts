@@ -6,8 +6,9 @@
  * commands), `JSON.stringify` calls and the characters they wrote, regular
  * expression executions (`RegExp#exec`, which `test`, `match`, `replace` and
  * `split` call once a pattern's prototype is patched; a global pattern counts
- * once per match), outgoing HTTP requests (undici's and node:http's
- * diagnostics channels), JSON Schema compilations (ajv), and what the
+ * once per match), SQLite commits (COMMIT, or a write outside a
+ * transaction), writes to the server's client sockets, outgoing HTTP
+ * requests (undici's and node:http's diagnostics channels), JSON Schema compilations (ajv), and what the
  * server's own counts (`src/util/cost-ledger.ts`: guard and masking passes)
  * add when the checkout has them.
  *
@@ -134,7 +135,9 @@ export async function createCostCounters(root: string): Promise<CostCounters> {
             const name = `sqlite: ${statementName(String(statement.source ?? ''))}`;
             statements[name] = (statements[name] ?? 0) + 1;
             // A commit: COMMIT itself, or a write run outside any transaction (SQLite commits it alone).
-            if (name === 'sqlite: COMMIT' || (method === 'run' && statement.readonly === false && statement.database?.inTransaction === false)) add('sqlite commits');
+            // (No regular expression here: those are being counted.)
+            const control = ['BEGIN', 'SAVEPOINT', 'RELEASE', 'ROLLBACK'].some((word) => name.startsWith(`sqlite: ${word}`));
+            if (name === 'sqlite: COMMIT' || (method === 'run' && !control && statement.readonly === false && statement.database?.inTransaction === false)) add('sqlite commits');
             return original.apply(this, args);
           },
         );
