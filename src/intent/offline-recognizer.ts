@@ -132,13 +132,13 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
           const asked = clarifyOrNot(query, snapshot, language, text, ranked.intents[0]!.agentId);
           if (typeof asked === 'object' && 'agentId' in asked) {
             const reason = `${ranked.reason}; the shortlist ranks ${asked.agentId} first`;
-            return business(snapshot, language, [{ ...intents[0]!, agentId: asked.agentId }], 'low', reason, text);
+            return { ...business(snapshot, language, [{ ...intents[0]!, agentId: asked.agentId }], 'low', reason, text), asTyped: true };
           }
           if (asked && asked !== 'nothing') return asked;
         }
         // "那边天气怎么样": a new service, but its place comes from the previous turn.
-        const rewritten = previous && refersToPreviousTurn(query) ? merge(previous, text, language) : text;
-        return business(snapshot, language, intents, ranked.confidence, ranked.reason, rewritten);
+        if (previous && refersToPreviousTurn(query)) return business(snapshot, language, intents, ranked.confidence, ranked.reason, merge(previous, text, language));
+        return { ...business(snapshot, language, intents, ranked.confidence, ranked.reason, text), asTyped: true };
       }
 
       if (carried.agents.length > 0 && isFragment(query, carried.agents, snapshot)) {

@@ -135,15 +135,39 @@ export function announcesEarly(message: MessageReading): boolean {
 }
 
 /**
- * The clauses of a planner's text (the rewritten query, the user's words of this
- * turn) in its normal form, with the request words of `cards`: the reading's own
- * when that text is what the reading routes, else read here, once per text (a
- * rewrite is a new text, not the message). The one place outside `readMessage`
- * that splits clauses and finds request words.
+ * A text read for its clauses: the words as written, their normal form, and
+ * the clauses of the normal form (where each starts in it) with the request
+ * words they hold. The planners read their texts this way: the message's own
+ * reading (`textOfReading`), or a text that is not the message (`readText`).
  */
-export function clausesOfText(text: string, cards: readonly RequestWordCard[], reading?: QueryReading): readonly ReadClause[] {
+export interface ReadText {
+  /** The words as written, when they line up with `normal` character for character; else `normal`. */
+  readonly written: string;
+  /** The normal form (NFKC) the clauses are positions in. */
+  readonly normal: string;
+  readonly clauses: readonly ReadClause[];
+}
+
+/**
+ * The message's reading as a read text, `words` being the user's words it was
+ * read from (what they typed, or the part a correction routes): nothing is
+ * read again.
+ */
+export function textOfReading(reading: QueryReading, words: string): ReadText {
+  const trimmed = words.trim();
+  return Object.freeze({ written: trimmed.length === reading.normalizedQuery.length ? trimmed : reading.normalizedQuery, normal: reading.normalizedQuery, clauses: reading.clauses });
+}
+
+/**
+ * Reads a text that is not the message (a rewrite carrying earlier turns'
+ * words, the model's rewrite, a stored message): its normal form and clauses,
+ * with the request words of `cards`. The one place outside `readMessage` that
+ * splits clauses and finds request words; the caller reads each such text once.
+ */
+export function readText(text: string, cards: readonly RequestWordCard[]): ReadText {
   const normal = text.normalize('NFKC');
-  return reading && reading.normalizedQuery === normal ? reading.clauses : splitClauses(normal).map((clause) => readClause(clause, cards));
+  const clauses = Object.freeze(splitClauses(normal).map((clause) => readClause(clause, cards)));
+  return Object.freeze({ written: text.length === normal.length ? text : normal, normal, clauses });
 }
 
 /** Reads a text that is the message and nothing else (an eval line, a bench query): the message read as a request. */

@@ -62,9 +62,7 @@ export const STILL_TO_MOVE: Readonly<Record<string, string>> = {
   'src/intent/routing/example-features.ts': 'registry examples and the ranker text',
   'src/intent/routing/example-ranker.ts': "registry examples and the ranker's bounded text",
   'src/intent/routing/gram-classifier.ts': 'registry examples and the ranker text',
-  'src/planning/clause-values.ts': 'the plan text, clause texts and key phrases',
   'src/planning/llm-planner.ts': "a draft's values and the texts they are checked against",
-  'src/planning/sub-tasks.ts': "the user's words of this turn when the plan is made from a rewrite",
   'src/turn/turn-record.ts': "a stored turn's words, for the span of a value source",
 };
 
