@@ -135,8 +135,11 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
           logger.warn({ err: error }, 'intent cache read failed');
           return undefined;
         });
-        // A summary written for another session's memory is never reused.
-        if (cached) return { ...cached, memorySummary: undefined, source: 'cache' };
+        // A summary written for another session's memory is never reused; nor is a rewrite taken as this message's words.
+        if (cached) {
+          const { asTyped: _typed, ...hit } = cached;
+          return { ...hit, memorySummary: undefined, source: 'cache' };
+        }
       }
 
       // Level 3: one model call (plus one retry for an unusable reply).

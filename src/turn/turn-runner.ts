@@ -50,7 +50,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       return active.size;
     },
 
-    async start(request, { signal, onEvent }): Promise<StartedTurn> {
+    async start(request, { signal, onEvent, eager = false }): Promise<StartedTurn> {
       if (draining) throw new UserError('NOT_READY', 'the server is shutting down; retry the request', { retryAfterSeconds: 2 });
       // The request was validated once at the HTTP edge (`http/chat-request.ts`); it is trusted here.
       // Everything stored for this turn is the user's within the caller's tenant.
@@ -72,8 +72,9 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       if (signal.aborted) onClientGone();
       else signal.addEventListener('abort', onClientGone, { once: true });
 
-      const done = new Promise<void>((resolve) => setImmediate(resolve))
-        .then(() => execute({ ...request, sessionId, turnId, owner }, controller, signal, releaseAll, onEvent))
+      // Eager: the run's first step (the message read, the first frame) follows in this loop turn, not the next.
+      const done = new Promise<void>((resolve) => (eager ? resolve() : setImmediate(resolve)))
+        .then(() => execute({ ...request, sessionId, turnId, owner }, controller, signal, releaseAll, onEvent, eager))
         .catch(async (error: unknown): Promise<TurnResult> => {
           logger.error({ traceId: request.traceId, err: error }, 'turn bookkeeping failed');
           await releaseAll();
