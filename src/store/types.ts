@@ -233,7 +233,14 @@ export interface TranscriptStore extends TranscriptReader, TurnRecordReader {
    * belonged to a holder that died. Repeating the call for the same turn id
    * changes nothing.
    */
-  beginTurn(start: TurnStart): Promise<{ interrupted: string[] }>;
+  beginTurn(start: TurnStart): Promise<{
+    interrupted: string[];
+    /**
+     * Present when the start is written but durable only later (SQLite's group commit, decision 0051):
+     * settles once it is, rejects when it could not be. Absent: durable when the promise resolved.
+     */
+    durable?: Promise<void>;
+  }>;
   /**
    * Appends the answer row and sets the outcome, atomically. Only a running
    * turn can finish: returns false (and writes nothing) when the turn is

@@ -25,6 +25,14 @@ export interface TurnPlace {
 }
 
 /** What admission needs. */
+/** A turn written ahead. */
+export interface OpenedTurn {
+  /** Frees the session: the cancel subscription and the lease. */
+  release: () => Promise<void>;
+  /** Settles once the turn's start is durable (at once when the store's writes are durable when they resolve). */
+  stored: Promise<void>;
+}
+
 export interface AdmissionOptions {
   storage: TurnStorage;
   logger: Logger;
@@ -39,7 +47,7 @@ export interface Admission {
   /** Takes the session's lease as the request's strategy says; throws `TURN_IN_PROGRESS`, `RATE_LIMITED` or `NOT_READY`. */
   takeLease(place: TurnPlace, clientSignal: AbortSignal): Promise<HeldLease>;
   /** Writes the turn ahead and subscribes to its cancel; returns what frees both (the lease included). */
-  openTurn(place: TurnPlace, lease: HeldLease): Promise<() => Promise<void>>;
+  openTurn(place: TurnPlace, lease: HeldLease): Promise<OpenedTurn>;
 }
 
 /** The user's side of a turn in the transcript; a body-only confirmation or choice is recorded by its ids. */
@@ -129,8 +137,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
     async openTurn({ request, owner, sessionId, turnId, stop }, held) {
       let unsubscribe: (() => Promise<void>) | undefined;
+      let stored: Promise<void>;
       try {
-        const { interrupted } = await storage.transcript.beginTurn({
+        const { interrupted, durable } = await storage.transcript.beginTurn({
           turnId,
           userId: owner,
           sessionId,
@@ -138,6 +147,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
           traceId: request.traceId,
           createdAt: new Date().toISOString(),
         });
+        stored = durable ?? Promise.resolve();
+        // Awaited by the runner; this handle only keeps a failure from going unhandled before it does.
+        stored.catch(() => {});
         if (interrupted.length > 0) logger.warn({ session: sessionId, turns: interrupted }, 'earlier turns were cut short; recorded as interrupted');
         unsubscribe = await storage.signals.subscribe(cancelChannel(owner, sessionId), (message) => {
           if (message === turnId || message === '*') stop('user_cancel');
@@ -148,9 +160,12 @@ export function createAdmission(options: AdmissionOptions): Admission {
         logger.error({ err: error, traceId: request.traceId }, 'writing the turn ahead failed');
         throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
       }
-      return async () => {
-        await unsubscribe?.().catch((error: unknown) => logger.warn({ err: error }, 'cancel unsubscribe failed'));
-        await held.release();
+      return {
+        stored,
+        release: async () => {
+          await unsubscribe?.().catch((error: unknown) => logger.warn({ err: error }, 'cancel unsubscribe failed'));
+          await held.release();
+        },
       };
     },
   };
