@@ -5,6 +5,7 @@
  * graph still ends with a `final` the user can read. Each event is stored as
  * sent and each sub-task recorded before it is sent.
  */
+import type { SessionRelease } from './admission.js';
 import type { TextScrubber } from '../text/index.js';
 import { checkpointThread, type TurnOutcome } from '../store/index.js';
 import { intentStartText, turnFailedText, turnStoppedText } from '../i18n/index.js';
@@ -39,7 +40,7 @@ export type TurnRun = (
   request: AdmittedTurn,
   controller: AbortController,
   clientSignal: AbortSignal,
-  release: () => Promise<void>,
+  release: SessionRelease,
   onEvent: (event: ResponseState) => void,
   /**
    * Eager (the run starts in the loop turn of the admission): the turn's start, durable once this settles.

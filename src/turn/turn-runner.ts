@@ -64,7 +64,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       const place = { request, owner, sessionId, turnId, stop };
       const held = await admission.takeLease(place, signal);
       const opened = await admission.openTurn(place, held);
-      const releaseAll = opened.release;
+      const releaseAll = opened;
       // Eager: the first frame may leave before the turn's start is durable; the run waits for it right after.
       if (!eager) {
         try {

@@ -7,6 +7,7 @@ import { evidenceColumns, factFromRow, lastPerKey, PROFILE_UPSERT_SET, type Prof
 import { a2aTaskUserOf, checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
 import type { WriteBehind } from './pg-write-behind.js';
+import type { PrefetchedCheckpoints } from './pg-checkpoint-prefetch.js';
 
 async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -94,10 +95,16 @@ async function readProfile(pool: pg.Pool, userId: string): Promise<ProfileRow[]>
 }
 
 /** Deletes the user's profile and every session of the user; returns the sessions deleted. */
-export function createPostgresForgetUser(pool: pg.Pool, writes: WriteBehind, prefetched: PrefetchedProfiles): (userId: string) => Promise<{ sessions: number }> {
+export function createPostgresForgetUser(
+  pool: pg.Pool,
+  writes: WriteBehind,
+  prefetched: PrefetchedProfiles,
+  checkpoints: PrefetchedCheckpoints,
+): (userId: string) => Promise<{ sessions: number }> {
   return async (userId) => {
     await writes.flush();
     prefetched.forget(userId);
+    checkpoints.forgetPrefix(checkpointThreadPrefix(userId));
     return inTransaction(pool, async (client) => {
       await client.query('DELETE FROM sb_profiles WHERE user_id = $1', [userId]);
       await client.query('DELETE FROM sb_events WHERE turn_id IN (SELECT turn_id FROM sb_turns WHERE user_id = $1)', [userId]);
