@@ -10,3 +10,4 @@ export { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutCompariso
 export { classifyReplyWord, type ReplyWord } from './reply-word.js';
 export { requestWordIn, requestWordOf, type ReadClause, type RequestWord, type RequestWordCard } from './request-words.js';
 export { spanOfValue, valueForm, type ValueSpan } from './value-spans.js';
+export { cacheForm, cacheFormOfNormal } from './cache-form.js';
