@@ -50,7 +50,10 @@ export function buildClarification(agentIds: readonly string[], snapshot: Pick<R
  * about 7 points of routed-or-offered and leave 12 % to 17 % of in-scope requests with nothing.
  */
 export interface ClarifyThresholds {
-  /** A similarity-only route stands (given to the shortlist's first card) when that card has at least this share. Default 0.8. */
+  /**
+   * A similarity-only route stands (given to the shortlist's first card) when both models back that card this much
+   * (`RankShortlist.backing`, the mean of its share under each). Default 0.8.
+   */
   routeShare: number;
   /** Options are offered when the first candidate has at least this share… Default 0.3. */
   offerShare: number;
@@ -80,7 +83,7 @@ export function decideClarification(list: RankShortlist, routed: string | undefi
   // Cards that stand apart: a similarity route is trusted, only a request nothing routed is asked about.
   if (!first || (routed !== undefined && list.separable)) return routed ? { route: true } : { nothing: true };
   const routeTo = (agentId: string) => (agentId === routed ? { route: true as const } : { route: true as const, agentId });
-  if (routed !== undefined && first.share >= thresholds.routeShare) return routeTo(first.agentId);
+  if (routed !== undefined && list.backing >= thresholds.routeShare) return routeTo(first.agentId);
   // Too little for options: a similarity route (its out-of-scope gate passed) stands; no route stays none.
   const near = first.share >= thresholds.offerShare && list.covered >= thresholds.minCovered && list.centroid >= thresholds.minCentroid && list.shared >= 1;
   if (!near) return routed ? routeTo(first.agentId) : { nothing: true };

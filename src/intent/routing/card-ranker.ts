@@ -38,6 +38,8 @@ export interface RankShortlist {
   centroid: number;
   /** Words or multi-character Chinese terms the text shares with the first candidate's texts. */
   shared: number;
+  /** How much the example model and the n-gram model each back the first candidate: the mean of their shares, 0..1. */
+  backing: number;
   /**
    * Whether the registry's cards stand apart: the n-gram model, trained without some examples, ranks nine in
    * ten of them first (`ranker-model.ts`). There a similarity route is trusted; on a fine-grained registry
