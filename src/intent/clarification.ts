@@ -55,9 +55,9 @@ export interface ClarifyThresholds {
    * (`RankShortlist.backing`, the mean of its share under each). Default 0.8.
    */
   routeShare: number;
-  /** Options are offered when the first candidate has at least this share… Default 0.3. */
+  /** Options are offered when the two models back their most backed card at least this much (`backing`)… Default 0.3. */
   offerShare: number;
-  /** …its texts hold at least this share of the query (and share a word with it)… Default 0.3. */
+  /** …that card's texts hold at least this share of the query (and share a word with it)… Default 0.3. */
   minCovered: number;
   /**
    * …and the query's cosine to its texts' centroid is at least this. Default 0: on BANKING77 (dev) 0.06 keeps
@@ -85,7 +85,7 @@ export function decideClarification(list: RankShortlist, routed: string | undefi
   const routeTo = (agentId: string) => (agentId === routed ? { route: true as const } : { route: true as const, agentId });
   if (routed !== undefined && list.backing >= thresholds.routeShare) return routeTo(first.agentId);
   // Too little for options: a similarity route (its out-of-scope gate passed) stands; no route stays none.
-  const near = first.share >= thresholds.offerShare && list.covered >= thresholds.minCovered && list.centroid >= thresholds.minCentroid && list.shared >= 1;
+  const near = list.backing >= thresholds.offerShare && list.covered >= thresholds.minCovered && list.centroid >= thresholds.minCentroid && list.shared >= 1;
   if (!near) return routed ? routeTo(first.agentId) : { nothing: true };
   // The ranker's own route (it passed the ranker's gate) is always among the options, in the last place if need be.
   const offer = list.candidates.filter((candidate, index) => index === 0 || candidate.share >= thresholds.optionShare).map((candidate) => candidate.agentId).slice(0, MAX_CLARIFICATION_OPTIONS);

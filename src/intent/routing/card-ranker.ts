@@ -38,7 +38,10 @@ export interface RankShortlist {
   centroid: number;
   /** Words or multi-character Chinese terms the text shares with the first candidate's texts. */
   shared: number;
-  /** How much the example model and the n-gram model each back the first candidate: the mean of their shares, 0..1. */
+  /**
+   * How much the example model and the n-gram model back the card they back most: the mean of its share under
+   * each, 0..1. `covered`, `centroid` and `shared` are read on that card (usually the first candidate).
+   */
   backing: number;
   /**
    * Whether the registry's cards stand apart: the n-gram model, trained without some examples, ranks nine in
