@@ -45,7 +45,7 @@ export function buildClarification(agentIds: readonly string[], snapshot: Pick<R
  * Thresholds of the offline decision. Defaults chosen on the BANKING77 train split's rows not drawn as examples
  * (`bench/public-routing.ts --split dev`, k = 10 and 20), never on its test split. Asking more often finds the
  * right agent more often and offers options to more out-of-scope requests; these keep ≥ 60 % of out-of-scope
- * requests unrouted and leave ≤ 5 % of in-scope ones with nothing (dev: 83.3 % routed or offered at k = 10, 88.7 %
+ * requests unrouted and leave ≤ 5 % of in-scope ones with nothing (dev: 83.8 % routed or offered at k = 10, 88.9 %
  * at k = 20, options on 39 % / 46 % of out-of-scope lines). Options on ≤ 30 % of out-of-scope lines would cost
  * about 7 points of routed-or-offered and leave 12 % to 17 % of in-scope requests with nothing.
  */
