@@ -213,8 +213,11 @@ function printLedger(columns: LedgerColumn[], detail: boolean): void {
   for (const row of rows) console.log(format(row));
   if (!detail) return;
   for (const column of columns) {
-    console.log(`\nStatements and regular expressions per turn (the 40 most run), ${column.name}:`);
-    for (const [statement, count] of Object.entries(column.figures.statements).sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${String(count).padStart(7)}  ${statement}`);
+    const entries = Object.entries(column.figures.statements).sort((a, b) => b[1] - a[1]);
+    console.log(`\nStorage statements per turn, ${column.name}:`);
+    for (const [statement, count] of entries.filter(([name]) => !name.startsWith('regex:'))) console.log(`  ${String(count).padStart(7)}  ${statement}`);
+    console.log(`\nRegular expressions per turn (the 40 most run), ${column.name}:`);
+    for (const [statement, count] of entries.filter(([name]) => name.startsWith('regex:')).slice(0, 40)) console.log(`  ${String(count).padStart(7)}  ${statement}`);
   }
 }
 

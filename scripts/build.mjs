@@ -10,7 +10,10 @@
  *   imports; no test files) into `dist/` (or `--out`) with `tsconfig.build.json`,
  *   keeping the folder layout (`dist/src/cli/main.js`);
  * - the files under `src/` that are not TypeScript (the Postgres migrations) copied
- *   beside the compiled modules that read them.
+ *   beside the compiled modules that read them;
+ * - last, what it was built from (scripts/build-inputs.mjs: a hash of the sources, and the kit's
+ *   output folder) in `build-inputs.json` of the server's output folder, so a test can tell a
+ *   complete build of the sources it sees.
  *
  * Files at the package root (`schemas/`, `public/`, `package.json`) stay where they are:
  * the code finds them from the package root (src/util/package-files.ts).
@@ -18,11 +21,12 @@
  * Plain JavaScript, so a build needs only `typescript`.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { BUILD_INPUTS_FILE, buildInputsHash } from './build-inputs.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { out: { type: 'string' }, 'kit-out': { type: 'string' } } });
@@ -50,6 +54,8 @@ function copyAssets(from, to) {
   }
 }
 
+const inputs = buildInputsHash(ROOT);
 compile('packages/agent-kit/tsconfig.json', kitOut);
 compile('tsconfig.build.json', out);
 copyAssets(join(ROOT, 'src'), join(out, 'src'));
+writeFileSync(join(out, BUILD_INPUTS_FILE), `${JSON.stringify({ inputs, kit: kitOut })}\n`);

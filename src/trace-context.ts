@@ -68,9 +68,16 @@ export function w3cTraceId(traceId: string): string {
   return createHash('sha256').update(traceId).digest('hex').slice(0, 32);
 }
 
+/** Random bytes for span ids, drawn from the system in blocks (one call per 512 ids, not one per id). */
+const spanIdPool = { bytes: Buffer.alloc(0), offset: 0 };
+
 /** A fresh span id (16 hex digits, never all zero). */
 export function newSpanId(): string {
-  const id = randomBytes(8).toString('hex');
+  if (spanIdPool.offset + 8 > spanIdPool.bytes.length) {
+    spanIdPool.bytes = randomBytes(4096);
+    spanIdPool.offset = 0;
+  }
+  const id = spanIdPool.bytes.toString('hex', spanIdPool.offset, (spanIdPool.offset += 8));
   return id === ZERO_SPAN ? newSpanId() : id;
 }
 

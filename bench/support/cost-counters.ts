@@ -6,8 +6,9 @@
  * commands), `JSON.stringify` calls and the characters they wrote, regular
  * expression executions (`RegExp#exec`, which `test`, `match`, `replace` and
  * `split` call once a pattern's prototype is patched; a global pattern counts
- * once per match), outgoing HTTP requests (undici's and node:http's
- * diagnostics channels), JSON Schema compilations (ajv), and what the
+ * once per match), SQLite commits (COMMIT, or a write outside a
+ * transaction), writes to the server's client sockets, outgoing HTTP
+ * requests (undici's and node:http's diagnostics channels), JSON Schema compilations (ajv), and what the
  * server's own counts (`src/util/cost-ledger.ts`: guard and masking passes)
  * add when the checkout has them.
  *
@@ -16,6 +17,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRequire } from 'node:module';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -55,10 +57,11 @@ function statementName(text: string): string {
     }
   }
   // A statement carrying waiting writes in front of it (src/store/postgres/pg-write-behind.ts) is named by its own text.
-  const marker = 'WHERE t.task_id = u.task_id )';
-  const carried = line.startsWith('WITH sb_carried_events AS') ? line.indexOf(marker) : -1;
-  if (carried < 0) return line.slice(0, 90);
-  const rest = line.slice(carried + marker.length);
+  // The carried part ends with its profile upsert (decision 0050), or, before it, with the task outcomes.
+  const markers = ['updated_at = excluded.updated_at )', 'WHERE t.task_id = u.task_id )'];
+  const marker = line.startsWith('WITH sb_carried_events AS') ? markers.find((text) => line.includes(text)) : undefined;
+  if (marker === undefined) return line.slice(0, 90);
+  const rest = line.slice(line.indexOf(marker) + marker.length);
   return `(carrying) ${(rest.startsWith(', ') ? rest.slice(2) : rest.trimStart()).slice(0, 80)}`;
 }
 
@@ -104,6 +107,7 @@ export async function createCostCounters(root: string): Promise<CostCounters> {
   };
 
   const onHttp = () => add('outgoing requests');
+  const socketPrototype = Socket.prototype as unknown as Record<string, unknown>;
 
   return {
     start() {
@@ -128,8 +132,13 @@ export async function createCostCounters(root: string): Promise<CostCounters> {
             add('storage round trips');
             add('storage statements');
             add('storage bytes sent', valueBytes(args));
-            const name = `sqlite: ${statementName(String((this as { source?: string }).source ?? ''))}`;
+            const statement = this as { source?: string; readonly?: boolean; database?: { inTransaction?: boolean } };
+            const name = `sqlite: ${statementName(String(statement.source ?? ''))}`;
             statements[name] = (statements[name] ?? 0) + 1;
+            // A commit: COMMIT itself, or a write run outside any transaction (SQLite commits it alone).
+            // (No regular expression here: those are being counted.)
+            const control = ['BEGIN', 'SAVEPOINT', 'RELEASE', 'ROLLBACK'].some((word) => name.startsWith(`sqlite: ${word}`));
+            if (name === 'sqlite: COMMIT' || (method === 'run' && !control && statement.readonly === false && statement.database?.inTransaction === false)) add('sqlite commits');
             return original.apply(this, args);
           },
         );
@@ -180,6 +189,13 @@ export async function createCostCounters(root: string): Promise<CostCounters> {
           add('regex executions');
           const name = `regex: /${String((this as RegExp).source).slice(0, 70)}/`;
           statements[name] = (statements[name] ?? 0) + 1;
+          return original.apply(this, args);
+        },
+      );
+      // Writes to the sockets of the server's clients (a write system call each): what the SSE streams cost.
+      wrap(socketPrototype, '_writeGeneric', (original) =>
+        function (this: unknown, ...args: unknown[]) {
+          if ((this as { server?: unknown }).server) add('socket writes to clients');
           return original.apply(this, args);
         },
       );

@@ -12,7 +12,7 @@ import { checkKeyValue, type Planner, type TaskOutcome } from '../planning/index
 import type { CardPreselector, IntentRecognizer, IntentResult } from '../intent/index.js';
 import { createLlmUsage } from '../llm/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
-import { readTurnQuery } from '../understanding/index.js';
+import { readTurnQuery, type QueryReading } from '../understanding/index.js';
 import type { EvalCase } from './eval-set.js';
 import type { NearestBaseline } from './nearest-baseline.js';
 import { createTurnMeaning, type SemanticIndex } from '../embeddings/index.js';
@@ -88,7 +88,7 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
   const offered = intent.clarification?.options.map((option) => option.sub_agent_id) ?? [];
   const inputs: Record<string, Record<string, unknown>> = {};
   if (Object.keys(item.inputs).length > 0 && predicted.length > 0) {
-    const planned = await plan(intent, memory, options, now, `eval_${item.line}`);
+    const planned = await plan(intent, read, memory, options, now, `eval_${item.line}`);
     for (const task of planned) inputs[task.assigned_agent] = task.inputs;
   }
   const baseline = options.baseline?.(item.query);
@@ -109,13 +109,14 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
 
 async function playTurn(query: string, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string): Promise<{ memory: SessionMemory }> {
   const { snapshot } = options;
-  const intent = await options.recognizer.recognize({ ...readTurnQuery(query, snapshot), history: memory.history, snapshot, pendingAgents: pendingOf(memory, snapshot), usage: createLlmUsage(), now });
+  const read = readTurnQuery(query, snapshot);
+  const intent = await options.recognizer.recognize({ ...read, history: memory.history, snapshot, pendingAgents: pendingOf(memory, snapshot), usage: createLlmUsage(), now });
   const agents = intent.kind === 'business' ? [...new Set(intent.intents.map((found) => found.agentId))] : [];
   const turn = { query, rewrittenQuery: intent.rewrittenQuery || query, answer: '', agents };
   if (agents.length === 0) {
     return { memory: { ...memory, history: rememberTurn(memory, turn, snapshot.supervisor.memoryMaxHistory) } };
   }
-  const tasks = await plan(intent, memory, options, now, planId);
+  const tasks = await plan(intent, read, memory, options, now, planId);
   const outcomes: Record<string, TaskOutcome> = {};
   for (const task of tasks) {
     const card = snapshot.byId.get(task.assigned_agent);
@@ -125,9 +126,12 @@ async function playTurn(query: string, memory: SessionMemory, options: RunEvalOp
   return { memory: memoryAfterBusinessTurn({ memory, turn, tasks, outcomes, snapshot }) };
 }
 
-async function plan(intent: IntentResult, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string) {
+/** The line's plan, made as a turn makes it: from the line's reading, which is the query's too when the recogniser kept the line's words. */
+async function plan(intent: IntentResult, reading: QueryReading, memory: SessionMemory, options: RunEvalOptions, now: Date, planId: string) {
   const result = await options.planner.plan({
     query: intent.rewrittenQuery,
+    reading,
+    ...(intent.asTyped ? { queryIsTyped: true } : {}),
     intents: intent.intents,
     ...(intent.draftPlan ? { draft: intent.draftPlan } : {}),
     snapshot: options.snapshot,

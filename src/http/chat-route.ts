@@ -4,8 +4,9 @@
  *
  * Order matters here. The turn is started before any byte is written, so a
  * refusal from the runner (409 turn in progress, 400) is still a plain JSON
- * error. Events the runner emits between its promise resolving and this code
- * resuming are buffered, then flushed once the stream is open. A client that
+ * error. The turn starts eagerly: the events the runner emits before this code
+ * resumes (its first frame) are buffered, then written with the headers in one
+ * socket write as soon as the stream is open. A client that
  * goes away aborts the turn's signal exactly once; a finished response never
  * aborts it.
  */
@@ -150,7 +151,7 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
 
     let started: StartedTurn;
     try {
-      started = await options.turns.start({ ...check.value, tenant: callerTenant(response), traceId, traceParent: traceParentOf(response), delegationDepth: delegationDepthOf(response) }, { signal: controller.signal, onEvent });
+      started = await options.turns.start({ ...check.value, tenant: callerTenant(response), traceId, traceParent: traceParentOf(response), delegationDepth: delegationDepthOf(response) }, { signal: controller.signal, onEvent, eager: true });
     } catch (error) {
       if (idempotencyKey !== undefined) await options.idempotency!.keys.release(owner, idempotencyKey).catch(() => {});
       throw error;
@@ -203,6 +204,8 @@ export function createChatHandler(options: ChatHandlerOptions): RequestHandler {
     const relay = createRelay(stream);
     sink = relay.forward;
     for (const event of pending.splice(0)) relay.forward(event);
+    // The headers and the turn's first frame leave now, in the loop turn that admitted it.
+    stream.flush();
 
     try {
       const result = await started.done;

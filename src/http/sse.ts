@@ -1,10 +1,11 @@
 /**
  * Server-sent events over an express response. Each event leaves the process
- * in the turn of the event loop that produced it: headers are flushed up
- * front, Nagle is off, and proxies are told not to buffer
- * (`x-accel-buffering: no`). The events of one loop turn go out in one socket
- * write (a turn's start produces several at once). A comment line every
- * `heartbeatMs` keeps idle connections from being cut by proxies.
+ * in the turn of the event loop that produced it: Nagle is off, and proxies
+ * are told not to buffer (`x-accel-buffering: no`). The events of one loop
+ * turn go out in one socket write (a turn's start produces several at once),
+ * the headers with the first of them: with `flush()` at once, else at the end
+ * of the loop turn that opened the stream, events or not. A comment line
+ * every `heartbeatMs` keeps idle connections from being cut by proxies.
  */
 import type { Response } from 'express';
 
@@ -19,6 +20,8 @@ export interface SseStream {
   send(data: unknown, id?: string): void;
   /** Writes an already serialised event (a replay of what was stored) the same way. */
   sendSerialised(json: string, id?: string): void;
+  /** Writes what is waiting now (the headers too, if not sent yet) instead of at the end of this loop turn. */
+  flush(): void;
   /** Stops the heartbeat and ends the response. Safe to call more than once. */
   end(): void;
   /** True once ended here or closed by the client. */
@@ -32,29 +35,36 @@ export function openSseStream(response: Response, options: { heartbeatMs: number
   response.setHeader('cache-control', 'no-cache, no-transform');
   response.setHeader('connection', 'keep-alive');
   response.setHeader('x-accel-buffering', 'no');
-  response.flushHeaders();
   response.socket?.setNoDelay(true);
 
   let ended = false;
   const isClosed = () => ended || response.writableEnded || response.destroyed;
-  // Frames written in one loop turn, sent together when the turn's I/O is done.
+  // Frames written in one loop turn, sent together when the turn's I/O is done (the headers with the first).
   let pending = '';
   let scheduled = false;
   const flush = () => {
     scheduled = false;
-    if (pending === '') return;
+    if (response.writableEnded || response.destroyed) return;
+    if (pending === '') {
+      if (!response.headersSent) response.flushHeaders();
+      return;
+    }
     const chunk = pending;
     pending = '';
-    if (!response.writableEnded && !response.destroyed) response.write(chunk);
+    response.write(chunk);
   };
-  const write = (chunk: string) => {
-    if (isClosed()) return;
-    pending += chunk;
+  const schedule = () => {
     if (!scheduled) {
       scheduled = true;
       setImmediate(flush);
     }
   };
+  const write = (chunk: string) => {
+    if (isClosed()) return;
+    pending += chunk;
+    schedule();
+  };
+  schedule();
   const heartbeat = options.heartbeatMs > 0 ? setInterval(() => write(': ping\n\n'), options.heartbeatMs) : undefined;
   heartbeat?.unref();
   const stopHeartbeat = () => {
@@ -69,6 +79,7 @@ export function openSseStream(response: Response, options: { heartbeatMs: number
     sendSerialised(json, id) {
       write(`${id ? `id: ${id}\n` : ''}data: ${json}\n\n`);
     },
+    flush,
     end() {
       stopHeartbeat();
       if (ended) return;

@@ -106,12 +106,13 @@ const FILLER = /[\s\p{P}\p{S}]|我要|我选|选择|就是|是|吧|呢|的|那�
 
 /**
  * The option `text` names, or undefined when it names none (a new request): an ordinal, a bare yes for a
- * single option, or an option's label or its agent's name with little else around it.
+ * single option, or an option's label or its agent's name with little else around it. `text` is the message in
+ * its normal form, as the turn's reading holds it (`QueryReading.normalizedQuery`).
  */
 export function optionNamedIn(text: string, clarification: Clarification, snapshot: Pick<RegistrySnapshot, 'byId'>, yes = false): ClarificationOption | undefined {
   const { options } = clarification;
   if (yes && options.length === 1) return options[0];
-  const plain = text.normalize('NFKC').trim().toLowerCase().replace(/[。.!！?？,，\s]+$/u, '');
+  const plain = text.trim().toLowerCase().replace(/[。.!！?？,，\s]+$/u, '');
   if (plain === '') return undefined;
   const squeezed = plain.replace(/\s+/gu, '');
   const ordinal = ZH_ORDINAL.exec(squeezed)?.[1] ?? EN_ORDINAL.exec(plain.replace(/[,，]/gu, ' ').replace(/\s+/gu, ' '))?.[1];

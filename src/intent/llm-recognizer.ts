@@ -118,7 +118,8 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
       // Level 2: cache.
       const today = input.now ?? new Date();
       const keyInput = {
-        query: text,
+        // The reading's normal form: the key is not normalised again.
+        query: normalized,
         registryVersion: input.snapshot.version,
         history: input.history,
         pendingAgents: input.pendingAgents,
@@ -135,8 +136,11 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
           logger.warn({ err: error }, 'intent cache read failed');
           return undefined;
         });
-        // A summary written for another session's memory is never reused.
-        if (cached) return { ...cached, memorySummary: undefined, source: 'cache' };
+        // A summary written for another session's memory is never reused; nor is a rewrite taken as this message's words.
+        if (cached) {
+          const { asTyped: _typed, ...hit } = cached;
+          return { ...hit, memorySummary: undefined, source: 'cache' };
+        }
       }
 
       // Level 3: one model call (plus one retry for an unusable reply).

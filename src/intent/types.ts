@@ -54,6 +54,11 @@ export interface IntentResult {
   confidence: 'high' | 'medium' | 'low';
   reason: string;
   rewrittenQuery: string;
+  /**
+   * `rewrittenQuery` is the recogniser's input query itself (trimmed), not a rewrite: the plan reads it through the
+   * turn's reading instead of reading it again. Never kept in the intent cache (a hit's text is another message's).
+   */
+  asTyped?: true;
   userFriendlyMessage: string;
   /** The complete reply of a simple turn when the recognizer already has it (no further model call). */
   answer?: string;

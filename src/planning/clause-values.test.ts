@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentCard } from '../registry/types.js';
 import { createExampleRanker } from '../intent/routing/example-ranker.js';
 import { attributeClauseValues, type ClauseValuesRequest } from './clause-values.js';
-import { clausesOfText } from '../understanding/index.js';
+import { readText } from '../understanding/index.js';
 import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
@@ -14,7 +14,7 @@ function attribute(text: string, cards: AgentCard[], extra: Partial<ClauseValues
   const snapshot = snapshotOf(cards);
   const intents = extra.intents ?? ranker.rank(text, snapshot).intents;
   const chosen = cards.filter((card) => intents.some((intent) => intent.agentId === card.id));
-  const result = attributeClauseValues({ text, intents, cards: chosen, clauses: clausesOfText(text, chosen), now: NOW, ...extra });
+  const result = attributeClauseValues({ text: readText(text, chosen), intents, cards: chosen, now: NOW, ...extra });
   return Object.fromEntries([...result].map(([agentId, values]) => [agentId, values.extraction.values]));
 }
 
@@ -101,12 +101,11 @@ describe('attributeClauseValues', () => {
     const [hotel, , , weather] = travelCards() as [AgentCard, AgentCard, AgentCard, AgentCard];
     const text = '帮我订个酒店，明天，再查一下上海的天气';
     const result = attributeClauseValues({
-      text,
-      turnText: '明天，再查一下上海的天气',
+      text: readText(text, [hotel, weather]),
+      turnText: readText('明天，再查一下上海的天气', []).normal,
       intents: [{ agentId: 'weather_agent', clause: '查一下上海的天气' }, { agentId: 'hotel_agent' }],
       cards: [hotel, weather],
       pendingAgents: ['hotel_agent'],
-      clauses: clausesOfText(text, [hotel, weather]),
       now: NOW,
     });
     expect(result.get('hotel_agent')).toMatchObject({ scope: 'answer', extraction: { values: { check_in_date: TOMORROW } } });
@@ -115,7 +114,7 @@ describe('attributeClauseValues', () => {
 
   it('reads the whole query when no clause is known (a request carried from the last turn)', () => {
     const [hotel] = travelCards() as [AgentCard];
-    const result = attributeClauseValues({ text: '帮我订北京的酒店，上海呢', intents: [{ agentId: 'hotel_agent' }], cards: [hotel], clauses: clausesOfText('帮我订北京的酒店，上海呢', [hotel]), now: NOW });
+    const result = attributeClauseValues({ text: readText('帮我订北京的酒店，上海呢', [hotel]), intents: [{ agentId: 'hotel_agent' }], cards: [hotel], now: NOW });
     expect(result.get('hotel_agent')).toMatchObject({ scope: 'open', extraction: { values: { city: '上海' } } });
   });
 });

@@ -28,15 +28,15 @@
  * A key with no value attributed this way stays missing and is asked for.
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
-import { requestWordOf, separatorBetween, type Clause, type ReadClause, type RequestWord } from '../understanding/index.js';
+import { requestWordOf, separatorBetween, type Clause, type ReadClause, type ReadText, type RequestWord } from '../understanding/index.js';
 import { type ExtractionResult, extractKeys, extractOne, termsOf } from '../text/index.js';
 import type { RankedIntent } from './types.js';
 
 /** What `attributeClauseValues` needs. */
 export interface ClauseValuesRequest {
-  /** The (rewritten) query the plan is made from. */
-  text: string;
-  /** What the user typed this turn; clauses before it in `text` (earlier turns) belong to no clause of this turn. */
+  /** The (rewritten) query the plan is made from, read once (its normal form and clauses: `planning/plan-texts.ts`). */
+  text: ReadText;
+  /** The normal form of what the user typed this turn; clauses before it in `text` (earlier turns) belong to no clause of this turn. */
   turnText?: string;
   /** The recognised intents; `clause` is the part of the query that named the agent. */
   intents: readonly Pick<RankedIntent, 'agentId' | 'clause'>[];
@@ -44,8 +44,6 @@ export interface ClauseValuesRequest {
   cards: readonly AgentCard[];
   /** Agents parked last turn waiting for the user's answer. */
   pendingAgents?: readonly string[];
-  /** The clauses of `text` in its normal form with their request words, from the turn's reading (`understanding/clausesOfText`). */
-  clauses: readonly ReadClause[];
   now: Date;
 }
 
@@ -65,16 +63,15 @@ const COORDINATION = new Set(['and', '&', '和', '与', '及', '以及', '、', 
 
 /** Attributes the required-key values of each card (see the file header). */
 export function attributeClauseValues(request: ClauseValuesRequest): Map<string, AgentClauseValues> {
-  const text = request.text.normalize('NFKC');
-  // Clauses are found in the NFKC form; the words handed on keep the user's own punctuation when positions allow.
-  const written = request.text.length === text.length ? request.text : text;
-  const turnText = request.turnText?.normalize('NFKC').trim() ?? '';
+  // Clauses are found in the normal form; the words handed on keep the user's own punctuation when positions allow.
+  const { normal: text, written } = request.text;
+  const turnText = request.turnText?.trim() ?? '';
   const turnStart = turnText.length > 0 ? Math.max(0, text.lastIndexOf(turnText)) : 0;
   const cardsById = new Map(request.cards.map((card) => [card.id, card]));
   const withClause = request.intents.filter((intent) => cardsById.has(intent.agentId) && intent.clause);
   const intents = withClause.filter((intent, index) => withClause.findIndex((other) => other.agentId === intent.agentId) === index);
   // Two full requests joined by 和 / and in one clause are two clauses, each request owning its own.
-  const { clauses, placed } = splitSharedClauses(text, [...request.clauses], intents, turnStart);
+  const { clauses, placed } = splitSharedClauses(text, [...request.text.clauses], intents, turnStart);
   const firstTurnClause = Math.max(0, clauses.findIndex((clause) => clause.start >= turnStart));
 
   // Owners of each clause: agents recognised in exactly that clause first, then agents whose clause spans several.
@@ -83,7 +80,7 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
   const spanning: [string, number[]][] = [];
   for (const intent of intents) {
     if (owned.has(intent.agentId)) continue;
-    const spanned = clausesOf(text, intent.clause!.normalize('NFKC').trim(), clauses, turnStart);
+    const spanned = clausesOf(text, intent.clause!.trim(), clauses, turnStart);
     if (spanned.length === 1) owned.set(intent.agentId, spanned);
     else if (spanned.length > 1) spanning.push([intent.agentId, spanned]);
   }
@@ -219,7 +216,7 @@ function splitSharedClauses(
 ): { clauses: Clause[]; placed: Map<string, number[]> } {
   const agentsIn = new Map<number, string[]>();
   for (const intent of intents) {
-    const spanned = clausesOf(text, intent.clause!.normalize('NFKC').trim(), clauses, turnStart);
+    const spanned = clausesOf(text, intent.clause!.trim(), clauses, turnStart);
     if (spanned.length === 1) agentsIn.set(spanned[0]!, [...(agentsIn.get(spanned[0]!) ?? []), intent.agentId]);
   }
   const result: Clause[] = [];
@@ -297,8 +294,7 @@ function isBareRequest(clause: Clause, agents: ReadonlySet<string>, cardsById: R
   return terms.length > 0 && terms.every((term) => requestTerms.has(term.text));
 }
 
-/** The earlier clause's value counts for `spec` when `spec` itself reads that value from the earlier clause's text. */
+/** The earlier clause's value counts for `spec` when `spec` itself reads that value from the earlier clause's words. */
 function fitsSpec(spec: SemanticKeySpec, value: string | number, sourceText: string, now: Date): boolean {
-  const outcome = extractOne(sourceText.normalize('NFKC'), spec.extract, now);
-  return outcome !== null && 'value' in outcome && outcome.value === value;
+  return extractKeys(sourceText, [spec], now).values[spec.key] === value;
 }

@@ -16,7 +16,8 @@
  */
 import { extractOne, findDates } from '../text/index.js';
 import { type AgentCard, resolveAgentId, type SemanticKeySpec } from '../registry/index.js';
-import { clausesOfText, requestWordOf, type ReadClause } from '../understanding/index.js';
+import { requestWordOf, type ReadClause } from '../understanding/index.js';
+import { readPlanTexts, type PlanTexts } from './plan-texts.js';
 import { attributeClauseValues, type AgentClauseValues } from './clause-values.js';
 import type { DraftPlanEnvelope, DraftSubTask } from './draft-schema.js';
 import { createDraftReader } from './draft-reader.js';
@@ -97,10 +98,11 @@ export function planFromDraft(
   if (cards.length === 0) return { corrections };
 
   // The offline view of the same agents, each read from its own clause: extracted keys, slot memory, invalid values.
-  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request.query, clausesOfText(request.query, cards, request.reading), request) });
+  const texts = readPlanTexts(request, cards);
+  const offline = buildSubTasks(cards, { ...request, intents: withClauses(cards, request.query, texts.query.clauses, request) }, texts);
   const offlineByAgent = new Map(offline.tasks.map((task) => [task.assigned_agent, task]));
   // The user's own words decide first where the model's rewrite is not what the user typed.
-  const userWords = userClauseValues(cards, request);
+  const userWords = userClauseValues(cards, request, texts);
   const evidence = conversationEvidence(envelope, request);
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
   const modelKeys = new Map<string, Set<string>>();
@@ -263,15 +265,13 @@ function withClauses(cards: readonly AgentCard[], text: string, clauses: readonl
 }
 
 /** Each agent's words in what the user typed this turn, when the rewritten query is not that text (else undefined). */
-function userClauseValues(cards: readonly AgentCard[], request: PlanRequest): Map<string, AgentClauseValues> | undefined {
+function userClauseValues(cards: readonly AgentCard[], request: PlanRequest, texts: PlanTexts): Map<string, AgentClauseValues> | undefined {
   const typed = request.turnQuery ?? '';
-  if (squash(typed).length === 0 || squash(typed) === squash(request.query)) return undefined;
-  // The turn's reading split the user's text once; its clauses are reused when they are of this text.
-  const clauses = clausesOfText(typed, cards, request.reading);
+  if (!texts.turn || squash(typed).length === 0 || squash(typed) === squash(request.query)) return undefined;
+  // The turn's reading split the user's text once (`plan-texts.ts`).
   return attributeClauseValues({
-    text: typed,
-    intents: withClauses(cards, typed, clauses, request),
-    clauses,
+    text: texts.turn,
+    intents: withClauses(cards, typed, texts.turn.clauses, request),
     cards,
     pendingAgents: request.memory.pending.map((task) => task.agent_id),
     now: request.now,

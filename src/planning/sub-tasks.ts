@@ -6,36 +6,37 @@
  * inputs of parked tasks); and the plan assembled around them. The offline
  * planner is these alone; the LLM planner checks its draft against them.
  */
-import { clausesOfText, isFollowUp } from '../understanding/index.js';
+import { isFollowUp } from '../understanding/index.js';
 import { attributeClauseValues, type AgentClauseValues } from './clause-values.js';
-import { extractOne, normalizeText, orderByMention } from '../text/index.js';
+import { extractOne, orderByMention } from '../text/index.js';
 import type { AgentCard, ExtractSpec } from '../registry/index.js';
 import type { InvalidKey, SubTask, TaskPlan } from './plan-types.js';
 import type { PendingTask } from '../store/index.js';
 import { classifyTaskType, topologicalOrder } from './dag.js';
 import { splitSeveralValues } from './several-values.js';
+import { readPlanTexts, type PlanTexts } from './plan-texts.js';
 import type { Planner, PlanRequest, PlanResult } from './types.js';
 
-/** Builds the sub-tasks of `cards` (already filtered to enabled agents of the snapshot). */
+/** Builds the sub-tasks of `cards` (already filtered to enabled agents of the snapshot); `texts` when the caller read them already. */
 export function buildSubTasks(
   cards: readonly AgentCard[],
-  request: Pick<PlanRequest, 'query' | 'turnQuery' | 'reading' | 'intents' | 'memory' | 'now' | 'planId'>,
+  request: Pick<PlanRequest, 'query' | 'turnQuery' | 'reading' | 'queryIsTyped' | 'intents' | 'memory' | 'now' | 'planId'>,
+  texts: PlanTexts = readPlanTexts(request, cards),
 ): { tasks: SubTask[]; invalidKeys: Record<string, InvalidKey[]>; attributed: Map<string, AgentClauseValues> } {
   const taskIdOf = new Map(cards.map((card, index) => [card.id, `${request.planId}_task_${index + 1}`]));
   const invalidKeys: Record<string, InvalidKey[]> = {};
   // Each agent reads its keys from its own clause of the query (see planning/clause-values.ts).
   const attributed = attributeClauseValues({
-    text: request.query,
-    turnText: request.turnQuery,
+    // The turn's reading split the user's text once; reused when the plan is made from that very text (`plan-texts.ts`).
+    text: texts.query,
+    ...(texts.turn ? { turnText: texts.turn.normal } : {}),
     intents: request.intents,
     cards,
     pendingAgents: request.memory.pending.map((task) => task.agent_id),
-    // The turn's reading split the user's text once; reused when the plan is made from that very text.
-    clauses: clausesOfText(request.query, cards, request.reading),
     now: request.now,
   });
   // "那物流呢" after an order lookup goes on with the values of this session's previous request.
-  const followUp = isFollowUp(normalizeText(request.turnQuery ?? request.query));
+  const followUp = isFollowUp((texts.turn ?? texts.query).normal.trim());
   const tasks = cards.map((card): SubTask => {
     const taskId = taskIdOf.get(card.id)!;
     const own = attributed.get(card.id)!;

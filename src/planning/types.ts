@@ -32,8 +32,13 @@ export interface PlanRequest {
   query: string;
   /** What the user typed this turn (the rewritten query may start with earlier turns' words). */
   turnQuery?: string;
-  /** The turn's one reading of the user's message (its clauses are not split again). */
+  /**
+   * The turn's one reading of the user's words of this turn (`turnQuery`, or the message when there is none): its
+   * clauses are not split again.
+   */
   reading?: QueryReading;
+  /** `query` is the user's words as the recogniser got them, not a rewrite: `reading` is its reading too. */
+  queryIsTyped?: boolean;
   intents: readonly RankedIntent[];
   /** The plan an LLM recogniser's model drafted in the same call as the intents, unread (the LLM planner reads it). */
   draft?: DraftSource;

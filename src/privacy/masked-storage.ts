@@ -28,8 +28,10 @@ export function maskStorage(storage: Storage, masker: PiiMasker, sealer: DataSea
   const tasks = storage.tasks;
   return Object.assign(Object.create(Object.getPrototypeOf(storage) as object) as Storage, storage, {
     transcript: bindAll(transcript, {
-      beginTurn: (start: Parameters<typeof transcript.beginTurn>[0]) => transcript.beginTurn(masker.maskDeep(start)),
-      finishTurn: (turnId: string, finish: Parameters<typeof transcript.finishTurn>[1]) => transcript.finishTurn(turnId, masker.maskDeep(finish)),
+      // The session's lease names the session as its lease store does (unmasked), or it would be another lease.
+      beginTurn: ({ lease, ...start }: Parameters<typeof transcript.beginTurn>[0]) => transcript.beginTurn({ ...masker.maskDeep(start), ...(lease ? { lease } : {}) }),
+      finishTurn: (turnId: string, { releaseLease, ...finish }: Parameters<typeof transcript.finishTurn>[1]) =>
+        transcript.finishTurn(turnId, { ...masker.maskDeep(finish), ...(releaseLease ? { releaseLease } : {}) }),
     }),
     events: bindAll(events, {
       appendEvents: (turnId: string, stored: Parameters<typeof events.appendEvents>[1]) =>

@@ -53,6 +53,18 @@ export interface TurnStart {
   traceId: string;
   createdAt: string;
   metadata?: Record<string, unknown>;
+  /**
+   * The session's lease, taken in the same write (only where `LeaseStore.withTranscript`):
+   * when another holder has it nothing is written and `beginTurn` says `leaseTaken: false`.
+   */
+  lease?: LeaseClaim;
+}
+
+/** A lease a turn's start takes (`ttlMs`) or its finish lets go of. */
+export interface LeaseClaim {
+  key: string;
+  holder: string;
+  ttlMs: number;
 }
 
 /** What `finishTurn` writes when the turn ends. */
@@ -65,6 +77,8 @@ export interface TurnFinish {
   events?: readonly StoredEvent[];
   /** The turn's record for `GET /v1/turns` and the console, stored in the same write (personal data masked). */
   record?: StoredTurnRecord;
+  /** The session's lease, let go of in the same write whatever it returns (only where `LeaseStore.withTranscript`). */
+  releaseLease?: Omit<LeaseClaim, 'ttlMs'>;
 }
 
 /** One agent's sub-agent calls in a turn (`TurnUsage.by_agent`). */
@@ -231,9 +245,18 @@ export interface TranscriptStore extends TranscriptReader, TurnRecordReader {
    * `interrupted` (an empty answer row with `metadata.outcome: "interrupted"`)
    * and its id returned: the caller holds the session's lease, so such a turn
    * belonged to a holder that died. Repeating the call for the same turn id
-   * changes nothing.
+   * changes nothing. With `start.lease`, `leaseTaken` says whether it was
+   * taken (false: nothing written).
    */
-  beginTurn(start: TurnStart): Promise<{ interrupted: string[] }>;
+  beginTurn(start: TurnStart): Promise<{
+    interrupted: string[];
+    leaseTaken?: boolean;
+    /**
+     * Present when the start is written but durable only later (SQLite's group commit, decision 0051):
+     * settles once it is, rejects when it could not be. Absent: durable when the promise resolved.
+     */
+    durable?: Promise<void>;
+  }>;
   /**
    * Appends the answer row and sets the outcome, atomically. Only a running
    * turn can finish: returns false (and writes nothing) when the turn is
@@ -348,6 +371,12 @@ export interface LeaseStore {
   release(key: string, holder: string): Promise<void>;
   /** The live holder, if any. */
   holder(key: string): Promise<string | undefined>;
+  /**
+   * True when these leases live with the transcript: a turn's start may take
+   * its session's lease and its finish let go of it in their own writes
+   * (`TurnStart.lease`, `TurnFinish.releaseLease`), one round trip each.
+   */
+  readonly withTranscript?: boolean;
 }
 
 /**

@@ -13,6 +13,7 @@ import { acquireSessionLease, sessionLeaseKey, type HeldLease } from './session-
 import { cancelChannel } from './turn-channels.js';
 import type { TurnStorage, TurnStopReason } from './runner-options.js';
 import type { TurnRequest } from './turn-types.js';
+import type { TurnStart } from '../store/index.js';
 
 /** Who and where a turn is, once its ids are made. */
 export interface TurnPlace {
@@ -34,12 +35,35 @@ export interface AdmissionOptions {
   queueWaitMs: number;
 }
 
+/** A session's lease as admission took it: where leases live with the transcript, the turn's start was written with it. */
+export interface AdmittedLease extends HeldLease {
+  begun?: { interrupted: string[]; durable?: Promise<void> };
+}
+
+/**
+ * Frees the session (the cancel subscription and the lease). Where leases
+ * live with the transcript, `finishingLease` hands the lease to the turn's
+ * finishing write (`TurnFinish.releaseLease`) and `leaseReleased` says it was stored.
+ */
+export interface SessionRelease {
+  (): Promise<void>;
+  /** Settles once the turn's start is durable (at once when the store's writes are durable when they resolve). */
+  stored: Promise<void>;
+  finishingLease(): { key: string; holder: string } | undefined;
+  leaseReleased(): void;
+}
+
 /** Lets turns in, one per session. */
 export interface Admission {
   /** Takes the session's lease as the request's strategy says; throws `TURN_IN_PROGRESS`, `RATE_LIMITED` or `NOT_READY`. */
-  takeLease(place: TurnPlace, clientSignal: AbortSignal): Promise<HeldLease>;
-  /** Writes the turn ahead and subscribes to its cancel; returns what frees both (the lease included). */
-  openTurn(place: TurnPlace, lease: HeldLease): Promise<() => Promise<void>>;
+  takeLease(place: TurnPlace, clientSignal: AbortSignal): Promise<AdmittedLease>;
+  /** Writes the turn ahead (unless it was with the lease) and subscribes to its cancel; returns what frees both. */
+  openTurn(place: TurnPlace, lease: AdmittedLease): Promise<SessionRelease>;
+}
+
+/** What `beginTurn` writes for the turn in this place. */
+function turnStart({ request, owner, sessionId, turnId }: TurnPlace): TurnStart {
+  return { turnId, userId: owner, sessionId, query: userMessageText(request), traceId: request.traceId, createdAt: new Date().toISOString() };
 }
 
 /** The user's side of a turn in the transcript; a body-only confirmation or choice is recorded by its ids. */
@@ -92,19 +116,32 @@ export function createAdmission(options: AdmissionOptions): Admission {
   const { storage, logger, replicaId, leaseTtlMs } = options;
   const queues = createSessionQueues(options.maxQueuedTurns);
   const interruptWaitMs = Math.max(leaseTtlMs, 10000);
+  // Leases kept with the transcript are taken by the turn's start and let go of by its finish: one write each.
+  const withTranscript = storage.leases.withTranscript === true;
   return {
-    async takeLease({ request, owner, sessionId, turnId, stop }, signal) {
+    async takeLease(place, signal) {
+      const { request, owner, sessionId, turnId, stop } = place;
       const leaseKey = sessionLeaseKey(owner, sessionId);
-      const tryLease = async () => {
+      const holder = `${replicaId}:${turnId}`;
+      const tryLease = async (): Promise<AdmittedLease | undefined> => {
         try {
-          return await acquireSessionLease({
+          let begun: { interrupted: string[]; durable?: Promise<void> } | undefined;
+          const take = async () => {
+            const started = await storage.transcript.beginTurn({ ...turnStart(place), lease: { key: leaseKey, holder, ttlMs: leaseTtlMs } });
+            if (started.leaseTaken === false) return false;
+            begun = { interrupted: started.interrupted, ...(started.durable ? { durable: started.durable } : {}) };
+            return true;
+          };
+          const held = await acquireSessionLease({
             leases: storage.leases,
             key: leaseKey,
-            holder: `${replicaId}:${turnId}`,
+            holder,
             ttlMs: leaseTtlMs,
             logger,
             onLost: () => stop('lease_lost'),
+            ...(withTranscript ? { take } : {}),
           });
+          return held && Object.assign(held, { begun });
         } catch (error) {
           logger.error({ err: error, traceId: request.traceId }, 'turn lease store unreachable');
           throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
@@ -127,17 +164,15 @@ export function createAdmission(options: AdmissionOptions): Admission {
       return lease;
     },
 
-    async openTurn({ request, owner, sessionId, turnId, stop }, held) {
+    async openTurn(place, held) {
+      const { request, owner, sessionId, turnId, stop } = place;
       let unsubscribe: (() => Promise<void>) | undefined;
+      let stored: Promise<void>;
       try {
-        const { interrupted } = await storage.transcript.beginTurn({
-          turnId,
-          userId: owner,
-          sessionId,
-          query: userMessageText(request),
-          traceId: request.traceId,
-          createdAt: new Date().toISOString(),
-        });
+        const { interrupted, durable } = held.begun ?? (await storage.transcript.beginTurn(turnStart(place)));
+        stored = durable ?? Promise.resolve();
+        // Awaited by the runner; this handle only keeps a failure from going unhandled before it does.
+        stored.catch(() => {});
         if (interrupted.length > 0) logger.warn({ session: sessionId, turns: interrupted }, 'earlier turns were cut short; recorded as interrupted');
         unsubscribe = await storage.signals.subscribe(cancelChannel(owner, sessionId), (message) => {
           if (message === turnId || message === '*') stop('user_cancel');
@@ -148,10 +183,15 @@ export function createAdmission(options: AdmissionOptions): Admission {
         logger.error({ err: error, traceId: request.traceId }, 'writing the turn ahead failed');
         throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
       }
-      return async () => {
+      const release = async () => {
         await unsubscribe?.().catch((error: unknown) => logger.warn({ err: error }, 'cancel unsubscribe failed'));
         await held.release();
       };
+      return Object.assign(release, {
+        stored,
+        finishingLease: () => (withTranscript ? held.handOver() : undefined),
+        leaseReleased: () => held.releasedElsewhere(),
+      });
     },
   };
 }

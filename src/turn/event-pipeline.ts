@@ -80,12 +80,33 @@ export function createOutputGuards(): (snapshot: RegistrySnapshot) => OutputGuar
   };
 }
 
-/** One data guard per snapshot (header values and addresses out of every field besides the content). */
+/** Short texts whose data-guard result is remembered: the keys and words every turn's events repeat. */
+const REMEMBERED_TEXT_CHARS = 64;
+const REMEMBERED_TEXTS = 4096;
+
+/**
+ * One data guard per snapshot (header values and addresses out of every field besides the content). Its
+ * `scrub` is a function of the snapshot and the text alone, so the result for a short text is remembered
+ * (the events' state repeats the same keys and words turn after turn); the memory is dropped when full.
+ */
 export function createDataGuards(): (snapshot: RegistrySnapshot) => TextScrubber {
   const dataGuards = new WeakMap<RegistrySnapshot, TextScrubber>();
   return (snapshot) => {
     let scrubber = dataGuards.get(snapshot);
-    if (!scrubber) dataGuards.set(snapshot, (scrubber = createSecretGuard(snapshot)));
+    if (!scrubber) {
+      const guard = createSecretGuard(snapshot);
+      const remembered = new Map<string, string>();
+      const scrub = (text: string): string => {
+        if (typeof text !== 'string' || text.length > REMEMBERED_TEXT_CHARS) return guard.scrub(text);
+        let clean = remembered.get(text);
+        if (clean === undefined) {
+          if (remembered.size >= REMEMBERED_TEXTS) remembered.clear();
+          remembered.set(text, (clean = guard.scrub(text)));
+        }
+        return clean;
+      };
+      dataGuards.set(snapshot, (scrubber = { ...guard, scrub }));
+    }
     return scrubber;
   };
 }

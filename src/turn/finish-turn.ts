@@ -7,6 +7,7 @@
  * event log is flushed and the turn is counted.
  */
 import type { Logger } from '../logger.js';
+import type { SessionRelease } from './admission.js';
 import type { RegistrySnapshot } from '../registry/index.js';
 import type { TurnOutcome } from '../store/index.js';
 import type { TurnContext } from '../graph/index.js';
@@ -29,8 +30,8 @@ export interface TurnEnding {
   threadKey: string;
   pipeline: EventPipeline;
   eventLog: TurnEventLog;
-  /** Frees the session (lease and cancel subscription). */
-  release: () => Promise<void>;
+  /** Frees the session (lease and cancel subscription); its lease may go with the answer row. */
+  release: SessionRelease;
   /** The model usage for the last log line. */
   usageState: () => Record<string, unknown>;
 }
@@ -88,9 +89,12 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
     agentCalls: context.agentCalls ?? [],
   });
   const lastEvents = ending.eventLog.takeQueued();
+  // Where leases live with the transcript, the session's lease is let go of in the same write.
+  const lease = ending.release.finishingLease();
   let recorded: boolean;
   try {
     recorded = await storage.transcript.finishTurn(request.turnId, {
+      ...(lease ? { releaseLease: lease } : {}),
       content: finalAnswer,
       outcome,
       createdAt: new Date().toISOString(),
@@ -105,6 +109,7 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
     throw error;
   }
   ending.eventLog.storedElsewhere(lastEvents);
+  if (lease) ending.release.leaseReleased();
   if (!recorded) logger.warn({ traceId: request.traceId, turnId: request.turnId }, 'turn was already closed by a later turn; answer not recorded');
   if (outcome !== 'aborted' && outcome !== 'cancelled') {
     await options.pruneCheckpoints?.(ending.threadKey).catch((error: unknown) => logger.warn({ err: error }, 'checkpoint pruning failed'));

@@ -5,6 +5,7 @@
  * graph still ends with a `final` the user can read. Each event is stored as
  * sent and each sub-task recorded before it is sent.
  */
+import type { SessionRelease } from './admission.js';
 import type { TextScrubber } from '../text/index.js';
 import { checkpointThread, type TurnOutcome } from '../store/index.js';
 import { intentStartText, turnFailedText, turnStoppedText } from '../i18n/index.js';
@@ -39,8 +40,13 @@ export type TurnRun = (
   request: AdmittedTurn,
   controller: AbortController,
   clientSignal: AbortSignal,
-  release: () => Promise<void>,
+  release: SessionRelease,
   onEvent: (event: ResponseState) => void,
+  /**
+   * Eager (the run starts in the loop turn of the admission): the turn's start, durable once this settles.
+   * The first frame is made at once; the rest of the run waits for the next loop turn and for this.
+   */
+  eagerStored?: Promise<void>,
 ) => Promise<TurnResult>;
 
 /** Makes the function that runs one admitted turn. */
@@ -50,7 +56,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
   const budgetGraceMs = options.budgetGraceMs ?? 5000;
   const streamCaps: StreamCaps = { ...DEFAULT_STREAM_CAPS, ...options.streamCaps };
 
-  return async (request, controller, clientSignal, release, onEvent) => {
+  return async (request, controller, clientSignal, release, onEvent, eagerStored) => {
     const startedAt = Date.now();
     const signal = controller.signal;
     const snapshot = options.registry.current();
@@ -117,6 +123,12 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     if (announcesEarly(message)) send({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     let stopReason: TurnStopReason | undefined;
     try {
+      // The caller sends the first frame before the graph's first steps run (they would hold it until their first I/O).
+      if (eagerStored) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // A start that could not be stored fails the turn (its done says so), not only its first frame.
+        await eagerStored;
+      }
       const stream = await options.graph.stream(
         { query: request.query, user_id: request.userId, thread_id: request.sessionId, confirm: request.confirm ?? [], reject: request.reject ?? [], choose: request.choose ?? null },
         { configurable: { thread_id: threadKey }, context: context as unknown as Record<string, unknown>, streamMode: 'custom', durability: 'exit', signal },

@@ -11,6 +11,13 @@ import type { LeaseStore } from '../store/index.js';
 
 export interface HeldLease {
   release(): Promise<void>;
+  /**
+   * For a finishing write that lets go of the lease itself (`TurnFinish.releaseLease`):
+   * renewal stops and the lease is returned; `release` still deletes it unless `releasedElsewhere` follows.
+   */
+  handOver(): { key: string; holder: string };
+  /** The finishing write stored: the lease is gone, `release` has nothing left to delete. */
+  releasedElsewhere(): void;
 }
 
 /** The lease key of a session (sessions are namespaced per user). */
@@ -20,7 +27,9 @@ export function sessionLeaseKey(userId: string, sessionId: string): string {
 
 /**
  * Takes the lease or returns undefined when another holder has it. Throws
- * when the lease store cannot be reached (the caller answers 503).
+ * when the lease store cannot be reached (the caller answers 503). `take`
+ * replaces the store's `acquire` (a turn's start that takes the lease in its
+ * own write, `TurnStart.lease`).
  */
 export async function acquireSessionLease(options: {
   leases: LeaseStore;
@@ -29,15 +38,17 @@ export async function acquireSessionLease(options: {
   ttlMs: number;
   logger: Logger;
   onLost: () => void;
+  take?: () => Promise<boolean>;
 }): Promise<HeldLease | undefined> {
   const { leases, key, holder, ttlMs, logger } = options;
-  if (!(await leases.acquire(key, holder, ttlMs))) return undefined;
+  if (!(await (options.take ? options.take() : leases.acquire(key, holder, ttlMs)))) return undefined;
   let released = false;
+  let renewing = true;
   const renewEvery = Math.max(50, Math.floor(ttlMs / 3));
   const timer = setInterval(() => {
     leases.renew(key, holder, ttlMs).then(
       (kept) => {
-        if (!kept && !released) {
+        if (!kept && !released && renewing) {
           logger.warn({ key, holder }, 'turn lease lost; cancelling the turn');
           options.onLost();
         }
@@ -47,6 +58,15 @@ export async function acquireSessionLease(options: {
   }, renewEvery);
   timer.unref();
   return {
+    handOver() {
+      renewing = false;
+      clearInterval(timer);
+      return { key, holder };
+    },
+    releasedElsewhere() {
+      released = true;
+      clearInterval(timer);
+    },
     async release() {
       if (released) return;
       released = true;

@@ -88,7 +88,7 @@ function recordedInputs(task: SubTask, parts: TurnRecordParts): RecordedInput[] 
 function recordedSource(source: ValueSource, parts: TurnRecordParts): RecordedValueSource {
   if (source.kind !== 'user') return { ...source };
   if (source.turn !== parts.sessionTurn) return { ...source };
-  // Spans are offsets into the normalised text (graph/value-source.ts `spanOf`).
+  // Spans are offsets into the normalised text (understanding/value-spans.ts).
   return { ...source, turn_id: parts.turnId, words: parts.query.normalize('NFKC').slice(source.start, source.end) };
 }
 

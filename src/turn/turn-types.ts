@@ -53,10 +53,13 @@ export interface TurnRunner {
    * Reserves the session (its lease), writes the user's row ahead and starts
    * the turn. Rejects with a `UserError` (`TURN_IN_PROGRESS`,
    * `NOT_READY` while draining or when storage is unreachable) before any
-   * event is emitted; `onEvent` is only called after this promise resolved.
+   * event is emitted; `onEvent` is only called after this promise resolved,
+   * unless `eager`: then the turn's first step runs before it resolves (its
+   * first frame is ready for the caller to send in the same loop turn as the
+   * admission), and the caller buffers what `onEvent` receives meanwhile.
    * Aborting `signal` (the client went away) aborts the turn.
    */
-  start(request: TurnRequest, options: { signal: AbortSignal; onEvent: (event: ResponseState) => void }): Promise<StartedTurn>;
+  start(request: TurnRequest, options: { signal: AbortSignal; onEvent: (event: ResponseState) => void; eager?: boolean }): Promise<StartedTurn>;
   /**
    * Graceful shutdown: refuses new turns from now on, lets running ones
    * finish for up to `graceMs`, then cancels the rest (their stream ends with

@@ -4,8 +4,10 @@
  * (does it refer to the previous turn). Every room above reads these instead
  * of the raw text.
  */
-export { announcesEarly, clausesOfText, hasNoLanguage, readingInSession, readMessage, readTurnQuery, type DialogueAct, type MessageReading, type QueryReading, type ReadingContext, type ReadingRegistry } from './query-reading.js';
+export { announcesEarly, hasNoLanguage, readingInSession, readMessage, readText, readTurnQuery, textOfReading, type DialogueAct, type MessageReading, type QueryReading, type ReadText, type ReadingContext, type ReadingRegistry } from './query-reading.js';
 export { separatorBetween, splitClauses, splitRequests, type Clause } from './clause-splitter.js';
 export { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from './follow-up.js';
 export { classifyReplyWord, type ReplyWord } from './reply-word.js';
 export { requestWordIn, requestWordOf, type ReadClause, type RequestWord, type RequestWordCard } from './request-words.js';
+export { spanOfValue, valueForm, type ValueSpan } from './value-spans.js';
+export { cacheForm, cacheFormOfNormal } from './cache-form.js';

@@ -23,7 +23,7 @@
 import { splitClauses } from './clause-splitter.js';
 import { cardsOf, readClause, type ReadClause, type RequestWordCard } from './request-words.js';
 import { classifyReplyWord, type ReplyWord } from './reply-word.js';
-import { detectLanguage, normalizeText } from '../text/index.js';
+import { detectLanguage } from '../text/index.js';
 import { CORRECTION_CONNECTORS, NO_WORDS, YES_WORDS } from '../i18n/index.js';
 
 /** What the message does in the dialogue, as far as it can be told from its words. */
@@ -50,6 +50,8 @@ export interface QueryReading {
 export interface MessageReading {
   /** What the user typed. */
   readonly query: string;
+  /** The whole message's normal form (NFKC) as typed, not trimmed: where the spans of its values point (`value-spans.ts`). */
+  readonly normal: string;
   /** The message's own words fix its language (false for ids, numbers, punctuation or nothing: the session's language). */
   readonly hasLanguage: boolean;
   /** The whole message as a request. */
@@ -96,14 +98,15 @@ export interface ReadingRegistry {
  */
 export function readMessage(query: string, registry?: ReadingRegistry): MessageReading {
   const cards = cardsOf(registry);
-  const whole = normalizeText(query);
+  const normal = query.normalize('NFKC');
+  const whole = normal.trim();
   const language = detectLanguage(query);
   const replyWord = classifyReplyWord(query);
   const asRequest = part(query, whole, 0, language, 'request', replyWord, cards);
   const lead = LEADING_REPLY.exec(whole);
   const rest = lead ? whole.slice(lead[0].length).replace(SEPARATOR, '') : '';
   const asCorrection = lead && rest.length > 0 ? part(query, rest, whole.length - rest.length, language, 'correction', replyWord ?? classifyReplyWord(rest), cards) : undefined;
-  return Object.freeze({ query, hasLanguage: !hasNoLanguage(whole), asRequest, ...(asCorrection ? { asCorrection } : {}) });
+  return Object.freeze({ query, normal, hasLanguage: !hasNoLanguage(whole), asRequest, ...(asCorrection ? { asCorrection } : {}) });
 }
 
 function part(query: string, normalizedQuery: string, offset: number, language: 'zh' | 'en', act: DialogueAct, replyWord: ReplyWord | null, cards: readonly RequestWordCard[]): QueryReading {
@@ -135,15 +138,39 @@ export function announcesEarly(message: MessageReading): boolean {
 }
 
 /**
- * The clauses of a planner's text (the rewritten query, the user's words of this
- * turn) in its normal form, with the request words of `cards`: the reading's own
- * when that text is what the reading routes, else read here, once per text (a
- * rewrite is a new text, not the message). The one place outside `readMessage`
- * that splits clauses and finds request words.
+ * A text read for its clauses: the words as written, their normal form, and
+ * the clauses of the normal form (where each starts in it) with the request
+ * words they hold. The planners read their texts this way: the message's own
+ * reading (`textOfReading`), or a text that is not the message (`readText`).
  */
-export function clausesOfText(text: string, cards: readonly RequestWordCard[], reading?: QueryReading): readonly ReadClause[] {
+export interface ReadText {
+  /** The words as written, when they line up with `normal` character for character; else `normal`. */
+  readonly written: string;
+  /** The normal form (NFKC) the clauses are positions in. */
+  readonly normal: string;
+  readonly clauses: readonly ReadClause[];
+}
+
+/**
+ * The message's reading as a read text, `words` being the user's words it was
+ * read from (what they typed, or the part a correction routes): nothing is
+ * read again.
+ */
+export function textOfReading(reading: QueryReading, words: string): ReadText {
+  const trimmed = words.trim();
+  return Object.freeze({ written: trimmed.length === reading.normalizedQuery.length ? trimmed : reading.normalizedQuery, normal: reading.normalizedQuery, clauses: reading.clauses });
+}
+
+/**
+ * Reads a text that is not the message (a rewrite carrying earlier turns'
+ * words, the model's rewrite, a stored message): its normal form and clauses,
+ * with the request words of `cards`. The one place outside `readMessage` that
+ * splits clauses and finds request words; the caller reads each such text once.
+ */
+export function readText(text: string, cards: readonly RequestWordCard[]): ReadText {
   const normal = text.normalize('NFKC');
-  return reading && reading.normalizedQuery === normal ? reading.clauses : splitClauses(normal).map((clause) => readClause(clause, cards));
+  const clauses = Object.freeze(splitClauses(normal).map((clause) => readClause(clause, cards)));
+  return Object.freeze({ written: text.length === normal.length ? text : normal, normal, clauses });
 }
 
 /** Reads a text that is the message and nothing else (an eval line, a bench query): the message read as a request. */

@@ -5,7 +5,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { silentLogger } from '../../src/logger.js';
-import { openStorage, type Storage } from '../../src/store/index.js';
+import { emptyCheckpoint } from '@langchain/langgraph';
+import { checkpointThread, openStorage, type Storage } from '../../src/store/index.js';
 import { createSchemaFactory, deleteRedisPrefix, postgresAvailable, redisAvailable, redisPrefix, TEST_REDIS_URL } from '../support/services.js';
 import { runStorageContract } from './storage-contract.js';
 
@@ -44,7 +45,7 @@ describe.skipIf(!hasPostgres)('postgres', () => {
     try {
       await client.query(`SET search_path = ${schema}`);
       const { rows } = await client.query<{ version: number; name: string }>('SELECT version, name FROM schema_version ORDER BY version');
-      expect(rows).toEqual([{ version: 1, name: '001-initial.sql' }, { version: 2, name: '002-profiles.sql' }, { version: 3, name: '003-turn-records.sql' }, { version: 4, name: '004-a2a-tasks.sql' }]);
+      expect(rows).toEqual([{ version: 1, name: '001-initial.sql' }, { version: 2, name: '002-profiles.sql' }, { version: 3, name: '003-turn-records.sql' }, { version: 4, name: '004-a2a-tasks.sql' }, { version: 5, name: '005-leased-turns.sql' }]);
       const tables = (await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema])).rows.map((row) => row.table_name);
       expect(tables).toEqual(expect.arrayContaining(['sb_turns', 'sb_messages', 'sb_events', 'checkpoints', 'checkpoint_blobs']));
     } finally {
@@ -56,7 +57,7 @@ describe.skipIf(!hasPostgres)('postgres', () => {
     await again.close();
   });
 
-  it('stores event batches and task outcomes with the next statement of a turn (one round trip), or alone within 50 ms', async () => {
+  it('stores event batches, task outcomes and profile rows with the next statement of a turn (one round trip), or alone within 50 ms', async () => {
     const { databaseUrl, schema } = await databases.create();
     let statements = 0;
     const storage = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger, onQuery: () => statements++ });
@@ -68,9 +69,14 @@ describe.skipIf(!hasPostgres)('postgres', () => {
       statements = 0;
       const stored = storage.events.appendEvents(turn.turnId, [{ seq: 1, data: '{"stage":"dispatch"}' }]);
       const settled = storage.tasks.updateTask('t1', 'completed');
-      await storage.profiles.record('u1', [{ key: 'city', value: '北京', session_id: 's1', turn_id: turn.turnId, at }]);
-      await Promise.all([stored, settled]);
+      const profiled = storage.profiles.record('u1', [{ key: 'city', value: '北京', session_id: 's1', turn_id: turn.turnId, at }]);
+      const started0 = Date.now();
+      // The carrier: the turn's finish (as a business turn's checkpoint carries them).
+      expect(await storage.transcript.finishTurn(turn.turnId, { content: '好的', outcome: 'completed', createdAt: at })).toBe(true);
+      await Promise.all([stored, settled, profiled]);
       expect(statements).toBe(1);
+      expect(Date.now() - started0).toBeLessThan(1000);
+      expect(await storage.profiles.get('u1')).toMatchObject([{ key: 'city', value: '北京', hits: 1 }]);
       expect(await storage.events.listEvents(turn.turnId)).toEqual([{ seq: 1, data: '{"stage":"dispatch"}' }]);
       expect(await storage.tasks.getTask('t1')).toMatchObject({ status: 'completed' });
       // With no statement to ride on, a batch is written on its own.
@@ -80,6 +86,68 @@ describe.skipIf(!hasPostgres)('postgres', () => {
       expect(statements).toBe(1);
       expect(Date.now() - started).toBeLessThan(1000);
       expect((await storage.events.listEvents(turn.turnId, 1)).map((event) => event.seq)).toEqual([2]);
+    } finally {
+      await storage.close();
+    }
+  });
+  it("takes a session's lease with the turn's start and lets go of it with its finish, one statement each", async () => {
+    const { databaseUrl, schema } = await databases.create();
+    let statements = 0;
+    const storage = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger, onQuery: () => statements++ });
+    try {
+      expect(storage.leases.withTranscript).toBe(true);
+      const at = new Date().toISOString();
+      const start = (turnId: string, holder: string) => ({ turnId, userId: 'u1', sessionId: 's1', query: '订酒店', traceId: 't', createdAt: at, lease: { key: 'session:s1', holder, ttlMs: 10000 } });
+      statements = 0;
+      expect(await storage.transcript.beginTurn(start('turn_a', 'A'))).toEqual({ interrupted: [], leaseTaken: true });
+      expect(statements).toBe(1);
+      expect(await storage.leases.holder('session:s1')).toBe('A');
+      // Held by A: B's start writes nothing.
+      expect(await storage.transcript.beginTurn(start('turn_b', 'B'))).toEqual({ interrupted: [], leaseTaken: false });
+      expect(await storage.transcript.getTurn('turn_b')).toBeUndefined();
+      expect((await storage.transcript.listMessages('u1', 's1')).map((message) => message.turn_id)).toEqual(['turn_a']);
+      statements = 0;
+      const finish = { content: '好的', outcome: 'completed' as const, createdAt: at, releaseLease: { key: 'session:s1', holder: 'A' } };
+      expect(await storage.transcript.finishTurn('turn_a', finish)).toBe(true);
+      expect(statements).toBe(1);
+      expect(await storage.leases.holder('session:s1')).toBeUndefined();
+      // A finish that records nothing (the turn already closed) still lets go of the lease.
+      expect(await storage.leases.acquire('session:s1', 'A', 10000)).toBe(true);
+      expect(await storage.transcript.finishTurn('turn_a', finish)).toBe(false);
+      expect(await storage.leases.holder('session:s1')).toBeUndefined();
+      expect(await storage.transcript.beginTurn(start('turn_b', 'B'))).toEqual({ interrupted: [], leaseTaken: true });
+      expect((await storage.transcript.listMessages('u1', 's1')).map((message) => `${message.role}:${message.turn_id}`)).toEqual(['user:turn_a', 'assistant:turn_a', 'user:turn_b']);
+    } finally {
+      await storage.close();
+    }
+  });
+  it("reads the thread's newest checkpoint with the turn's start; the graph's read takes it without a round trip, once", async () => {
+    const { databaseUrl, schema } = await databases.create();
+    let statements = 0;
+    const storage = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger, onQuery: () => statements++ });
+    try {
+      const thread = { configurable: { thread_id: checkpointThread('u1', 's2'), checkpoint_ns: '' } };
+      const at = new Date().toISOString();
+      const start = (turnId: string) => ({ turnId, userId: 'u1', sessionId: 's2', query: 'q', traceId: 't', createdAt: at });
+      // A first turn: no checkpoint yet, and none is read.
+      await storage.transcript.beginTurn(start('turn_1'));
+      statements = 0;
+      expect(await storage.checkpointer.getTuple(thread)).toBeUndefined();
+      expect(statements).toBe(0);
+      const checkpoint = { ...emptyCheckpoint(), channel_values: { memory: { city: '北京' } }, channel_versions: { memory: 1 } };
+      await storage.checkpointer.put(thread, checkpoint, { source: 'loop', step: 0, parents: {} }, { memory: 1 });
+      await storage.transcript.beginTurn(start('turn_2'));
+      statements = 0;
+      const prefetched = await storage.checkpointer.getTuple(thread);
+      expect(statements).toBe(0);
+      const read = await storage.checkpointer.getTuple(thread);
+      expect(statements).toBe(1);
+      expect(prefetched).toEqual(read);
+      expect(prefetched?.checkpoint.channel_values).toEqual({ memory: { city: '北京' } });
+      // A checkpoint written after the start drops what the start read.
+      await storage.transcript.beginTurn(start('turn_3'));
+      await storage.checkpointer.put(thread, { ...checkpoint, id: emptyCheckpoint().id, channel_values: { memory: { city: '上海' } }, channel_versions: { memory: 2 } }, { source: 'loop', step: 1, parents: {} }, { memory: 2 });
+      expect((await storage.checkpointer.getTuple(thread))?.checkpoint.channel_values).toEqual({ memory: { city: '上海' } });
     } finally {
       await storage.close();
     }
@@ -94,6 +162,8 @@ describe.skipIf(!hasRedis)('postgres + redis', () => {
       prefixes.push(prefix);
       const storage = await openStorage({ databaseUrl, postgresSchema: schema, redisUrl: TEST_REDIS_URL, redisPrefix: prefix, logger: silentLogger });
       expect(storage.kind).toBe('postgres+redis');
+      // Leases live in Redis: a turn takes and lets go of its lease apart from its writes.
+      expect(storage.leases.withTranscript).toBeUndefined();
       urls.set(storage, { databaseUrl, schema, prefix });
       return storage;
     },

@@ -7,12 +7,16 @@
  *
  * The build is done once per test run, whichever test file asks first: the others wait
  * for it (a folder named after the test runner's process, created atomically, is the lock).
+ * When the checkout's own `dist/` holds a complete `npm run build` of the sources as they are
+ * now (its `build-inputs.json`, scripts/build-inputs.mjs), that build is copied instead of
+ * compiled again (.ci/run builds before the tests); otherwise the test run builds its own.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { BUILD_INPUTS_FILE, buildInputsHash } from '../../scripts/build-inputs.mjs';
 
 const REPO_ROOT = resolve(import.meta.dirname, '../..');
 const PREFIX = 'sb-built-';
@@ -25,7 +29,7 @@ export interface BuiltPackage {
   bin: string;
   /** The agent kit's package folder (its package.json and dist/). */
   kit: string;
-  /** Seconds the build took (0 when another test file built it). */
+  /** Seconds the build (or the copy of a fresh `npm run build`) took (0 when another test file made it). */
   buildSeconds: number;
 }
 
@@ -56,12 +60,31 @@ function run(args: string[], cwd: string): Promise<{ code: number | null; output
   });
 }
 
+/** The checkout's `dist/` and the kit's output folder, when they are a complete build of the current sources. */
+function freshCheckoutBuild(): { dist: string; kitDist: string } | undefined {
+  const dist = join(REPO_ROOT, 'dist');
+  let recorded: { inputs?: unknown; kit?: unknown };
+  try {
+    recorded = JSON.parse(readFileSync(join(dist, BUILD_INPUTS_FILE), 'utf8')) as typeof recorded;
+  } catch {
+    return undefined;
+  }
+  if (typeof recorded.kit !== 'string' || !existsSync(join(recorded.kit, 'index.js'))) return undefined;
+  return recorded.inputs === buildInputsHash(REPO_ROOT) ? { dist, kitDist: recorded.kit } : undefined;
+}
+
 async function build(folder: string): Promise<BuiltPackage> {
   const root = join(folder, 'switchboard');
   const kit = join(folder, 'agent-kit');
   const started = performance.now();
-  const result = await run([join(REPO_ROOT, 'scripts/build.mjs'), '--out', join(root, 'dist'), '--kit-out', join(kit, 'dist')], REPO_ROOT);
-  if (result.code !== 0) throw new Error(`the build failed:\n${result.output}`);
+  const fresh = freshCheckoutBuild();
+  if (fresh) {
+    cpSync(fresh.dist, join(root, 'dist'), { recursive: true });
+    cpSync(fresh.kitDist, join(kit, 'dist'), { recursive: true });
+  } else {
+    const result = await run([join(REPO_ROOT, 'scripts/build.mjs'), '--out', join(root, 'dist'), '--kit-out', join(kit, 'dist')], REPO_ROOT);
+    if (result.code !== 0) throw new Error(`the build failed:\n${result.output}`);
+  }
   const buildSeconds = (performance.now() - started) / 1000;
 
   const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { files: string[] };

@@ -74,6 +74,7 @@ function chosenIntent(state: SupervisorState, context: TurnContext): IntentResul
     confidence: 'high',
     reason: `chosen from the clarification (${chosen.option_id})`,
     rewrittenQuery: chosen.query,
+    asTyped: true,
     userFriendlyMessage: composeIntentMessage(card ? [card] : [], context.language),
   };
 }

@@ -21,11 +21,13 @@ export function createPlanNode(dependencies: { planner: Planner }) {
     const context = turnContext(config);
     const emit = eventWriter(config);
     emit({ stage: 'plan_start', content: planStartText(context.language), agent_id: 'supervisor', is_thinking: true });
+    const { reading, clarified } = state;
     const { plan, invalidKeys } = await dependencies.planner.plan({
       query: state.rewritten_query,
       // A correction's yes/no word ("好的，不过…") is no part of the request; a choice's request is the message it chose for.
-      turnQuery: state.clarified ? state.clarified.query : state.reading?.act === 'correction' ? state.reading.normalizedQuery : state.query,
-      ...(state.reading ? { reading: state.reading } : {}),
+      turnQuery: clarified ? clarified.query : reading?.act === 'correction' ? reading.normalizedQuery : state.query,
+      // The reading is of those words, unless the message a choice was about reads as a correction (its words are whole).
+      ...(reading && !(clarified && reading.act === 'correction') ? { reading, ...(state.intent?.asTyped ? { queryIsTyped: true } : {}) } : {}),
       intents: state.intent?.intents ?? [],
       ...(state.intent?.draftPlan ? { draft: state.intent.draftPlan } : {}),
       snapshot: context.snapshot,

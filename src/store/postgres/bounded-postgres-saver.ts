@@ -5,14 +5,18 @@
  * rows in one statement (still atomic), and in the same statement drops the
  * thread's older checkpoints, their writes and the channel blobs only they
  * used — Switchboard reads only the newest checkpoint of a thread, so this is
- * the pruning SQLite does after each turn, for free. Reads, writes of pending
- * tasks, listing and the schema are the library's own.
+ * the pruning SQLite does after each turn, for free. The newest checkpoint
+ * of a thread is taken from what the turn's start read with it, when fresh
+ * (pg-checkpoint-prefetch.ts). Other reads, writes of pending tasks, listing
+ * and the schema are the library's own.
  */
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Checkpoint, CheckpointMetadata } from '@langchain/langgraph';
 import type pg from 'pg';
+import type { CheckpointTuple } from '@langchain/langgraph';
 import type { WriteBehind } from './pg-write-behind.js';
+import type { CheckpointRow, PrefetchedCheckpoints } from './pg-checkpoint-prefetch.js';
 
 const PUT_AND_PRUNE = `
 WITH saved_blobs AS (
@@ -40,8 +44,45 @@ SELECT (SELECT count(*) FROM saved) AS saved`;
 /** A Postgres checkpointer that keeps only the newest checkpoint of each thread. */
 export class BoundedPostgresSaver extends PostgresSaver {
   /** Tables are found through the pool's `search_path` (see open-postgres-storage.ts). */
-  constructor(connectionPool: pg.Pool, schema: string, private readonly writes: WriteBehind) {
+  constructor(
+    connectionPool: pg.Pool,
+    schema: string,
+    private readonly writes: WriteBehind,
+    private readonly prefetched?: PrefetchedCheckpoints,
+  ) {
     super(connectionPool, undefined, { schema });
+  }
+
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const { thread_id: threadId, checkpoint_ns: namespace = '', checkpoint_id: checkpointId } = (config.configurable ?? {}) as {
+      thread_id?: string;
+      checkpoint_ns?: string;
+      checkpoint_id?: string;
+    };
+    if (this.prefetched && typeof threadId === 'string' && namespace === '' && !checkpointId) {
+      const row = this.prefetched.take(threadId);
+      if (row === null) return undefined;
+      // Checkpoints older than format 4 go through the library (it migrates their pending sends).
+      if (row !== undefined && row.checkpoint.v >= 4) return this.tupleOf(threadId, row);
+    }
+    return super.getTuple(config);
+  }
+
+  override async deleteThread(threadId: string): Promise<void> {
+    this.prefetched?.forget(threadId);
+    await super.deleteThread(threadId);
+  }
+
+  /** The tuple the library's own read builds from the same columns. */
+  private async tupleOf(threadId: string, row: CheckpointRow): Promise<CheckpointTuple> {
+    const at = (checkpointId: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
+    return {
+      config: at(row.checkpoint_id),
+      checkpoint: await this._loadCheckpoint(row.checkpoint as never, row.channel_values as never),
+      metadata: (await this._loadMetadata(row.metadata)) as CheckpointTuple['metadata'],
+      ...(row.parent_checkpoint_id ? { parentConfig: at(row.parent_checkpoint_id) } : {}),
+      pendingWrites: await this._loadWrites(row.pending_writes as never),
+    };
   }
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: Parameters<PostgresSaver['put']>[3]): Promise<RunnableConfig> {
@@ -51,6 +92,7 @@ export class BoundedPostgresSaver extends PostgresSaver {
       checkpoint_ns?: string;
       checkpoint_id?: string;
     };
+    this.prefetched?.forget(threadId);
     const serialisedCheckpoint = this._dumpCheckpoint(checkpoint);
     const [blobs, serialisedMetadata] = await Promise.all([
       this._dumpBlobs(threadId, namespace, checkpoint.channel_values, newVersions),

@@ -17,6 +17,7 @@ import { createPostgresTurnHistory } from './pg-turn-history.js';
 import { createPostgresForgetUser, createPostgresProfiles, createPrefetchedProfiles } from './pg-profiles.js';
 import { createPostgresA2aTasks } from './pg-a2a-tasks.js';
 import { createWriteBehind } from './pg-write-behind.js';
+import { createPrefetchedCheckpoints } from './pg-checkpoint-prefetch.js';
 
 export interface PostgresStorageOptions {
   connectionString: string;
@@ -68,7 +69,8 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   if (options.onQuery) countQueries(pool, options.onQuery);
   const writes = createWriteBehind(pool);
   const prefetched = createPrefetchedProfiles();
-  const checkpointer = new BoundedPostgresSaver(pool, schema, writes);
+  const checkpoints = createPrefetchedCheckpoints();
+  const checkpointer = new BoundedPostgresSaver(pool, schema, writes, checkpoints);
   try {
     await migratePostgres(pool, () => checkpointer.setup(), schema);
   } catch (error) {
@@ -80,7 +82,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
   return {
     kind: 'postgres',
     createRateLimiter: createMemoryRateLimiter,
-    transcript: createPostgresTranscript(pool, writes, prefetched),
+    transcript: createPostgresTranscript(pool, writes, prefetched, checkpoints),
     events: createPostgresEvents(pool, writes),
     tasks: createPostgresTasks(pool, writes),
     history: createPostgresTurnHistory(pool, writes),
@@ -89,7 +91,7 @@ export async function openPostgresStorage(options: PostgresStorageOptions): Prom
     kv: createPostgresKeyValue(pool),
     profiles: createPostgresProfiles(pool, writes, prefetched),
     a2aTasks: createPostgresA2aTasks(pool),
-    forgetUser: createPostgresForgetUser(pool, writes, prefetched),
+    forgetUser: createPostgresForgetUser(pool, writes, prefetched, checkpoints),
     checkpointer,
     async pruneCheckpoints() {
       // The saver keeps only the newest checkpoint of a thread as it writes (bounded-postgres-saver.ts).

@@ -1,6 +1,8 @@
 /**
- * Leases and key-value entries on Postgres, one statement each, with expiry
- * judged on the database clock (`sb_now_ms()`).
+ * Leases and key-value entries on Postgres, one prepared statement each, with
+ * expiry judged on the database clock (`sb_now_ms()`). A turn takes and lets
+ * go of its session's lease in its own start and finish statements
+ * (`withTranscript`, pg-transcript.ts); these are for the rest.
  */
 import type pg from 'pg';
 import { safeJsonParse } from '../../util/index.js';
@@ -8,27 +10,34 @@ import type { KeyValue, KeyValueStore, LeaseStore } from '../types.js';
 
 export function createPostgresLeases(pool: pg.Pool): LeaseStore {
   return {
+    withTranscript: true,
     async acquire(key, holder, ttlMs) {
-      const { rowCount } = await pool.query(
-        `INSERT INTO sb_leases (lease_key, holder, expires_at) VALUES ($1, $2, sb_now_ms() + $3)
+      const { rowCount } = await pool.query({
+        name: 'sb_lease_acquire',
+        text: `INSERT INTO sb_leases (lease_key, holder, expires_at) VALUES ($1, $2, sb_now_ms() + $3)
          ON CONFLICT (lease_key) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
          WHERE sb_leases.expires_at <= sb_now_ms() OR sb_leases.holder = EXCLUDED.holder`,
-        [key, holder, Math.round(ttlMs)],
-      );
+        values: [key, holder, Math.round(ttlMs)],
+      });
       return rowCount === 1;
     },
     async renew(key, holder, ttlMs) {
-      const { rowCount } = await pool.query(
-        'UPDATE sb_leases SET expires_at = sb_now_ms() + $3 WHERE lease_key = $1 AND holder = $2 AND expires_at > sb_now_ms()',
-        [key, holder, Math.round(ttlMs)],
-      );
+      const { rowCount } = await pool.query({
+        name: 'sb_lease_renew',
+        text: 'UPDATE sb_leases SET expires_at = sb_now_ms() + $3 WHERE lease_key = $1 AND holder = $2 AND expires_at > sb_now_ms()',
+        values: [key, holder, Math.round(ttlMs)],
+      });
       return rowCount === 1;
     },
     async release(key, holder) {
-      await pool.query('DELETE FROM sb_leases WHERE lease_key = $1 AND holder = $2', [key, holder]);
+      await pool.query({ name: 'sb_lease_release', text: 'DELETE FROM sb_leases WHERE lease_key = $1 AND holder = $2', values: [key, holder] });
     },
     async holder(key) {
-      const { rows } = await pool.query<{ holder: string }>('SELECT holder FROM sb_leases WHERE lease_key = $1 AND expires_at > sb_now_ms()', [key]);
+      const { rows } = await pool.query<{ holder: string }>({
+        name: 'sb_lease_holder',
+        text: 'SELECT holder FROM sb_leases WHERE lease_key = $1 AND expires_at > sb_now_ms()',
+        values: [key],
+      });
       return rows[0]?.holder;
     },
   };

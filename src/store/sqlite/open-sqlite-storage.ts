@@ -18,6 +18,7 @@ import { createSqliteTranscript } from './sqlite-transcript.js';
 import { createSqliteTurnHistory } from './sqlite-turn-history.js';
 import { createSqliteForgetUser, createSqliteProfiles } from './sqlite-profiles.js';
 import { createSqliteA2aTasks } from './sqlite-a2a-tasks.js';
+import { writeGroupOf } from './sqlite-write-group.js';
 
 /** Opens (creating if needed) the SQLite file, or an in-memory database for `:memory:`. */
 export function openSqliteStorage(path: string): Storage {
@@ -71,12 +72,13 @@ export function openSqliteStorage(path: string): Storage {
     checkpointer,
     async pruneCheckpoints(threadId: string) {
       const statements = pruning();
-      if (statements) statements.prune(threadId);
+      if (statements) await writeGroupOf(db).write(() => statements.prune(threadId));
     },
     deleteOlderThan,
     async close() {
       if (closed) return;
       closed = true;
+      writeGroupOf(db).commit();
       db.close();
     },
   };

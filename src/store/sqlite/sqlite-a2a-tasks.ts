@@ -3,6 +3,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { A2aTaskQuery, A2aTaskRow, A2aTaskRows } from '../types.js';
+import { writeGroupOf } from './sqlite-write-group.js';
 
 /** The A2A server's tasks in the SQLite file. */
 export function createSqliteA2aTasks(db: Database.Database): A2aTaskRows {
@@ -27,7 +28,7 @@ export function createSqliteA2aTasks(db: Database.Database): A2aTaskRows {
   });
   return {
     async save(row) {
-      save.run(row);
+      await writeGroupOf(db).write(() => save.run(row));
     },
     async get(owner, taskId) {
       return one.get(owner, taskId);

@@ -7,6 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { KeyValue, KeyValueStore, LeaseStore } from '../types.js';
 import { safeJsonParse } from '../../util/index.js';
+import { writeGroupOf } from './sqlite-write-group.js';
 
 /** Per-key leases in `sb_leases`. */
 export function createSqliteLeases(db: Database.Database, now: () => number = Date.now): LeaseStore {
@@ -20,17 +21,19 @@ export function createSqliteLeases(db: Database.Database, now: () => number = Da
   );
   const free = db.prepare<[string, string]>('DELETE FROM sb_leases WHERE lease_key = ? AND holder = ?');
   const current = db.prepare<[string, number], { holder: string }>('SELECT holder FROM sb_leases WHERE lease_key = ? AND expires_at > ?');
+  const group = writeGroupOf(db);
   return {
     async acquire(key, holder, ttlMs) {
       const at = now();
-      return take.run(key, holder, at + ttlMs, at, holder).changes === 1;
+      // Held at once: the group keeps the file's write lock until it commits, and the turn's first durable write covers it.
+      return group.writeAhead(() => take.run(key, holder, at + ttlMs, at, holder).changes === 1);
     },
     async renew(key, holder, ttlMs) {
       const at = now();
-      return extend.run(at + ttlMs, key, holder, at).changes === 1;
+      return group.write(() => extend.run(at + ttlMs, key, holder, at).changes === 1);
     },
     async release(key, holder) {
-      free.run(key, holder);
+      await group.write(() => free.run(key, holder));
     },
     async holder(key) {
       return current.get(key, now())?.holder;
@@ -52,6 +55,7 @@ export function createSqliteKeyValue(db: Database.Database, now: () => number = 
   const remove = db.prepare<[string]>('DELETE FROM sb_kv WHERE kv_key = ?');
   const sweep = db.prepare<[number]>('DELETE FROM sb_kv WHERE expires_at <= ?');
   let writes = 0;
+  const group = writeGroupOf(db);
   return {
     async get(key) {
       const text = read.get(key, now())?.value;
@@ -60,15 +64,19 @@ export function createSqliteKeyValue(db: Database.Database, now: () => number = 
       return parsed.ok ? (parsed.value as KeyValue) : undefined;
     },
     async set(key, value, ttlMs) {
-      write.run(key, JSON.stringify(value), now() + ttlMs);
-      if (++writes % 1000 === 0) sweep.run(now());
+      const text = JSON.stringify(value);
+      await group.write(() => {
+        write.run(key, text, now() + ttlMs);
+        if (++writes % 1000 === 0) sweep.run(now());
+      });
     },
     async setIfAbsent(key, value, ttlMs) {
       const at = now();
-      return writeIfAbsent.run(key, JSON.stringify(value), at + ttlMs, at).changes === 1;
+      const text = JSON.stringify(value);
+      return group.write(() => writeIfAbsent.run(key, text, at + ttlMs, at).changes === 1);
     },
     async delete(key) {
-      remove.run(key);
+      await group.write(() => remove.run(key));
     },
   };
 }

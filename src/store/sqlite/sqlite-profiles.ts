@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import { evidenceColumns, factFromRow, lastPerKey, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
 import { a2aTaskUserOf, checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
+import { writeGroupOf } from './sqlite-write-group.js';
 
 /** The SQLite `ProfileStore`. */
 export function createSqliteProfiles(db: Database.Database): ProfileStore {
@@ -24,12 +25,14 @@ export function createSqliteProfiles(db: Database.Database): ProfileStore {
       });
     },
     async record(userId, evidence) {
-      db.transaction(() => {
-        for (const item of lastPerKey(evidence)) upsert.run(userId, item.key, ...evidenceColumns(item));
-      })();
+      await writeGroupOf(db).write(
+        db.transaction(() => {
+          for (const item of lastPerKey(evidence)) upsert.run(userId, item.key, ...evidenceColumns(item));
+        }),
+      );
     },
     async delete(userId) {
-      remove.run(userId);
+      await writeGroupOf(db).write(() => remove.run(userId));
     },
   };
 }
@@ -40,7 +43,7 @@ export function createSqliteForgetUser(db: Database.Database): (userId: string) 
     const tables = new Set(db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((row) => row.name));
     const threadPrefix = checkpointThreadPrefix(userId);
     let sessions = 0;
-    db.transaction(() => {
+    const forget = db.transaction(() => {
       db.prepare('DELETE FROM sb_profiles WHERE user_id = ?').run(userId);
       db.prepare('DELETE FROM sb_events WHERE turn_id IN (SELECT turn_id FROM sb_turns WHERE user_id = ?)').run(userId);
       db.prepare('DELETE FROM sb_tasks WHERE user_id = ?').run(userId);
@@ -54,7 +57,8 @@ export function createSqliteForgetUser(db: Database.Database): (userId: string) 
       for (const table of ['checkpoints', 'writes']) {
         if (tables.has(table)) db.prepare(`DELETE FROM ${table} WHERE substr(thread_id, 1, ?) = ?`).run(threadPrefix.length, threadPrefix);
       }
-    })();
+    });
+    await writeGroupOf(db).write(forget);
     return { sessions };
   };
 }

@@ -4,9 +4,11 @@
 import type Database from 'better-sqlite3';
 import type { RetentionResult, StoredEvent, TaskRecord, TaskStore, TurnEventStore } from '../types.js';
 import { taskFromRow, type TaskRow } from '../rows.js';
+import { writeGroupOf } from './sqlite-write-group.js';
 
 /** Events of each turn, as sent. */
 export function createSqliteEvents(db: Database.Database): TurnEventStore {
+  const group = writeGroupOf(db);
   const insert = db.prepare('INSERT INTO sb_events (turn_id, seq, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
   const list = db.prepare<[string, number], { seq: number; data: string }>('SELECT seq, data FROM sb_events WHERE turn_id = ? AND seq > ? ORDER BY seq');
   const append = db.transaction((turnId: string, events: readonly StoredEvent[]) => {
@@ -15,7 +17,7 @@ export function createSqliteEvents(db: Database.Database): TurnEventStore {
   });
   return {
     async appendEvents(turnId, events) {
-      if (events.length > 0) append(turnId, events);
+      if (events.length > 0) await group.write(() => append(turnId, events));
     },
     async listEvents(turnId, afterSeq = 0) {
       return list.all(turnId, afterSeq).map((row) => ({ seq: row.seq, data: row.data }));
@@ -25,6 +27,7 @@ export function createSqliteEvents(db: Database.Database): TurnEventStore {
 
 /** The audit trail of dispatched sub-tasks. */
 export function createSqliteTasks(db: Database.Database): TaskStore {
+  const group = writeGroupOf(db);
   const record = db.prepare(
     `INSERT INTO sb_tasks (task_id, turn_id, user_id, session_id, agent_id, inputs, status, dispatches, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, 'dispatched', 1, ?, ?)
@@ -35,10 +38,11 @@ export function createSqliteTasks(db: Database.Database): TaskStore {
   const byTurn = db.prepare<[string], TaskRow>('SELECT * FROM sb_tasks WHERE turn_id = ? ORDER BY created_at, task_id');
   return {
     async recordDispatch(task: Omit<TaskRecord, 'status' | 'dispatches' | 'updated_at' | 'detail'>) {
-      record.run(task.task_id, task.turn_id, task.user_id, task.session_id, task.agent_id, JSON.stringify(task.inputs), task.created_at, new Date().toISOString());
+      const inputs = JSON.stringify(task.inputs);
+      await group.write(() => record.run(task.task_id, task.turn_id, task.user_id, task.session_id, task.agent_id, inputs, task.created_at, new Date().toISOString()));
     },
     async updateTask(taskId, status, detail) {
-      update.run(status, detail ?? null, new Date().toISOString(), taskId);
+      await group.write(() => update.run(status, detail ?? null, new Date().toISOString(), taskId));
     },
     async getTask(taskId) {
       const row = one.get(taskId);
@@ -72,5 +76,6 @@ export function createSqliteRetention(db: Database.Database): (cutoff: Date) => 
     const a2aTasks = db.prepare(`DELETE FROM sb_a2a_tasks WHERE updated_at < ? AND state NOT IN (${A2A_ACTIVE_STATES})`).run(cutoff).changes;
     return { turns, messages, events, tasks, a2aTasks };
   });
-  return async (cutoff) => run(cutoff.toISOString());
+  const group = writeGroupOf(db);
+  return (cutoff) => group.write(() => run(cutoff.toISOString()));
 }

@@ -1,16 +1,20 @@
 /**
- * Sessions, turns and the append-only transcript on SQLite. Each write is one
- * transaction, so a crash leaves either the whole turn start (turn row + user
- * row) or nothing, and either the whole finish (answer row + outcome) or none.
+ * Sessions, turns and the append-only transcript on SQLite. Each write is
+ * atomic (its own savepoint in the connection's group commit,
+ * `sqlite-write-group.ts`), so a crash leaves either the whole turn start
+ * (turn row + user row) or nothing, and either the whole finish (answer row +
+ * outcome) or none.
  */
 import type Database from 'better-sqlite3';
 import type { SessionAccess, StoredMessage, TranscriptStore, TurnFinish, TurnRecord, TurnStart } from '../types.js';
 import { messageFromRow, turnFromRow, type MessageRow, type TurnRow } from '../rows.js';
 import { tenantOfOwner } from '../owner-key.js';
+import { writeGroupOf } from './sqlite-write-group.js';
 import { listTurnRecordsSql, turnRecordColumns, turnRecordFromRow, type TurnRecordRow } from '../turn-record-rows.js';
 
 /** SQLite-backed transcript over an open, migrated connection. */
 export function createSqliteTranscript(db: Database.Database): TranscriptStore {
+  const group = writeGroupOf(db);
   const statements = {
     owned: db.prepare<[string, string], { found: number }>('SELECT 1 AS found FROM sb_sessions WHERE user_id = ? AND session_id = ?'),
     owners: db.prepare<[string], { user_id: string }>('SELECT user_id FROM sb_sessions WHERE session_id = ?'),
@@ -97,10 +101,13 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
       return turnRecordFromRow(statements.oneRecord.get(turnId, tenant));
     },
     async beginTurn(start) {
-      return { interrupted: begin.immediate(start) };
+      // Written at once (the turn's first frame need not wait for the commit at the end of this loop turn); the
+      // turn waits for `durable` before it goes on, and the answer's write is durable before `done` is sent.
+      const interrupted = group.writeAhead(() => begin(start));
+      return { interrupted, durable: group.committed() };
     },
     async finishTurn(turnId, done) {
-      return finish.immediate(turnId, done);
+      return group.write(() => finish(turnId, done));
     },
     async getTurn(turnId): Promise<TurnRecord | undefined> {
       const row = statements.turn.get(turnId);
@@ -114,7 +121,7 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
       return statements.running.all(startedBefore, limit).map(turnFromRow);
     },
     async interruptTurn(turnId, at) {
-      return finish.immediate(turnId, { content: '', outcome: 'interrupted', createdAt: at });
+      return group.write(() => finish(turnId, { content: '', outcome: 'interrupted', createdAt: at }));
     },
   };
 }
