@@ -83,6 +83,7 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
       const events = finish.events ?? [];
       const record = finish.record ? turnRecordColumns(finish.record) : undefined;
       // The last events ride in the same statement, and the session's lease is let go of in it (one round trip, one transaction).
+      // Sent once writes carried by other statements are settled: with the finish stored, all the turn queued is.
       const { rows } = await writes.query<{ finished: boolean }>({
         name: 'sb_finish_turn',
         text: FINISH_TURN,
@@ -101,7 +102,7 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
           finish.releaseLease?.key ?? null,
           finish.releaseLease?.holder ?? null,
         ],
-      });
+      }, { afterInFlight: true });
       return rows[0]?.finished === true;
     },
     async getTurn(turnId) {
