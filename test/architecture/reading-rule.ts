@@ -45,6 +45,7 @@ export const NOT_THE_MESSAGE: Readonly<Record<string, string>> = {
   'src/eval/nearest-baseline.ts': "the baseline's own tokens",
   'src/graph/caches/answer-cache.ts': "the registry's enum values",
   'src/intent/clarification.ts': "the options' labels and their agents' names",
+  'src/intent/routing/attribute-clause.ts': "the keys' labels",
   'src/intent/routing/ranker-model.ts': 'registry examples',
   'src/intent/routing/registry-evidence.ts': 'registry examples and keywords',
   'src/privacy/mask-personal-data.ts': 'one character at a time, for the personal-data fold',
@@ -58,7 +59,6 @@ export const NOT_THE_MESSAGE: Readonly<Record<string, string>> = {
 export const STILL_TO_MOVE: Readonly<Record<string, string>> = {
   'src/graph/caches/cache-scope.ts': "a question (a task's message, made of the user's words) for its residual qualifiers, cache phrases and registry examples",
   'src/http/turns-route.ts': "a stored turn's words, for the span of a value source",
-  'src/intent/routing/attribute-clause.ts': 'a clause and key labels',
   'src/intent/routing/example-features.ts': 'registry examples and the ranker text',
   'src/intent/routing/example-ranker.ts': "registry examples and the ranker's bounded text",
   'src/intent/routing/gram-classifier.ts': 'registry examples and the ranker text',
