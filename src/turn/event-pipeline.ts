@@ -11,7 +11,7 @@ import type { DeltaStream, MessageStream, TextScrubber } from '../text/index.js'
 import type { RegistrySnapshot } from '../registry/index.js';
 import { createOutputGuard, createSystemPromptLeakCheck, type NodeEvent, type OutputGuard } from '../graph/index.js';
 import { createSecretGuard, scrubDeep } from '../privacy/index.js';
-import { isAnswerDelta, isCompleteFinal, stageRow, type ResponseState } from '../events/index.js';
+import { isAnswerDelta, isCompleteFinal, serialiseEvent, stageRow, type ResponseState } from '../events/index.js';
 import type { TurnEventLog } from './turn-event-log.js';
 
 /** What one turn's pipeline writes to. */
@@ -171,7 +171,8 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     offsets.push(Date.now() - options.startedAt);
     // After the whole answer only `escalate` and `done` can follow: they are stored with the turn's end.
     if (completeFinal) eventLog.holdUntilEnd();
-    eventLog.append({ seq, data: JSON.stringify(response) });
+    // Serialised once: the stored text is the text the client's stream sends.
+    eventLog.append({ seq, data: serialiseEvent(response) });
     if (heldForClient) heldForClient.push(response);
     else if (!clientSignal.aborted) onEvent(response);
   };
