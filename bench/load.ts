@@ -152,7 +152,7 @@ async function startSwitchboard(name: string, configPath: string, env: Record<st
   const args = ['serve', '--config', configPath, '--port', '0', '--host', '127.0.0.1', ...(workers ? ['--workers', String(workers)] : [])];
   // BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to the Switchboard process only.
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = await startNodeProcess(join(checkout, built ? 'dist/src/cli/main.js' : 'src/cli/main.ts'), args, /Switchboard listening on (http:\/\/\S+)/, { LOG_LEVEL: 'info', ...env }, 60_000, nodeArgs);
+  const child = await startNodeProcess(join(checkout, built ? 'dist/src/cli/main.js' : 'src/cli/main.ts'), args, /Switchboard listening on (http:\/\/\S+)/, { LOG_LEVEL: 'info', ...env }, 180_000, nodeArgs);
   const url = /Switchboard listening on (http:\/\/\S+)/.exec(child.readyLine)![1]!;
   return {
     name,

@@ -57,10 +57,11 @@ function statementName(text: string): string {
     }
   }
   // A statement carrying waiting writes in front of it (src/store/postgres/pg-write-behind.ts) is named by its own text.
-  const marker = 'WHERE t.task_id = u.task_id )';
-  const carried = line.startsWith('WITH sb_carried_events AS') ? line.indexOf(marker) : -1;
-  if (carried < 0) return line.slice(0, 90);
-  const rest = line.slice(carried + marker.length);
+  // The carried part ends with its profile upsert (decision 0050), or, before it, with the task outcomes.
+  const markers = ['updated_at = excluded.updated_at )', 'WHERE t.task_id = u.task_id )'];
+  const marker = line.startsWith('WITH sb_carried_events AS') ? markers.find((text) => line.includes(text)) : undefined;
+  if (marker === undefined) return line.slice(0, 90);
+  const rest = line.slice(line.indexOf(marker) + marker.length);
   return `(carrying) ${(rest.startsWith(', ') ? rest.slice(2) : rest.trimStart()).slice(0, 80)}`;
 }
 

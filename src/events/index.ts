@@ -6,4 +6,5 @@
  */
 export { readResponseStateSchema, type Clarification, type ClarificationOption, type ConfirmationRequest, type ResponseState, type SemanticInfo } from './response-state.js';
 export { STAGE_NAMES, STAGES, stageRow, type Held, type Section, type Speaker, type Stage, type StageRow } from './stages.js';
+export { serialiseEvent, serialisedEvent } from './serialised.js';
 export { answerOf, completeFinalOf, doneOf, isAnswerDelta, isCompleteFinal, outcomeOf, type StagedEvent } from './readers.js';

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ecommerceCards, travelCards } from '../../test/support/registry-fixtures.js';
 import { sendableInputs, sessionEvidence, sourceTaskInputs, spanOf } from './value-source.js';
+import { readMessage } from '../understanding/index.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const hotel = travelCards().find((card) => card.id === 'hotel_agent')!;
 const order = ecommerceCards().find((card) => card.id === 'order_agent')!;
 
 function evidence(query: string, history: string[] = [], extra: Partial<Parameters<typeof sessionEvidence>[0]> = {}) {
-  return sessionEvidence({ query, history: history.map((text) => ({ query: text })), foldedTurns: 0, pending: [], knownValues: {}, profile: [], now: NOW, ...extra });
+  return sessionEvidence({ message: readMessage(query), history: history.map((text) => ({ query: text })), foldedTurns: 0, pending: [], knownValues: {}, profile: [], now: NOW, ...extra });
 }
 
 describe('value sources', () => {

@@ -13,8 +13,8 @@
  * sends, and the dispatcher refuses (asks for the key) an input whose source
  * is not recorded on the task.
  */
-import { extractOne, findDates } from '../text/index.js';
 import type { AgentCard, ExtractSpec } from '../registry/index.js';
+import { spanOfValue, valueForm, type MessageReading } from '../understanding/index.js';
 
 /** Where one input value came from (its shape is kept with the parked task's, in the storage layer). */
 export type { ValueSource } from '../store/index.js';
@@ -29,6 +29,8 @@ export type SourcedInputs = Readonly<Record<string, unknown>> & { readonly [SOUR
 export interface UserText {
   turn: number;
   text: string;
+  /** This turn's: the turn's reading of `text`, where its values are looked up (`understanding/value-spans.ts`). */
+  message?: MessageReading;
 }
 
 /** What a value may be found in (see the file header). */
@@ -48,7 +50,7 @@ export function keptSources(entries: Iterable<[string, unknown, ValueSource | un
   for (const [key, value, source] of entries) {
     if (!source || !isScalar(value)) continue;
     if (!kept.has(key)) kept.set(key, new Map());
-    kept.get(key)!.set(valueKey(value), source);
+    kept.get(key)!.set(valueForm(value), source);
   }
   return kept;
 }
@@ -56,8 +58,6 @@ export function keptSources(entries: Iterable<[string, unknown, ValueSource | un
 function isScalar(value: unknown): value is string | number {
   return typeof value === 'string' || typeof value === 'number';
 }
-
-const valueKey = (value: string | number) => String(value).normalize('NFKC').toLowerCase();
 
 /** The extract rule a key's value is read with: a required key's own, else one derived from the input schema. */
 function specFor(card: AgentCard, key: string): ExtractSpec | undefined {
@@ -72,42 +72,20 @@ function specFor(card: AgentCard, key: string): ExtractSpec | undefined {
 }
 
 /** Where `text` states `value`: as written, or as what the key's extract rule (or the date reader) reads from it. */
-export function spanOf(text: string, value: string | number, spec: ExtractSpec | undefined, now: Date): { start: number; end: number } | undefined {
-  const plain = text.normalize('NFKC');
-  const lower = plain.toLowerCase();
-  const wanted = valueKey(value).trim();
-  if (wanted.length === 0) return undefined;
-  const at = lower.indexOf(wanted);
-  if (at >= 0) return { start: at, end: at + wanted.length };
-  if (spec) {
-    const outcome = extractOne(plain, spec, now);
-    if (outcome && 'value' in outcome && valueKey(outcome.value) === wanted) {
-      const rawAt = plain.indexOf(outcome.raw);
-      return rawAt >= 0 ? { start: rawAt, end: rawAt + outcome.raw.length } : { start: 0, end: plain.length };
-    }
-  }
-  if (/^\d{4}-\d{2}-\d{2}$/.test(wanted)) {
-    const hit = findDates(plain, now).find((candidate) => candidate.value === wanted);
-    if (hit) return { start: hit.start, end: hit.end };
-  }
-  if (typeof value === 'number' || /^-?\d+(?:\.\d+)?$/.test(wanted)) {
-    for (const match of plain.matchAll(/-?\d+(?:\.\d+)?/g)) if (Number(match[0]) === Number(wanted)) return { start: match.index, end: match.index + match[0].length };
-  }
-  return undefined;
-}
+export const spanOf = spanOfValue;
 
 /** The source of one value of `task`, or undefined when none of the evidence holds it. */
 export function findSource(task: { task_id: string }, card: AgentCard, key: string, value: unknown, evidence: SessionEvidence): ValueSource | undefined {
   if (!isScalar(value)) return undefined;
-  if (evidence.profile.some((fill) => fill.task_id === task.task_id && fill.key === key && valueKey(fill.value) === valueKey(value))) return { kind: 'profile', key };
+  if (evidence.profile.some((fill) => fill.task_id === task.task_id && fill.key === key && valueForm(fill.value) === valueForm(value))) return { kind: 'profile', key };
   const spec = specFor(card, key);
   // The most recent turn that states it; the current turn first.
   for (let index = evidence.userTexts.length - 1; index >= 0; index--) {
-    const { turn, text } = evidence.userTexts[index]!;
-    const span = spanOf(text, value, spec, evidence.now);
+    const { turn, text, message } = evidence.userTexts[index]!;
+    const span = spanOfValue(message ?? text, value, spec, evidence.now);
     if (span) return { kind: 'user', turn, ...span };
   }
-  return evidence.kept.get(key)?.get(valueKey(value));
+  return evidence.kept.get(key)?.get(valueForm(value));
 }
 
 /**
@@ -150,8 +128,8 @@ export function sendableInputs(task: { inputs: Readonly<Record<string, unknown>>
 
 /** What the evidence is built from: the turn's text, the session's memory and the profile values filled this turn. */
 export interface EvidenceInput {
-  /** What the user typed this turn. */
-  query: string;
+  /** The turn's reading of what the user typed this turn. */
+  message: MessageReading;
   /** Earlier turns in the verbatim window, oldest first (their `query` is what the user typed). */
   history: readonly { query: string }[];
   /** Turns folded into the summary before the window. */
@@ -166,7 +144,7 @@ export interface EvidenceInput {
 /** The session's evidence (see `SessionEvidence`); the current turn is number `foldedTurns + history.length + 1`. */
 export function sessionEvidence(input: EvidenceInput): SessionEvidence {
   const userTexts: UserText[] = input.history.map((turn, index) => ({ turn: input.foldedTurns + index + 1, text: turn.query }));
-  userTexts.push({ turn: input.foldedTurns + input.history.length + 1, text: input.query });
+  userTexts.push({ turn: input.foldedTurns + input.history.length + 1, text: input.message.query, message: input.message });
   const triples: [string, unknown, ValueSource | undefined][] = Object.entries(input.knownValues).map(([key, value]) => [key, value, input.knownSources?.[key]]);
   for (const task of input.pending) for (const [key, value] of Object.entries(task.inputs)) triples.push([key, value, task.sources?.[key]]);
   return { userTexts: userTexts.filter((entry) => entry.text.trim().length > 0), kept: keptSources(triples), profile: input.profile, now: input.now };

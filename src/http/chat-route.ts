@@ -13,7 +13,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ERROR_CATALOGUE, SystemError, UserError } from '../errors.js';
 import { ID_RULES, isValidId } from '../id-patterns.js';
-import { completeFinalOf, type ResponseState } from '../events/index.js';
+import { completeFinalOf, serialisedEvent, type ResponseState } from '../events/index.js';
 import { parseEventId, type StartedTurn, type TurnFeed, type TurnIdempotency, type TurnResult, type TurnRunner } from '../turn/index.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
@@ -238,7 +238,7 @@ function createRelay(stream: SseStream) {
       if (sawDone || stream.closed) return;
       const seq = typeof event.metadata?.seq === 'number' ? event.metadata.seq : lastSeq + 1;
       lastSeq = Math.max(lastSeq, seq);
-      stream.send(event, eventId(event));
+      stream.sendSerialised(serialisedEvent(event), eventId(event));
       if (event.type === 'done') {
         sawDone = true;
         stream.end();

@@ -5,7 +5,8 @@
  * turn go out in one socket write (a turn's start produces several at once),
  * the headers with the first of them: with `flush()` at once, else at the end
  * of the loop turn that opened the stream, events or not. A comment line
- * every `heartbeatMs` keeps idle connections from being cut by proxies.
+ * every `heartbeatMs` keeps idle connections from being cut by proxies (one
+ * timer for all the streams of a period).
  */
 import type { Response } from 'express';
 
@@ -26,6 +27,32 @@ export interface SseStream {
   end(): void;
   /** True once ended here or closed by the client. */
   readonly closed: boolean;
+}
+
+/**
+ * One timer per heartbeat period for every open stream, not one per stream: a ping goes to each stream on
+ * the period's tick (the first between 0 and `heartbeatMs` after it opened), and a turn's stream costs no
+ * timer of its own to start and stop.
+ */
+const heartbeats = new Map<number, { pings: Set<() => void>; timer: NodeJS.Timeout }>();
+
+function joinHeartbeat(periodMs: number, ping: () => void): () => void {
+  let beat = heartbeats.get(periodMs);
+  if (!beat) {
+    const pings = new Set<() => void>();
+    const timer = setInterval(() => {
+      for (const each of pings) each();
+    }, periodMs);
+    timer.unref();
+    heartbeats.set(periodMs, (beat = { pings, timer }));
+  }
+  const joined = beat;
+  joined.pings.add(ping);
+  return () => {
+    if (!joined.pings.delete(ping) || joined.pings.size > 0) return;
+    clearInterval(joined.timer);
+    if (heartbeats.get(periodMs) === joined) heartbeats.delete(periodMs);
+  };
 }
 
 /** Sends the SSE headers and returns a writer for the stream. */
@@ -65,11 +92,7 @@ export function openSseStream(response: Response, options: { heartbeatMs: number
     schedule();
   };
   schedule();
-  const heartbeat = options.heartbeatMs > 0 ? setInterval(() => write(': ping\n\n'), options.heartbeatMs) : undefined;
-  heartbeat?.unref();
-  const stopHeartbeat = () => {
-    if (heartbeat) clearInterval(heartbeat);
-  };
+  const stopHeartbeat = options.heartbeatMs > 0 ? joinHeartbeat(options.heartbeatMs, () => write(': ping\n\n')) : () => {};
   response.once('close', stopHeartbeat);
 
   return {

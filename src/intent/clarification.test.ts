@@ -48,11 +48,12 @@ describe('optionNamedIn', () => {
 });
 
 describe('decideClarification', () => {
-  const list = (shares: number[], extra: Partial<{ covered: number; centroid: number; shared: number; separable: boolean }> = {}) => ({
+  const list = (shares: number[], extra: Partial<{ covered: number; centroid: number; shared: number; backing: number; separable: boolean }> = {}) => ({
     candidates: shares.map((share, index) => ({ agentId: ['a', 'b', 'c'][index]!, share })),
     covered: 0.5,
     centroid: 0.2,
     shared: 1,
+    backing: shares[0] ?? 0,
     separable: false,
     ...extra,
   });
@@ -64,6 +65,11 @@ describe('decideClarification', () => {
     expect(decideClarification(list([0.5, 0.3, 0.2]), 'a')).toEqual({ offer: ['a', 'b', 'c'] });
     expect(decideClarification(list([0.5, 0.3, 0.2]), 'c')).toEqual({ offer: ['a', 'b', 'c'] });
     expect(decideClarification(list([0.5, 0.3, 0.2], { separable: true }), 'b')).toEqual({ route: true });
+  });
+  it('routes on what both models back, not on their product alone', () => {
+    // The product of the two models is sure of `a`, but one of them alone is not: ask.
+    expect(decideClarification(list([0.97, 0.02, 0.01], { backing: 0.6 }), 'a')).toEqual({ offer: ['a', 'b', 'c'] });
+    expect(decideClarification(list([0.7, 0.2, 0.1], { backing: 0.85 }), 'b')).toEqual({ route: true, agentId: 'a' });
   });
   it('asks about an unrouted request near some agents, and leaves one near none out of scope', () => {
     expect(decideClarification(list([0.6, 0.395, 0.005]), undefined)).toEqual({ offer: ['a', 'b'] });

@@ -45,16 +45,19 @@ export function buildClarification(agentIds: readonly string[], snapshot: Pick<R
  * Thresholds of the offline decision. Defaults chosen on the BANKING77 train split's rows not drawn as examples
  * (`bench/public-routing.ts --split dev`, k = 10 and 20), never on its test split. Asking more often finds the
  * right agent more often and offers options to more out-of-scope requests; these keep ≥ 60 % of out-of-scope
- * requests unrouted and leave ≤ 5 % of in-scope ones with nothing (dev: 83.3 % routed or offered at k = 10, 88.7 %
+ * requests unrouted and leave ≤ 5 % of in-scope ones with nothing (dev: 83.8 % routed or offered at k = 10, 88.9 %
  * at k = 20, options on 39 % / 46 % of out-of-scope lines). Options on ≤ 30 % of out-of-scope lines would cost
  * about 7 points of routed-or-offered and leave 12 % to 17 % of in-scope requests with nothing.
  */
 export interface ClarifyThresholds {
-  /** A similarity-only route stands (given to the shortlist's first card) when that card has at least this share. Default 0.8. */
+  /**
+   * A similarity-only route stands (given to the shortlist's first card) when both models back that card this much
+   * (`RankShortlist.backing`, the mean of its share under each). Default 0.8.
+   */
   routeShare: number;
-  /** Options are offered when the first candidate has at least this share… Default 0.3. */
+  /** Options are offered when the two models back their most backed card at least this much (`backing`)… Default 0.3. */
   offerShare: number;
-  /** …its texts hold at least this share of the query (and share a word with it)… Default 0.3. */
+  /** …that card's texts hold at least this share of the query (and share a word with it)… Default 0.3. */
   minCovered: number;
   /**
    * …and the query's cosine to its texts' centroid is at least this. Default 0: on BANKING77 (dev) 0.06 keeps
@@ -80,9 +83,9 @@ export function decideClarification(list: RankShortlist, routed: string | undefi
   // Cards that stand apart: a similarity route is trusted, only a request nothing routed is asked about.
   if (!first || (routed !== undefined && list.separable)) return routed ? { route: true } : { nothing: true };
   const routeTo = (agentId: string) => (agentId === routed ? { route: true as const } : { route: true as const, agentId });
-  if (routed !== undefined && first.share >= thresholds.routeShare) return routeTo(first.agentId);
+  if (routed !== undefined && list.backing >= thresholds.routeShare) return routeTo(first.agentId);
   // Too little for options: a similarity route (its out-of-scope gate passed) stands; no route stays none.
-  const near = first.share >= thresholds.offerShare && list.covered >= thresholds.minCovered && list.centroid >= thresholds.minCentroid && list.shared >= 1;
+  const near = list.backing >= thresholds.offerShare && list.covered >= thresholds.minCovered && list.centroid >= thresholds.minCentroid && list.shared >= 1;
   if (!near) return routed ? routeTo(first.agentId) : { nothing: true };
   // The ranker's own route (it passed the ranker's gate) is always among the options, in the last place if need be.
   const offer = list.candidates.filter((candidate, index) => index === 0 || candidate.share >= thresholds.optionShare).map((candidate) => candidate.agentId).slice(0, MAX_CLARIFICATION_OPTIONS);
@@ -103,12 +106,13 @@ const FILLER = /[\s\p{P}\p{S}]|我要|我选|选择|就是|是|吧|呢|的|那�
 
 /**
  * The option `text` names, or undefined when it names none (a new request): an ordinal, a bare yes for a
- * single option, or an option's label or its agent's name with little else around it.
+ * single option, or an option's label or its agent's name with little else around it. `text` is the message in
+ * its normal form, as the turn's reading holds it (`QueryReading.normalizedQuery`).
  */
 export function optionNamedIn(text: string, clarification: Clarification, snapshot: Pick<RegistrySnapshot, 'byId'>, yes = false): ClarificationOption | undefined {
   const { options } = clarification;
   if (yes && options.length === 1) return options[0];
-  const plain = text.normalize('NFKC').trim().toLowerCase().replace(/[。.!！?？,，\s]+$/u, '');
+  const plain = text.trim().toLowerCase().replace(/[。.!！?？,，\s]+$/u, '');
   if (plain === '') return undefined;
   const squeezed = plain.replace(/\s+/gu, '');
   const ordinal = ZH_ORDINAL.exec(squeezed)?.[1] ?? EN_ORDINAL.exec(plain.replace(/[,，]/gu, ' ').replace(/\s+/gu, ' '))?.[1];

@@ -18,6 +18,7 @@
 import { createHash } from 'node:crypto';
 import { createMemoryKeyValueStore, type KeyValue, type KeyValueStore } from '../store/index.js';
 import type { IntentResult, MemoryTurn } from './types.js';
+import { cacheForm, cacheFormOfNormal } from '../understanding/index.js';
 
 /** Where recognised intents are kept between turns. */
 export interface IntentCache {
@@ -28,6 +29,7 @@ export interface IntentCache {
 
 /** What a cache key is made of. */
 export interface IntentCacheKeyInput {
+  /** The query in its normal form, as the turn's reading holds it (`normalizedQuery`). */
   query: string;
   /** Registry snapshot version (content hash). */
   registryVersion: string;
@@ -40,18 +42,11 @@ export interface IntentCacheKeyInput {
   profile?: string;
 }
 
-const PUNCTUATION: Readonly<Record<string, string>> = { '。': '.', '、': ',', '「': '"', '」': '"', '“': '"', '”': '"', '‘': "'", '’': "'", '～': '~' };
-
-/** Normal form of a query for the key: NFKC (full-width → half-width), CJK punctuation mapped, lower case, single spaces and none around punctuation, trimmed. */
-export function normalizeQueryForCache(query: string): string {
-  return query
-    .normalize('NFKC')
-    .replace(/[。、「」“”‘’～]/g, (character) => PUNCTUATION[character] ?? character)
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .replace(/ ?([,.;:!?]) ?/g, '$1')
-    .trim();
-}
+/**
+ * Normal form of a text for a key: NFKC (full-width → half-width), CJK punctuation mapped, lower case, single spaces
+ * and none around punctuation, trimmed (`understanding/cache-form.ts`; the response and answer caches key task messages with it).
+ */
+export const normalizeQueryForCache = cacheForm;
 
 /** The cache key of one recognition. */
 export function intentCacheKey(input: IntentCacheKeyInput): string {
@@ -59,7 +54,7 @@ export function intentCacheKey(input: IntentCacheKeyInput): string {
     .update(JSON.stringify([input.history.map((turn) => turn.rewrittenQuery || turn.query), [...input.pendingAgents].sort(), input.summary ?? '', input.profile ?? '']))
     .digest('hex')
     .slice(0, 16);
-  return `intent:${input.registryVersion}:${input.day}:${memory}:${normalizeQueryForCache(input.query)}`;
+  return `intent:${input.registryVersion}:${input.day}:${memory}:${cacheFormOfNormal(input.query)}`;
 }
 
 /** Options of the in-process cache. */

@@ -118,7 +118,8 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
       // Level 2: cache.
       const today = input.now ?? new Date();
       const keyInput = {
-        query: text,
+        // The reading's normal form: the key is not normalised again.
+        query: normalized,
         registryVersion: input.snapshot.version,
         history: input.history,
         pendingAgents: input.pendingAgents,

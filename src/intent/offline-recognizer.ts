@@ -22,7 +22,7 @@ import type { AgentMatch, AgentRanker, RankResult } from './routing/card-ranker.
 import { createExampleRanker } from './routing/example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import { extractOne, orderByMention } from '../text/index.js';
-import { createWordOwnership, isFollowUp, refersToPreviousTurn, splitClauses, withoutComparison, withoutPlaceReference } from '../understanding/index.js';
+import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference, type Clause } from '../understanding/index.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple/simple-intents.js';
 import { readAsAnswer } from '../planning/index.js';
 import { readAttributeClause } from './routing/attribute-clause.js';
@@ -103,7 +103,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       const ranked = withoutAttributeClauses(ranker.rank(query, snapshot, semantic), snapshot, now(), carried.source === 'pending' ? carried.agents : []);
       // The answer to a parked request's question ("订单号是 2024051812345678" when the refund waits for its 订单号):
       // a keyword that is only the name of the awaited key does not start another request.
-      if (carried.source === 'pending' && ranked.intents.length > 0 && isFragment(query, carried.agents, snapshot) && ranked.intents.every((match) => namesAwaitedKey(match, carried.agents, snapshot))) {
+      if (carried.source === 'pending' && ranked.intents.length > 0 && isFragment(query, input.clauses, carried.agents, snapshot) && ranked.intents.every((match) => namesAwaitedKey(match, carried.agents, snapshot))) {
         const intents = carried.agents.map((agentId) => ({ agentId, score: 0.5 }));
         return business(snapshot, language, intents, 'medium', `values for the pending request: ${carried.agents.join(', ')}`, merge(previous, text, language));
       }
@@ -122,7 +122,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         const matchedClauses = new Set(intents.map((intent) => intent.clause).filter((clause): clause is string => clause !== undefined));
         const pendingLeft = carried.source === 'pending' ? carried.agents.filter((agentId) => !intents.some((intent) => intent.agentId === agentId)) : [];
         const fragments = input.clauses.filter((clause) => !matchedClauses.has(clause.text) && ![...matchedClauses].some((matched) => matched.includes(clause.text)));
-        if (pendingLeft.length > 0 && fragments.some((clause) => isFragment(clause.text, pendingLeft, snapshot))) {
+        if (pendingLeft.length > 0 && fragments.some((clause) => isFragment(clause.text, [clause], pendingLeft, snapshot))) {
           const withPending = [...intents, ...pendingLeft.map((agentId) => ({ agentId, score: 0.5 }))];
           return business(snapshot, language, withPending, 'medium', `${ranked.reason}; values for the pending request: ${pendingLeft.join(', ')}`, merge(previous, text, language));
         }
@@ -141,7 +141,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         return { ...business(snapshot, language, intents, ranked.confidence, ranked.reason, text), asTyped: true };
       }
 
-      if (carried.agents.length > 0 && isFragment(query, carried.agents, snapshot)) {
+      if (carried.agents.length > 0 && isFragment(query, input.clauses, carried.agents, snapshot)) {
         const intents = carried.agents.map((agentId) => ({ agentId, score: 0.5 }));
         const reason = `fragment completing the ${carried.source === 'pending' ? 'pending' : 'previous'} request: ${carried.agents.join(', ')}`;
         return business(snapshot, language, intents, 'medium', reason, merge(previous, text, language));
@@ -206,11 +206,11 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
     return { agents: [...agents], reason: `comparison with the previous results: ${agents.join(', ')}` };
   }
 
-  function isFragment(query: string, agentIds: readonly string[], snapshot: RegistrySnapshot): boolean {
+  /** Whether `query` (the message, or one of its clauses, with its clauses from the reading) only gives values of `agentIds`' keys. */
+  function isFragment(query: string, clauses: readonly Clause[], agentIds: readonly string[], snapshot: RegistrySnapshot): boolean {
     const specs = agentIds.flatMap((agentId) => snapshot.byId.get(agentId)?.requiredKeys ?? []);
     const today = now();
     // Every clause only gives one of their keys ("订单号改成 B2002，原因是发错货"): a fragment, however long.
-    const clauses = splitClauses(query);
     if (clauses.length > 0 && clauses.every((clause) => readAttributeClause(clause.text, specs, today) !== undefined)) return true;
     const raws = specs
       .filter((spec) => spec.extract.type !== 'text')

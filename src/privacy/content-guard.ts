@@ -57,7 +57,16 @@ export function scrubDeep<T>(value: T, scrub: (text: string) => string): T {
     if (typeof item === 'string') return scrub(item);
     if (depth > 64 || item === null || typeof item !== 'object') return item;
     if (Array.isArray(item)) return item.map((child) => visit(child, depth + 1));
-    return Object.fromEntries(Object.entries(item).map(([key, child]) => [scrub(key), visit(child, depth + 1)]));
+    // Own enumerable keys, as Object.entries gives them, without the pairs it allocates.
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(item)) {
+      const name = scrub(key);
+      const child = visit((item as Record<string, unknown>)[key], depth + 1);
+      // A key named `__proto__` stays a key (as with Object.fromEntries), never the copy's prototype.
+      if (name === '__proto__') Object.defineProperty(copy, name, { value: child, enumerable: true, writable: true, configurable: true });
+      else copy[name] = child;
+    }
+    return copy;
   };
   return visit(value, 0) as T;
 }

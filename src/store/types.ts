@@ -248,7 +248,15 @@ export interface TranscriptStore extends TranscriptReader, TurnRecordReader {
    * changes nothing. With `start.lease`, `leaseTaken` says whether it was
    * taken (false: nothing written).
    */
-  beginTurn(start: TurnStart): Promise<{ interrupted: string[]; leaseTaken?: boolean }>;
+  beginTurn(start: TurnStart): Promise<{
+    interrupted: string[];
+    leaseTaken?: boolean;
+    /**
+     * Present when the start is written but durable only later (SQLite's group commit, decision 0051):
+     * settles once it is, rejects when it could not be. Absent: durable when the promise resolved.
+     */
+    durable?: Promise<void>;
+  }>;
   /**
    * Appends the answer row and sets the outcome, atomically. Only a running
    * turn can finish: returns false (and writes nothing) when the turn is

@@ -37,7 +37,7 @@ export interface AdmissionOptions {
 
 /** A session's lease as admission took it: where leases live with the transcript, the turn's start was written with it. */
 export interface AdmittedLease extends HeldLease {
-  begun?: { interrupted: string[] };
+  begun?: { interrupted: string[]; durable?: Promise<void> };
 }
 
 /**
@@ -47,6 +47,8 @@ export interface AdmittedLease extends HeldLease {
  */
 export interface SessionRelease {
   (): Promise<void>;
+  /** Settles once the turn's start is durable (at once when the store's writes are durable when they resolve). */
+  stored: Promise<void>;
   finishingLease(): { key: string; holder: string } | undefined;
   leaseReleased(): void;
 }
@@ -123,11 +125,11 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const holder = `${replicaId}:${turnId}`;
       const tryLease = async (): Promise<AdmittedLease | undefined> => {
         try {
-          let begun: { interrupted: string[] } | undefined;
+          let begun: { interrupted: string[]; durable?: Promise<void> } | undefined;
           const take = async () => {
             const started = await storage.transcript.beginTurn({ ...turnStart(place), lease: { key: leaseKey, holder, ttlMs: leaseTtlMs } });
             if (started.leaseTaken === false) return false;
-            begun = { interrupted: started.interrupted };
+            begun = { interrupted: started.interrupted, ...(started.durable ? { durable: started.durable } : {}) };
             return true;
           };
           const held = await acquireSessionLease({
@@ -165,8 +167,12 @@ export function createAdmission(options: AdmissionOptions): Admission {
     async openTurn(place, held) {
       const { request, owner, sessionId, turnId, stop } = place;
       let unsubscribe: (() => Promise<void>) | undefined;
+      let stored: Promise<void>;
       try {
-        const { interrupted } = held.begun ?? (await storage.transcript.beginTurn(turnStart(place)));
+        const { interrupted, durable } = held.begun ?? (await storage.transcript.beginTurn(turnStart(place)));
+        stored = durable ?? Promise.resolve();
+        // Awaited by the runner; this handle only keeps a failure from going unhandled before it does.
+        stored.catch(() => {});
         if (interrupted.length > 0) logger.warn({ session: sessionId, turns: interrupted }, 'earlier turns were cut short; recorded as interrupted');
         unsubscribe = await storage.signals.subscribe(cancelChannel(owner, sessionId), (message) => {
           if (message === turnId || message === '*') stop('user_cancel');
@@ -182,6 +188,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
         await held.release();
       };
       return Object.assign(release, {
+        stored,
         finishingLease: () => (withTranscript ? held.handOver() : undefined),
         leaseReleased: () => held.releasedElsewhere(),
       });

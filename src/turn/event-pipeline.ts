@@ -11,7 +11,7 @@ import type { DeltaStream, MessageStream, TextScrubber } from '../text/index.js'
 import type { RegistrySnapshot } from '../registry/index.js';
 import { createOutputGuard, createSystemPromptLeakCheck, type NodeEvent, type OutputGuard } from '../graph/index.js';
 import { createSecretGuard, scrubDeep } from '../privacy/index.js';
-import { isAnswerDelta, isCompleteFinal, stageRow, type ResponseState } from '../events/index.js';
+import { isAnswerDelta, isCompleteFinal, serialiseEvent, stageRow, type ResponseState } from '../events/index.js';
 import type { TurnEventLog } from './turn-event-log.js';
 
 /** What one turn's pipeline writes to. */
@@ -80,12 +80,33 @@ export function createOutputGuards(): (snapshot: RegistrySnapshot) => OutputGuar
   };
 }
 
-/** One data guard per snapshot (header values and addresses out of every field besides the content). */
+/** Short texts whose data-guard result is remembered: the keys and words every turn's events repeat. */
+const REMEMBERED_TEXT_CHARS = 64;
+const REMEMBERED_TEXTS = 4096;
+
+/**
+ * One data guard per snapshot (header values and addresses out of every field besides the content). Its
+ * `scrub` is a function of the snapshot and the text alone, so the result for a short text is remembered
+ * (the events' state repeats the same keys and words turn after turn); the memory is dropped when full.
+ */
 export function createDataGuards(): (snapshot: RegistrySnapshot) => TextScrubber {
   const dataGuards = new WeakMap<RegistrySnapshot, TextScrubber>();
   return (snapshot) => {
     let scrubber = dataGuards.get(snapshot);
-    if (!scrubber) dataGuards.set(snapshot, (scrubber = createSecretGuard(snapshot)));
+    if (!scrubber) {
+      const guard = createSecretGuard(snapshot);
+      const remembered = new Map<string, string>();
+      const scrub = (text: string): string => {
+        if (typeof text !== 'string' || text.length > REMEMBERED_TEXT_CHARS) return guard.scrub(text);
+        let clean = remembered.get(text);
+        if (clean === undefined) {
+          if (remembered.size >= REMEMBERED_TEXTS) remembered.clear();
+          remembered.set(text, (clean = guard.scrub(text)));
+        }
+        return clean;
+      };
+      dataGuards.set(snapshot, (scrubber = { ...guard, scrub }));
+    }
     return scrubber;
   };
 }
@@ -102,17 +123,28 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
   let heldForClient: ResponseState[] | undefined;
 
   // Agents' texts and the answer are read in order as one: no secret may be spelt across two of them.
-  const composition = guard.composition();
-  const composed = (event: NodeEvent, content: string): string => {
-    if (content === '') return content;
-    if (event.stage === 'agent_stream' || event.stage === 'agent_done') return composition.agentText(content);
-    if (isAnswerDelta(event)) return composition.answerPiece(content);
-    if (isCompleteFinal(event)) return composition.completeAnswer(content);
-    return content;
+  // A piece whose end may begin a secret waits for the next piece (events outside the composition pass it).
+  const composition = guard.composition<{ event: NodeEvent; type: ResponseState['type'] }>();
+  const composed = (event: NodeEvent, type: ResponseState['type'], content: string) => {
+    if (content === '') return undefined;
+    if (event.stage === 'agent_stream' || event.stage === 'agent_done') return composition.agentText(content, { event, type });
+    if (isAnswerDelta(event)) return composition.answerPiece(content, { event, type });
+    if (isCompleteFinal(event)) return composition.completeAnswer(content, { event, type });
+    return undefined;
   };
 
   const deliver = (event: NodeEvent, type: ResponseState['type'], written: string): void => {
-    const content = composed(event, written);
+    const shown = composed(event, type, written);
+    if (shown === undefined) {
+      // The turn's end (and an escalation, which only the end follows) releases a held piece first.
+      if (type !== 'content' || event.stage === 'done' || event.stage === 'escalate') for (const piece of composition.flush()) emit(piece.tag.event, piece.tag.type, piece.text);
+      emit(event, type, written);
+    } else {
+      for (const piece of shown) emit(piece.tag.event, piece.tag.type, piece.text);
+    }
+  };
+
+  const emit = (event: NodeEvent, type: ResponseState['type'], content: string): void => {
     const completeFinal = isCompleteFinal(event);
     const complete = completeFinal || event.stage === 'done';
     const state = complete ? { ...event.state, ...options.closingState() } : event.state;
@@ -139,7 +171,8 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
     offsets.push(Date.now() - options.startedAt);
     // After the whole answer only `escalate` and `done` can follow: they are stored with the turn's end.
     if (completeFinal) eventLog.holdUntilEnd();
-    eventLog.append({ seq, data: JSON.stringify(response) });
+    // Serialised once: the stored text is the text the client's stream sends.
+    eventLog.append({ seq, data: serialiseEvent(response) });
     if (heldForClient) heldForClient.push(response);
     else if (!clientSignal.aborted) onEvent(response);
   };

@@ -42,8 +42,11 @@ export type TurnRun = (
   clientSignal: AbortSignal,
   release: SessionRelease,
   onEvent: (event: ResponseState) => void,
-  /** Called in the loop turn of the admission: the first frame is made at once, the rest of the run waits for the next loop turn. */
-  eager?: boolean,
+  /**
+   * Eager (the run starts in the loop turn of the admission): the turn's start, durable once this settles.
+   * The first frame is made at once; the rest of the run waits for the next loop turn and for this.
+   */
+  eagerStored?: Promise<void>,
 ) => Promise<TurnResult>;
 
 /** Makes the function that runs one admitted turn. */
@@ -53,7 +56,7 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
   const budgetGraceMs = options.budgetGraceMs ?? 5000;
   const streamCaps: StreamCaps = { ...DEFAULT_STREAM_CAPS, ...options.streamCaps };
 
-  return async (request, controller, clientSignal, release, onEvent, eager = false) => {
+  return async (request, controller, clientSignal, release, onEvent, eagerStored) => {
     const startedAt = Date.now();
     const signal = controller.signal;
     const snapshot = options.registry.current();
@@ -121,7 +124,11 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     let stopReason: TurnStopReason | undefined;
     try {
       // The caller sends the first frame before the graph's first steps run (they would hold it until their first I/O).
-      if (eager) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (eagerStored) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // A start that could not be stored fails the turn (its done says so), not only its first frame.
+        await eagerStored;
+      }
       const stream = await options.graph.stream(
         { query: request.query, user_id: request.userId, thread_id: request.sessionId, confirm: request.confirm ?? [], reject: request.reject ?? [], choose: request.choose ?? null },
         { configurable: { thread_id: threadKey }, context: context as unknown as Record<string, unknown>, streamMode: 'custom', durability: 'exit', signal },

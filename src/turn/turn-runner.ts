@@ -63,7 +63,18 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
       };
       const place = { request, owner, sessionId, turnId, stop };
       const held = await admission.takeLease(place, signal);
-      const releaseAll = await admission.openTurn(place, held);
+      const opened = await admission.openTurn(place, held);
+      const releaseAll = opened;
+      // Eager: the first frame may leave before the turn's start is durable; the run waits for it right after.
+      if (!eager) {
+        try {
+          await opened.stored;
+        } catch (error) {
+          await releaseAll();
+          logger.error({ err: error, traceId: request.traceId }, 'writing the turn ahead failed');
+          throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
+        }
+      }
 
       // With on_disconnect "continue" the turn outlives its client; its events stay stored for resume.
       const onClientGone = () => {
@@ -74,7 +85,7 @@ export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
 
       // Eager: the run's first step (the message read, the first frame) follows in this loop turn, not the next.
       const done = new Promise<void>((resolve) => (eager ? resolve() : setImmediate(resolve)))
-        .then(() => execute({ ...request, sessionId, turnId, owner }, controller, signal, releaseAll, onEvent, eager))
+        .then(() => execute({ ...request, sessionId, turnId, owner }, controller, signal, releaseAll, onEvent, eager ? opened.stored : undefined))
         .catch(async (error: unknown): Promise<TurnResult> => {
           logger.error({ traceId: request.traceId, err: error }, 'turn bookkeeping failed');
           await releaseAll();

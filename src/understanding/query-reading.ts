@@ -23,7 +23,7 @@
 import { splitClauses } from './clause-splitter.js';
 import { cardsOf, readClause, type ReadClause, type RequestWordCard } from './request-words.js';
 import { classifyReplyWord, type ReplyWord } from './reply-word.js';
-import { detectLanguage, normalizeText } from '../text/index.js';
+import { detectLanguage } from '../text/index.js';
 import { CORRECTION_CONNECTORS, NO_WORDS, YES_WORDS } from '../i18n/index.js';
 
 /** What the message does in the dialogue, as far as it can be told from its words. */
@@ -50,6 +50,8 @@ export interface QueryReading {
 export interface MessageReading {
   /** What the user typed. */
   readonly query: string;
+  /** The whole message's normal form (NFKC) as typed, not trimmed: where the spans of its values point (`value-spans.ts`). */
+  readonly normal: string;
   /** The message's own words fix its language (false for ids, numbers, punctuation or nothing: the session's language). */
   readonly hasLanguage: boolean;
   /** The whole message as a request. */
@@ -96,14 +98,15 @@ export interface ReadingRegistry {
  */
 export function readMessage(query: string, registry?: ReadingRegistry): MessageReading {
   const cards = cardsOf(registry);
-  const whole = normalizeText(query);
+  const normal = query.normalize('NFKC');
+  const whole = normal.trim();
   const language = detectLanguage(query);
   const replyWord = classifyReplyWord(query);
   const asRequest = part(query, whole, 0, language, 'request', replyWord, cards);
   const lead = LEADING_REPLY.exec(whole);
   const rest = lead ? whole.slice(lead[0].length).replace(SEPARATOR, '') : '';
   const asCorrection = lead && rest.length > 0 ? part(query, rest, whole.length - rest.length, language, 'correction', replyWord ?? classifyReplyWord(rest), cards) : undefined;
-  return Object.freeze({ query, hasLanguage: !hasNoLanguage(whole), asRequest, ...(asCorrection ? { asCorrection } : {}) });
+  return Object.freeze({ query, normal, hasLanguage: !hasNoLanguage(whole), asRequest, ...(asCorrection ? { asCorrection } : {}) });
 }
 
 function part(query: string, normalizedQuery: string, offset: number, language: 'zh' | 'en', act: DialogueAct, replyWord: ReplyWord | null, cards: readonly RequestWordCard[]): QueryReading {

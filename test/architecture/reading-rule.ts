@@ -4,9 +4,10 @@
  * not calls.
  *
  * 1. The reading's own steps — `readMessage`, `readTurnQuery`, `splitClauses`,
- *    `classifyReplyWord` — are imported from `src/understanding/` only where the
+ *    `classifyReplyWord`, `readText` — are imported from `src/understanding/` only where the
  *    reading is made: the turn makes it (`readMessage`), the eval reads its
- *    lines with it (`readTurnQuery`); nowhere else re-reads the message.
+ *    lines with it (`readTurnQuery`), a plan reads a rewrite that is not the
+ *    message (`readText`); nowhere else re-reads the message.
  * 2. A normal form (`.normalize(...)`, `normalizeText(...)`) is taken in
  *    `src/understanding/` and `src/text/` (which provides it), and elsewhere
  *    only in the files listed: exempt by kind (`NOT_THE_MESSAGE`: registry
@@ -23,10 +24,11 @@ export const READING_STEPS: Readonly<Record<string, readonly string[]>> = {
   // The turn reads the message; the control node reads a stored message a clarification was about, when it runs.
   readMessage: ['src/turn/', 'src/graph/nodes/control-node.ts'],
   readTurnQuery: ['src/eval/'],
-  // Still to move onto the reading: the ranker's units of its bounded text; several values of one key in the plan text;
-  // the offline recogniser's check that a fragment of clauses only gives keys.
-  splitClauses: ['src/intent/routing/match-rules.ts', 'src/planning/several-values.ts', 'src/intent/offline-recognizer.ts'],
+  // Still to move onto the reading: the ranker's units of its bounded text; several values of one key in the plan text.
+  splitClauses: ['src/intent/routing/match-rules.ts', 'src/planning/several-values.ts'],
   classifyReplyWord: [],
+  // A text that is not the message (a rewrite with earlier turns' words, the model's rewrite) is read where a plan is made.
+  readText: ['src/planning/plan-texts.ts'],
 };
 
 /**
@@ -42,6 +44,8 @@ export const NOT_THE_MESSAGE: Readonly<Record<string, string>> = {
   'src/eval/linear-baseline.ts': "the baseline's own tokens",
   'src/eval/nearest-baseline.ts': "the baseline's own tokens",
   'src/graph/caches/answer-cache.ts': "the registry's enum values",
+  'src/intent/clarification.ts': "the options' labels and their agents' names",
+  'src/intent/routing/attribute-clause.ts': "the keys' labels",
   'src/intent/routing/ranker-model.ts': 'registry examples',
   'src/intent/routing/registry-evidence.ts': 'registry examples and keywords',
   'src/privacy/mask-personal-data.ts': 'one character at a time, for the personal-data fold',
@@ -54,16 +58,10 @@ export const NOT_THE_MESSAGE: Readonly<Record<string, string>> = {
  */
 export const STILL_TO_MOVE: Readonly<Record<string, string>> = {
   'src/graph/caches/cache-scope.ts': "a question (a task's message, made of the user's words) for its residual qualifiers, cache phrases and registry examples",
-  'src/graph/value-source.ts': 'key values and the user text of each turn a value is found in',
-  'src/http/turns-route.ts': "a stored turn's words, for the span of a value source",
-  'src/intent/clarification.ts': 'the answer to a clarification, for an option it names',
-  'src/intent/intent-cache.ts': "the cache key's form of the query (also of task messages, for the response and answer caches)",
-  'src/intent/routing/attribute-clause.ts': 'a clause and key labels',
   'src/intent/routing/example-features.ts': 'registry examples and the ranker text',
   'src/intent/routing/example-ranker.ts': "registry examples and the ranker's bounded text",
   'src/intent/routing/gram-classifier.ts': 'registry examples and the ranker text',
   'src/planning/llm-planner.ts': "a draft's values and the texts they are checked against",
-  'src/turn/turn-record.ts': "a stored turn's words, for the span of a value source",
 };
 
 /** Files outside the reading room that take a normal form, and of what. */

@@ -16,14 +16,14 @@ describe.skipIf(!data)('BANKING77 routing floor (k = 10, subsample of the test s
     const set = buildPublicRoutingSet(data!, { k: 10, seed: 1, split: 'test', perIntent: 10 });
     expect(set.agentIds).toHaveLength(67);
     const figures = await measure(set, 10, await loadCode());
-    // Floors a little under the figures this subsample gives (top-1 76.0 %, routed or offered 84.5 %, in scope with
+    // Floors a little under the figures this subsample gives (top-1 76.7 %, routed or offered 85.8 %, in scope with
     // nothing 2.7 %, out of scope kept out 64 %, offered options on 40 % of them): deterministic, so a drop is a change.
-    expect(figures.top1).toBeGreaterThanOrEqual(0.75);
-    expect(figures.routedOrOffered).toBeGreaterThanOrEqual(0.835);
-    expect(figures.inScopeNothing).toBeLessThanOrEqual(0.04);
+    expect(figures.top1).toBeGreaterThanOrEqual(0.76);
+    expect(figures.routedOrOffered).toBeGreaterThanOrEqual(0.85);
+    expect(figures.inScopeNothing).toBeLessThanOrEqual(0.03);
     expect(figures.top1).toBeGreaterThan(figures.nearestTop1);
     expect(figures.top1).toBeGreaterThan(figures.linearTop1);
-    expect(figures.oosKeptOut).toBeGreaterThanOrEqual(0.6);
-    expect(figures.oosOffered).toBeLessThanOrEqual(0.45);
+    expect(figures.oosKeptOut).toBeGreaterThanOrEqual(0.62);
+    expect(figures.oosOffered).toBeLessThanOrEqual(0.41);
   });
 });

@@ -57,7 +57,7 @@ describe.skipIf(!hasPostgres)('postgres', () => {
     await again.close();
   });
 
-  it('stores event batches and task outcomes with the next statement of a turn (one round trip), or alone within 50 ms', async () => {
+  it('stores event batches, task outcomes and profile rows with the next statement of a turn (one round trip), or alone within 50 ms', async () => {
     const { databaseUrl, schema } = await databases.create();
     let statements = 0;
     const storage = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger, onQuery: () => statements++ });
@@ -69,9 +69,19 @@ describe.skipIf(!hasPostgres)('postgres', () => {
       statements = 0;
       const stored = storage.events.appendEvents(turn.turnId, [{ seq: 1, data: '{"stage":"dispatch"}' }]);
       const settled = storage.tasks.updateTask('t1', 'completed');
-      await storage.profiles.record('u1', [{ key: 'city', value: '北京', session_id: 's1', turn_id: turn.turnId, at }]);
-      await Promise.all([stored, settled]);
+      const profiled = storage.profiles.record('u1', [{ key: 'city', value: '北京', session_id: 's1', turn_id: turn.turnId, at }]);
+      const started0 = Date.now();
+      // The carrier: the turn's finish (as a business turn's checkpoint carries them).
+      expect(await storage.transcript.finishTurn(turn.turnId, { content: '好的', outcome: 'completed', createdAt: at })).toBe(true);
+      await Promise.all([stored, settled, profiled]);
       expect(statements).toBe(1);
+      expect(Date.now() - started0).toBeLessThan(1000);
+      expect(await storage.profiles.get('u1')).toMatchObject([{ key: 'city', value: '北京', hits: 1 }]);
+      // A turn's start carrying the user's profile rows does not read them (same statement): the turn's read sees them after.
+      const again = storage.profiles.record('u1', [{ key: 'city', value: '北京', session_id: 's1', turn_id: 'turn_next', at }]);
+      await storage.transcript.beginTurn({ ...turn, turnId: 'turn_next' });
+      await again;
+      expect(await storage.profiles.get('u1')).toMatchObject([{ key: 'city', value: '北京', hits: 2 }]);
       expect(await storage.events.listEvents(turn.turnId)).toEqual([{ seq: 1, data: '{"stage":"dispatch"}' }]);
       expect(await storage.tasks.getTask('t1')).toMatchObject({ status: 'completed' });
       // With no statement to ride on, a batch is written on its own.

@@ -53,7 +53,7 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
         await withStorage(factory, async ({ transcript }) => {
           const turn = start();
           expect(await transcript.sessionAccess('u1', 's1')).toBe('none');
-          expect(await transcript.beginTurn(turn)).toEqual({ interrupted: [] });
+          expect((await transcript.beginTurn(turn)).interrupted).toEqual([]);
           expect(await transcript.sessionAccess('u1', 's1')).toBe('owner');
           expect(await transcript.sessionAccess('u2', 's1')).toBe('other');
           const during = await transcript.listMessages('u1', 's1');
@@ -104,7 +104,7 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
           const cut = start({ query: 'cut short' });
           await transcript.beginTurn(cut);
           const next = start({ query: 'next' });
-          expect(await transcript.beginTurn(next)).toEqual({ interrupted: [cut.turnId] });
+          expect((await transcript.beginTurn(next)).interrupted).toEqual([cut.turnId]);
           expect(await transcript.finishTurn(cut.turnId, finish('late answer'))).toBe(false);
           await transcript.finishTurn(next.turnId, finish('answer'));
           const rows = await transcript.listMessages('u1', 's1');
@@ -511,7 +511,8 @@ export function runStorageContract(name: string, factory: StorageFactory): void 
             const second = await peerOf(first);
             try {
               const turn = start({ sessionId: `shared-${randomUUID()}` });
-              await first.transcript.beginTurn(turn);
+              // Another replica reads the start once it is durable (`durable`, when the store says it is later).
+              await (await first.transcript.beginTurn(turn)).durable;
               expect((await second.transcript.getTurn(turn.turnId))?.status).toBe('running');
               expect(await second.transcript.finishTurn(turn.turnId, finish('from B'))).toBe(true);
               expect((await first.transcript.listMessages('u1', turn.sessionId)).map((row) => row.content)).toEqual([turn.query, 'from B']);

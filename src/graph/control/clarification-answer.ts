@@ -16,6 +16,7 @@ export type ClarificationAnswer = { kind: 'chosen'; chosen: ChosenOption } | { k
 export function readClarificationAnswer(input: {
   pending: PendingClarification | undefined;
   choose: string | null;
+  /** The message in its normal form (the turn's reading of it). */
   text: string;
   /** The message is a bare yes. */
   yes: boolean;

@@ -97,7 +97,7 @@ export function createControlNode(dependencies: ControlDependencies) {
     const word = reading.replyWord;
 
     // The answer to the last clarification: the chosen agent handles the message it was about (intent node).
-    const answer = readClarificationAnswer({ pending: asked, choose: state.choose, text: state.query, yes: word === 'yes' && awaiting.length === 0, snapshot, now: context.now, ttlSeconds });
+    const answer = readClarificationAnswer({ pending: asked, choose: state.choose, text: context.message.asRequest.normalizedQuery, yes: word === 'yes' && awaiting.length === 0, snapshot, now: context.now, ttlSeconds });
     if (answer.kind === 'chosen') {
       return {
         memory,

@@ -35,7 +35,8 @@ export function createSemanticCheckNode() {
     if (!state.task_plan) return { execution_path: [...state.execution_path, 'semantic_check'] };
     // Every value must have a source in the session before any key check (value-source.ts); one it cannot place is asked for.
     const evidence = sessionEvidence({
-      query: state.query,
+      // The turn's reading of the message: its values are looked up there, not read again.
+      message: context.message,
       history: state.memory.history,
       foldedTurns: state.memory.summary?.turns ?? 0,
       pending: state.memory.pending,

@@ -148,7 +148,8 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
         at: context.now.toISOString(),
       });
       if (evidence.length > 0) {
-        await dependencies.profiles.record(ownerOf(context, state.user_id), evidence).catch((error: unknown) => dependencies.logger?.warn({ err: error }, 'profile write failed'));
+        // Not awaited: on Postgres the write rides on the turn's checkpoint, written after this step (decision 0050).
+        void dependencies.profiles.record(ownerOf(context, state.user_id), evidence).catch((error: unknown) => dependencies.logger?.warn({ err: error }, 'profile write failed'));
       }
     }
     return {

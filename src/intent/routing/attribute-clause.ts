@@ -33,9 +33,10 @@ const LEADING_PUNCTUATION = /^[\s\p{P}\p{S}]+|[\s\p{P}\p{S}]+$/gu;
 /**
  * The key of `specs` the clause only gives a value for (see the file header),
  * or undefined when the clause holds more than a key's label and its value.
+ * `clause` is a clause of the turn's reading, in its normal form.
  */
 export function readAttributeClause(clause: string, specs: readonly SemanticKeySpec[], now: Date): AttributeReading | undefined {
-  const text = clause.normalize('NFKC').trim();
+  const text = clause.trim();
   if (text.length === 0) return undefined;
   for (const spec of specs) {
     if (spec.extract.type === 'text') continue;

@@ -39,6 +39,11 @@ export interface RankShortlist {
   /** Words or multi-character Chinese terms the text shares with the first candidate's texts. */
   shared: number;
   /**
+   * How much the example model and the n-gram model back the card they back most: the mean of its share under
+   * each, 0..1. `covered`, `centroid` and `shared` are read on that card (usually the first candidate).
+   */
+  backing: number;
+  /**
    * Whether the registry's cards stand apart: the n-gram model, trained without some examples, ranks nine in
    * ten of them first (`ranker-model.ts`). There a similarity route is trusted; on a fine-grained registry
    * (many close neighbours) it is a guess among them.

@@ -152,10 +152,10 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
 
     shortlist(query, snapshot, limit) {
       const { model, text, scoreUnit, gramsOf } = analyse(query, snapshot);
-      if (text.length === 0 || model.cards.length === 0) return { candidates: [], covered: 0, centroid: 0, shared: 0, separable: model.gramReorders };
+      if (text.length === 0 || model.cards.length === 0) return { candidates: [], covered: 0, centroid: 0, shared: 0, backing: 0, separable: model.gramReorders };
       const whole = { text, start: 0, end: text.length };
       const list = shortlistOf(scoreUnit(whole), gramsOf(whole), limit);
-      return { candidates: list.entries.map((entry) => ({ agentId: model.cards[entry.cardIndex]!.id, share: entry.share })), covered: list.covered, centroid: list.centroid, shared: list.shared, separable: model.gramReorders };
+      return { candidates: list.entries.map((entry) => ({ agentId: model.cards[entry.cardIndex]!.id, share: entry.share })), covered: list.covered, centroid: list.centroid, shared: list.shared, backing: list.backing, separable: model.gramReorders };
     },
 
     candidates(query, snapshot, limit, semantic) {

@@ -3,7 +3,7 @@
  * write in one transaction.
  */
 import type pg from 'pg';
-import { evidenceColumns, factFromRow, lastPerKey, PROFILE_UPSERT_SET, type ProfileRow } from '../profile-rows.js';
+import { evidenceColumns, factFromRow, lastPerKey, type ProfileRow } from '../profile-rows.js';
 import { a2aTaskUserOf, checkpointThreadPrefix } from '../owner-key.js';
 import type { ProfileFact, ProfileStore } from '../types.js';
 import type { WriteBehind } from './pg-write-behind.js';
@@ -54,15 +54,15 @@ export function createPrefetchedProfiles(maxAgeMs = 5000): PrefetchedProfiles {
   };
 }
 
-const RECORD_PROFILE = `INSERT INTO sb_profiles (user_id, fact_key, value, hits, session_id, turn_id, first_seen, updated_at)
-  SELECT $1, e.fact_key, e.value, 1, e.session_id, e.turn_id, e.first_seen, e.updated_at
-  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS e(fact_key, value, session_id, turn_id, first_seen, updated_at)
-  ON CONFLICT (user_id, fact_key) DO UPDATE SET ${PROFILE_UPSERT_SET}`;
-
-/** The Postgres `ProfileStore`: a write carries what waits for a statement (pg-write-behind.ts). */
+/**
+ * The Postgres `ProfileStore`: a write waits for the next statement of a turn
+ * (the checkpoint after a business turn's summary) and rides in front of it
+ * (pg-write-behind.ts); reads of a user with rows waiting write them first.
+ */
 export function createPostgresProfiles(pool: pg.Pool, writes: WriteBehind, prefetched: PrefetchedProfiles): ProfileStore {
   return {
     async get(userId) {
+      if (writes.profilesPending(userId)) await writes.flush();
       const rows = prefetched.take(userId) ?? (await readProfile(pool, userId));
       return rows.flatMap((row): ProfileFact[] => {
         const fact = factFromRow(row);
@@ -72,14 +72,17 @@ export function createPostgresProfiles(pool: pg.Pool, writes: WriteBehind, prefe
     async record(userId, evidence) {
       if (evidence.length === 0) return;
       prefetched.forget(userId);
-      // One statement, one round trip (atomic by itself). A key twice in one call counts once, its last value:
-      // one row may be changed only once per statement.
-      const rows = lastPerKey(evidence).map((item) => [item.key, ...evidenceColumns(item)]);
-      const column = (index: number) => rows.map((row) => row[index] ?? null);
-      await writes.query({ name: 'sb_record_profile', text: RECORD_PROFILE, values: [userId, column(0), column(1), column(2), column(3), column(4), column(5)] });
+      // Atomic with the statement that carries it. A key twice in one call counts once, its last value.
+      await writes.profiles(
+        lastPerKey(evidence).map((item) => {
+          const [value, sessionId, turnId, firstSeen, updatedAt] = evidenceColumns(item);
+          return { userId, key: item.key, value, sessionId, turnId, firstSeen, updatedAt };
+        }),
+      );
     },
     async delete(userId) {
       prefetched.forget(userId);
+      await writes.flush();
       await pool.query('DELETE FROM sb_profiles WHERE user_id = $1', [userId]);
     },
   };

@@ -67,6 +67,8 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
       const values = [start.turnId, start.userId, start.sessionId, start.query, start.traceId, start.createdAt, JSON.stringify({ trace_id: start.traceId, ...start.metadata })];
       const thread = checkpointThread(start.userId, start.sessionId);
       const { lease } = start;
+      // Profile rows of the user riding on this statement are not seen by its own read: then the turn reads them after.
+      const profileCurrent = !writes.profilesPending(start.userId);
       const { rows } = await writes.query<{ cut: string[] | null; profile: ProfileRow[] } & CheckpointColumnsRow>(
         lease
           ? { name: 'sb_begin_leased_turn', text: BEGIN_LEASED_TURN, values: [...values, lease.key, lease.holder, Math.round(lease.ttlMs), thread] }
@@ -74,7 +76,7 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
       );
       if (lease && !rows[0]?.cut) return { interrupted: [], leaseTaken: false };
       if (rows[0]) {
-        prefetched.put(start.userId, rows[0].profile);
+        if (profileCurrent) prefetched.put(start.userId, rows[0].profile);
         checkpoints.put(start.userId, start.sessionId, rows[0]);
       }
       return { interrupted: rows[0]?.cut ?? [], ...(lease ? { leaseTaken: true } : {}) };
@@ -83,6 +85,7 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
       const events = finish.events ?? [];
       const record = finish.record ? turnRecordColumns(finish.record) : undefined;
       // The last events ride in the same statement, and the session's lease is let go of in it (one round trip, one transaction).
+      // Sent once writes carried by other statements are settled: with the finish stored, all the turn queued is.
       const { rows } = await writes.query<{ finished: boolean }>({
         name: 'sb_finish_turn',
         text: FINISH_TURN,
@@ -101,7 +104,7 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
           finish.releaseLease?.key ?? null,
           finish.releaseLease?.holder ?? null,
         ],
-      });
+      }, { afterInFlight: true });
       return rows[0]?.finished === true;
     },
     async getTurn(turnId) {

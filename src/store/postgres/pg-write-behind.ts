@@ -10,9 +10,16 @@
  *
  * The CTEs always have the same text (their rows are arrays), so a carried
  * statement is one prepared statement whatever it carries.
+ *
+ * Profile upserts ride the same way (decision 0050): a business turn's
+ * profile write goes in front of its checkpoint. A turn's finish waits for
+ * carried writes already in flight in other statements, so when the finish
+ * (its `done` event, its lease let go) is stored, everything the turn queued
+ * before it is stored too.
  */
 import type pg from 'pg';
 import type { StoredEvent } from '../types.js';
+import { PROFILE_UPSERT_SET } from '../profile-rows.js';
 
 interface Waiter {
   resolve(): void;
@@ -26,7 +33,20 @@ interface Pending {
   eventTimes: string[];
   /** Task outcomes by task id (the last one wins). */
   tasks: Map<string, { status: string; detail: string | null; at: string }>;
+  /** Profile upserts by user and key (one of each per statement). */
+  profiles: Map<string, ProfileUpsert>;
   waiters: Waiter[];
+}
+
+/** One profile row to upsert: the user, the key and the evidence columns (value, session, turn, first seen, updated). */
+export interface ProfileUpsert {
+  userId: string;
+  key: string;
+  value: string;
+  sessionId: string;
+  turnId: string | null;
+  firstSeen: string;
+  updatedAt: string;
 }
 
 const CTES = `sb_carried_events AS (
@@ -36,8 +56,14 @@ const CTES = `sb_carried_events AS (
     UPDATE sb_tasks t SET status = u.status, detail = u.detail, updated_at = u.updated_at
     FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) AS u (task_id, status, detail, updated_at)
     WHERE t.task_id = u.task_id
+  ), sb_carried_profiles AS (
+    INSERT INTO sb_profiles (user_id, fact_key, value, hits, session_id, turn_id, first_seen, updated_at)
+    SELECT p.user_id, p.fact_key, p.value, 1, p.session_id, p.turn_id, p.first_seen, p.updated_at
+    FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+      AS p (user_id, fact_key, value, session_id, turn_id, first_seen, updated_at)
+    ON CONFLICT (user_id, fact_key) DO UPDATE SET ${PROFILE_UPSERT_SET}
   )`;
-const CARRIED_PARAMETERS = 8;
+const CARRIED_PARAMETERS = 15;
 
 /** A statement to run, optionally named (prepared once per connection). */
 export interface Statement {
@@ -51,13 +77,21 @@ export interface WriteBehind {
   events(turnId: string, events: readonly StoredEvent[]): Promise<void>;
   /** Stores a task's outcome (resolves when stored). */
   taskOutcome(taskId: string, status: string, detail: string | null): Promise<void>;
-  /** Runs a statement with what is waiting in front of it; `avoidTask`: a task it writes itself (not carried then). */
-  query<R extends pg.QueryResultRow>(statement: Statement, options?: { avoidTask?: string }): Promise<pg.QueryResult<R>>;
+  /** Upserts profile rows (resolves when stored). */
+  profiles(rows: readonly ProfileUpsert[]): Promise<void>;
+  /** Whether profile rows of the user wait to be written. */
+  profilesPending(userId: string): boolean;
+  /**
+   * Runs a statement with what is waiting in front of it; `avoidTask`: a task it writes itself (not carried then);
+   * `afterInFlight`: sent once the carried writes already in flight in other statements are settled.
+   */
+  query<R extends pg.QueryResultRow>(statement: Statement, options?: { avoidTask?: string; afterInFlight?: boolean }): Promise<pg.QueryResult<R>>;
   /** Writes what is waiting now. */
   flush(): Promise<void>;
 }
 
-const empty = (): Pending => ({ eventTurns: [], eventSeqs: [], eventData: [], eventTimes: [], tasks: new Map(), waiters: [] });
+const empty = (): Pending => ({ eventTurns: [], eventSeqs: [], eventData: [], eventTimes: [], tasks: new Map(), profiles: new Map(), waiters: [] });
+const profileKey = (userId: string, key: string) => `${userId.length}:${userId}:${key}`;
 
 /** Shifts `$n` placeholders of a statement by `offset`. */
 function shiftParameters(text: string, offset: number): string {
@@ -90,11 +124,16 @@ export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } =
     pending.eventData.unshift(...taken.eventData);
     pending.eventTimes.unshift(...taken.eventTimes);
     for (const [taskId, outcome] of taken.tasks) if (!pending.tasks.has(taskId)) pending.tasks.set(taskId, outcome);
+    // A row queued since is newer evidence; the older one is written first, alone.
+    const older = [...taken.profiles].filter(([key]) => pending.profiles.has(key));
+    for (const [key, row] of taken.profiles) if (!pending.profiles.has(key)) pending.profiles.set(key, row);
+    if (older.length > 0) void flushProfilesAlone(older.map(([, row]) => row));
     pending.waiters.unshift(...taken.waiters);
     arm();
   };
   const carriedValues = (taken: Pending): unknown[] => {
     const tasks = [...taken.tasks];
+    const profiles = [...taken.profiles.values()];
     return [
       taken.eventTurns,
       taken.eventSeqs,
@@ -104,6 +143,13 @@ export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } =
       tasks.map(([, outcome]) => outcome.status),
       tasks.map(([, outcome]) => outcome.detail),
       tasks.map(([, outcome]) => outcome.at),
+      profiles.map((row) => row.userId),
+      profiles.map((row) => row.key),
+      profiles.map((row) => row.value),
+      profiles.map((row) => row.sessionId),
+      profiles.map((row) => row.turnId),
+      profiles.map((row) => row.firstSeen),
+      profiles.map((row) => row.updatedAt),
     ];
   };
   const settle = (taken: Pending, error?: unknown) => {
@@ -113,16 +159,33 @@ export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } =
     }
   };
 
+  // Statements carrying writes, until settled (a finish waits for them: `afterInFlight`).
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    const settled: Promise<unknown> = promise.then(
+      (): void => void inFlight.delete(settled),
+      (): void => void inFlight.delete(settled),
+    );
+    inFlight.add(settled);
+    return promise;
+  };
+  const carriedOnly = (values: unknown[]) => track(pool.query({ name: 'sb_carried_only', text: `WITH ${CTES} SELECT 1`, values }));
+
   const flushAlone = async (): Promise<void> => {
     if (isEmpty()) return;
     const taken = take();
     try {
-      await pool.query({ name: 'sb_carried_only', text: `WITH ${CTES} SELECT 1`, values: carriedValues(taken) });
+      await carriedOnly(carriedValues(taken));
       settle(taken);
     } catch (error) {
       settle(taken, error);
     }
   };
+  /** Profile rows that met newer rows of the same key after a failed carrier: written alone, in their order. */
+  async function flushProfilesAlone(rows: ProfileUpsert[]): Promise<void> {
+    const only: Pending = { ...empty(), profiles: new Map(rows.map((row) => [profileKey(row.userId, row.key), row])) };
+    await carriedOnly(carriedValues(only)).catch(() => {});
+  }
   function arm() {
     if (!timer && !isEmpty()) timer = setTimeout(() => void flushAlone(), boundMs);
   }
@@ -150,7 +213,20 @@ export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } =
       const at = new Date().toISOString();
       return wait((into) => into.tasks.set(taskId, { status, detail, at }));
     },
-    async query<R extends pg.QueryResultRow>(statement: Statement, queryOptions: { avoidTask?: string } = {}) {
+    async profiles(rows) {
+      if (rows.length === 0) return;
+      // One row is changed once per statement: a key already waiting is written first.
+      if (rows.some((row) => pending.profiles.has(profileKey(row.userId, row.key)))) await flushAlone();
+      return wait((into) => {
+        for (const row of rows) into.profiles.set(profileKey(row.userId, row.key), row);
+      });
+    },
+    profilesPending(userId) {
+      for (const row of pending.profiles.values()) if (row.userId === userId) return true;
+      return false;
+    },
+    async query<R extends pg.QueryResultRow>(statement: Statement, queryOptions: { avoidTask?: string; afterInFlight?: boolean } = {}) {
+      if (queryOptions.afterInFlight && inFlight.size > 0) await Promise.all([...inFlight]);
       if (isEmpty() || (queryOptions.avoidTask !== undefined && pending.tasks.has(queryOptions.avoidTask))) {
         return pool.query<R>(statement.name ? statement : { text: statement.text, values: statement.values });
       }
@@ -161,11 +237,11 @@ export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } =
       }
       const taken = take();
       try {
-        const result = await pool.query<R>({
+        const result = await track(pool.query<R>({
           ...(statement.name ? { name: `${statement.name}_carrying` } : {}),
           text,
           values: [...carriedValues(taken), ...statement.values],
-        });
+        }));
         settle(taken);
         return result;
       } catch (error) {

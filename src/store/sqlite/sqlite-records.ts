@@ -11,10 +11,12 @@ export function createSqliteEvents(db: Database.Database): TurnEventStore {
   const group = writeGroupOf(db);
   const insert = db.prepare('INSERT INTO sb_events (turn_id, seq, data, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
   const list = db.prepare<[string, number], { seq: number; data: string }>('SELECT seq, data FROM sb_events WHERE turn_id = ? AND seq > ? ORDER BY seq');
-  const append = db.transaction((turnId: string, events: readonly StoredEvent[]) => {
+  // No savepoint of its own inside the group: a batch is rows of a log each stored at most once (a repeat
+  // changes nothing), so a batch cut short by a failure keeps the events before it, as separate writes would.
+  const append = (turnId: string, events: readonly StoredEvent[]) => {
     const now = new Date().toISOString();
     for (const event of events) insert.run(turnId, event.seq, event.data, now);
-  });
+  };
   return {
     async appendEvents(turnId, events) {
       if (events.length > 0) await group.write(() => append(turnId, events));

@@ -1,7 +1,9 @@
 /**
- * Sessions, turns and the append-only transcript on SQLite. Each write is one
- * transaction, so a crash leaves either the whole turn start (turn row + user
- * row) or nothing, and either the whole finish (answer row + outcome) or none.
+ * Sessions, turns and the append-only transcript on SQLite. Each write is
+ * atomic (its own savepoint in the connection's group commit,
+ * `sqlite-write-group.ts`), so a crash leaves either the whole turn start
+ * (turn row + user row) or nothing, and either the whole finish (answer row +
+ * outcome) or none.
  */
 import type Database from 'better-sqlite3';
 import type { SessionAccess, StoredMessage, TranscriptStore, TurnFinish, TurnRecord, TurnStart } from '../types.js';
@@ -99,7 +101,10 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
       return turnRecordFromRow(statements.oneRecord.get(turnId, tenant));
     },
     async beginTurn(start) {
-      return { interrupted: await group.write(() => begin(start)) };
+      // Written at once (the turn's first frame need not wait for the commit at the end of this loop turn); the
+      // turn waits for `durable` before it goes on, and the answer's write is durable before `done` is sent.
+      const interrupted = group.writeAhead(() => begin(start));
+      return { interrupted, durable: group.committed() };
     },
     async finishTurn(turnId, done) {
       return group.write(() => finish(turnId, done));

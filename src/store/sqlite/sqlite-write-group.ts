@@ -28,6 +28,8 @@ export interface SqliteWriteGroup {
   write<T>(write: () => T): Promise<T>;
   /** Runs `write` now in the open group and returns its result; the group commits at the end of this loop turn. */
   writeAhead<T>(write: () => T): T;
+  /** Settles when what was written so far is committed (at once when no group is open); rejects when its group failed. */
+  committed(): Promise<void>;
   /** Commits the open group now (before the connection closes). */
   commit(): void;
 }
@@ -120,6 +122,11 @@ function createWriteGroup(db: Database.Database): SqliteWriteGroup {
     },
     writeAhead<T>(write: () => T): T {
       return run(join(), write);
+    },
+    committed(): Promise<void> {
+      const group = open;
+      if (!group) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => group.settles.push({ resolve, reject }));
     },
     commit: () => commit(),
   };
