@@ -48,17 +48,32 @@ describe('output guard', () => {
   });
 
   it('guards the answer as composed: agent texts and the answer in order never spell a token, the complete answer follows what its pieces followed', () => {
-    const composition = guard.composition();
-    expect(composition.agentText(`报表已生成 ${TOKEN.slice(0, 9)}`)).toBe(`报表已生成 ${TOKEN.slice(0, 9)}`);
-    expect(composition.agentText(`${TOKEN.slice(9, 12)}`)).toBe(TOKEN.slice(9, 12));
-    // The model's own words complete it, in upper case, after a line break: the completing part is replaced.
-    const piece = composition.answerPiece(`\n${TOKEN.slice(12).toUpperCase()} 北京明天晴。`);
-    expect(piece).toBe('[redacted] 北京明天晴。');
-    expect(composition.answerPiece('完成。')).toBe('完成。');
-    expect(composition.completeAnswer(`${TOKEN.slice(12)} 北京明天晴。完成。`)).toBe('[redacted] 北京明天晴。完成。');
-    // Ordinary pieces pass as they are.
-    const plain = guard.composition();
-    expect(plain.agentText('已为您预订北京饭店。')).toBe('已为您预订北京饭店。');
-    expect(plain.completeAnswer('北京明天晴。')).toBe('北京明天晴。');
+    const composition = guard.composition<string>();
+    const texts = (shown: { text: string; tag: string }[]) => shown.map(({ text, tag }) => `${tag}:${text}`);
+    // The end may begin the token: the piece waits whole for the next one (and that one, wholly inside it, too).
+    expect(composition.agentText(`报表已生成 ${TOKEN.slice(0, 9)}`, 'a')).toEqual([]);
+    expect(composition.agentText(`${TOKEN.slice(9, 12)}`, 'b')).toEqual([]);
+    // The model's own words complete it, in upper case, after a line break: the begun and the completing parts are replaced.
+    const piece = composition.answerPiece(`\n${TOKEN.slice(12).toUpperCase()} 北京明天晴。`, 'c');
+    expect(texts(piece)).toEqual(['a:报表已生成 [redacted]', 'b:', 'c:[redacted] 北京明天晴。']);
+    expect(texts(composition.answerPiece('完成。', 'd'))).toEqual(['d:完成。']);
+    expect(texts(composition.completeAnswer(`${TOKEN.slice(12)} 北京明天晴。完成。`, 'e'))).toEqual(['e:[redacted] 北京明天晴。完成。']);
+    // Ordinary pieces pass as they are, at once.
+    const plain = guard.composition<string>();
+    expect(texts(plain.agentText('已为您预订北京饭店。', 'a'))).toEqual(['a:已为您预订北京饭店。']);
+    expect(texts(plain.completeAnswer('北京明天晴。', 'b'))).toEqual(['b:北京明天晴。']);
+    expect(plain.flush()).toEqual([]);
+  });
+
+  it('holds a piece only while its end may begin a secret, and releases it whole when the next piece does not complete it or the turn ends', () => {
+    const composition = guard.composition<string>();
+    expect(composition.agentText(`编号 ${TOKEN.slice(0, 6)}`, 'a')).toEqual([]);
+    expect(composition.agentText('，已完成。', 'b')).toEqual([
+      { text: `编号 ${TOKEN.slice(0, 6)}`, tag: 'a' },
+      { text: '，已完成。', tag: 'b' },
+    ]);
+    expect(composition.agentText(`再见 ${TOKEN.slice(0, 5)}`, 'c')).toEqual([]);
+    expect(composition.flush()).toEqual([{ text: `再见 ${TOKEN.slice(0, 5)}`, tag: 'c' }]);
+    expect(composition.flush()).toEqual([]);
   });
 });

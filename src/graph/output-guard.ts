@@ -13,7 +13,7 @@ import { VERIFY_PROMPT_RULES } from './verify/verify-prompt.js';
 import { INTENT_PROMPT_RULES } from '../intent/index.js';
 import { createContentGuard, disguisedAgentSecrets } from '../privacy/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
-import { createPromptLeakCheck, DATA_BLOCK_RULES, type MessageStream, type PromptLeakCheck } from '../text/index.js';
+import { createPromptLeakCheck, DATA_BLOCK_RULES, type MessageStream, type PromptLeakCheck, type ShownMessage } from '../text/index.js';
 
 /** The fixed texts of every system prompt the supervisor sends. */
 export const SYSTEM_PROMPT_TEXTS: readonly string[] = [INTENT_PROMPT_RULES, ...ANSWER_PROMPT_RULES, VERIFY_PROMPT_RULES, DATA_BLOCK_RULES];
@@ -29,7 +29,7 @@ export interface OutputGuard {
   /** Stream filter for messages shown one at a time (sub-agent progress); each shown message is cleaned whole. */
   messages<T>(): MessageStream<T>;
   /** The guard of one turn's answer as the user reads it composed: every agent's text and the answer, in order. */
-  composition(): AnswerComposition;
+  composition<T>(): AnswerComposition<T>;
 }
 
 /**
@@ -38,17 +38,28 @@ export interface OutputGuard {
  * catches a secret whose first part ends one piece and whose rest starts the
  * next (agent A's last words and agent B's first, an agent's text and the
  * model's), by reading each piece after the tail of what went before it (as
- * long as the longest form of a secret, less one). The part of the later piece
- * that completes a secret is replaced, so the pieces never spell it in order.
+ * long as the longest form of a secret, less one). A piece whose end could
+ * begin a secret ({@link HOLD_FROM} characters of a form or more) waits whole
+ * for the next piece: if that one completes the secret, the begun part and the
+ * completing part are both replaced, so no part of it of that length is shown.
+ * Each call returns the pieces that may be shown now, in order (0, 1 or 2).
  */
-export interface AnswerComposition {
+export interface AnswerComposition<T> {
   /** A sub-agent's text (a progress message, its result): it follows every piece so far. */
-  agentText(text: string): string;
+  agentText(text: string, tag: T): ShownMessage<T>[];
   /** A streamed piece of the answer: it follows every piece so far. */
-  answerPiece(text: string): string;
-  /** The complete answer: it takes the place of its streamed pieces, so it follows what went before them. */
-  completeAnswer(text: string): string;
+  answerPiece(text: string, tag: T): ShownMessage<T>[];
+  /** The complete answer: it takes the place of its streamed pieces, so it follows what went before them (never held). */
+  completeAnswer(text: string, tag: T): ShownMessage<T>[];
+  /** The held piece, as it is (nothing more will follow it: the turn ends). */
+  flush(): ShownMessage<T>[];
 }
+
+/**
+ * Shortest begun form a piece waits for (characters of the reading form). Shorter beginnings are shown: with
+ * hundreds of forms over letters and digits, almost every piece ends in one or two characters that begin one.
+ */
+export const HOLD_FROM = 4;
 
 const SECRET_REPLACEMENT = '[redacted]';
 
@@ -89,32 +100,65 @@ export function createOutputGuard(snapshot: RegistrySnapshot, options: OutputGua
         flush: () => redact(inner.flush()),
       };
     },
-    composition() {
+    composition<T>(): AnswerComposition<T> {
       const secrets = disguisedAgentSecrets(snapshot);
       let before = '';
       // The tail the answer's streamed pieces followed: the complete answer follows it too.
       let beforeAnswer: string | undefined;
-      const follow = (text: string, from: string): string => {
-        const { covered, before: next } = secrets.follows(from, text);
-        if (covered === 0) {
-          before = next;
-          return text;
-        }
-        const shown = `${SECRET_REPLACEMENT}${text.slice(covered)}`;
-        before = secrets.follows(from, shown).before;
-        return shown;
+      // The last pieces, waiting whole while their end could begin a secret: from `openAt` of the first one, as
+      // written (each later one lies wholly in that end, so together they are never longer than a form).
+      let held: { text: string; tag: T }[] = [];
+      let heldOpenAt = 0;
+      let heldAnswer = false;
+      const release = (covered: boolean, text: string): ShownMessage<T>[] => {
+        const pieces = held;
+        held = [];
+        if (!covered) return pieces;
+        // Where the secret the next piece completes begins in the held ones (their whole open end when it began earlier).
+        const joined = pieces.map((piece) => piece.text).join('');
+        const crossing = secrets.spans(joined + text).find((span) => span.start < joined.length && span.end > joined.length);
+        let cut = Math.min(crossing?.start ?? heldOpenAt, heldOpenAt);
+        return pieces.map(({ text: piece, tag }, index) => {
+          const kept = piece.slice(0, Math.max(0, cut));
+          cut -= piece.length;
+          return { text: kept.length < piece.length ? `${kept}${index === 0 || kept.length > 0 ? SECRET_REPLACEMENT : ''}` : piece, tag };
+        });
       };
+      const follow = (text: string, from: string, tag: T, answer: boolean, mayHold = true): ShownMessage<T>[] => {
+        let { covered, before: next, open, openAt } = secrets.follows(from, text);
+        let shown = text;
+        if (covered > 0) {
+          shown = `${SECRET_REPLACEMENT}${text.slice(covered)}`;
+          ({ before: next, open, openAt } = secrets.follows(from, shown));
+        }
+        before = next;
+        const hold = mayHold && open >= HOLD_FROM;
+        if (hold && covered === 0 && openAt < 0 && held.length > 0) {
+          held.push({ text: shown, tag });
+          return [];
+        }
+        const out = release(covered > 0, text);
+        if (!hold) return [...out, { text: shown, tag }];
+        held = [{ text: shown, tag }];
+        heldOpenAt = Math.max(0, openAt);
+        heldAnswer = answer;
+        return out;
+      };
+      const flush = () => release(false, '');
       return {
-        agentText: (text) => follow(text, before),
-        answerPiece(text) {
+        agentText: (text, tag) => follow(text, before, tag, false),
+        answerPiece(text, tag) {
           beforeAnswer ??= before;
-          return follow(text, before);
+          return follow(text, before, tag, true);
         },
-        completeAnswer(text) {
+        completeAnswer(text, tag) {
           const from = beforeAnswer ?? before;
           beforeAnswer = undefined;
-          return follow(text, from);
+          // A held piece of the answer is not continued by the complete answer (it restarts it): it goes out as it is.
+          const released = heldAnswer ? flush() : [];
+          return [...released, ...follow(text, from, tag, true, false)];
         },
+        flush,
       };
     },
   };

@@ -38,9 +38,10 @@ export interface DisguisedSecrets {
   /**
    * For a text that follows others (`before`: the reading form of what went before it, as `follows` gave
    * it): how much of `text`, as written, ends a form begun in `before` (0 when none), and the reading form
-   * the next text follows.
+   * the next text follows; `open` the length (reading form) of its end that could still grow into a form
+   * (what went before included), and `openAt` where in `text` as written that end starts (-1 when it starts before `text`).
    */
-  follows(before: string, text: string): { covered: number; before: string };
+  follows(before: string, text: string): { covered: number; before: string; open: number; openAt: number };
 }
 
 /** A text's reading form, with the stretch of the written text each of its characters came from. */
@@ -198,18 +199,19 @@ export function createDisguisedSecrets(secrets: Iterable<string>): DisguisedSecr
   };
   const usable = (text: string) => automaton.longest > 0 && typeof text === 'string' && text.length > 0;
   const follows = (before: string, text: string) => {
-    if (!usable(text)) return { covered: 0, before };
+    if (!usable(text)) return { covered: 0, before, open: 0, openAt: typeof text === 'string' ? text.length : 0 };
     const reading = readingForm(text);
     const codes = new Uint16Array(before.length + reading.length);
     for (let index = 0; index < before.length; index += 1) codes[index] = before.charCodeAt(index);
     codes.set(reading.codes.subarray(0, reading.length), before.length);
     let covered = 0;
-    automaton.scan(codes, codes.length, (start, end) => {
+    const open = automaton.scan(codes, codes.length, (start, end) => {
       if (start < before.length && end > before.length) covered = Math.max(covered, reading.ends[end - before.length - 1]!);
     });
     const keep = Math.max(0, automaton.longest - 1);
     const tail = readingText({ ...reading, codes: reading.codes.subarray(Math.max(0, reading.length - keep)), length: Math.min(keep, reading.length) });
-    return { covered, before: keep === 0 ? '' : (before + tail).slice(-keep) };
+    const openAt = open === 0 ? text.length : open > reading.length ? -1 : reading.starts[reading.length - open]!;
+    return { covered, before: keep === 0 ? '' : (before + tail).slice(-keep), open, openAt };
   };
   return {
     longest: automaton.longest,

@@ -123,17 +123,28 @@ export function createEventPipeline(options: EventPipelineOptions): EventPipelin
   let heldForClient: ResponseState[] | undefined;
 
   // Agents' texts and the answer are read in order as one: no secret may be spelt across two of them.
-  const composition = guard.composition();
-  const composed = (event: NodeEvent, content: string): string => {
-    if (content === '') return content;
-    if (event.stage === 'agent_stream' || event.stage === 'agent_done') return composition.agentText(content);
-    if (isAnswerDelta(event)) return composition.answerPiece(content);
-    if (isCompleteFinal(event)) return composition.completeAnswer(content);
-    return content;
+  // A piece whose end may begin a secret waits for the next piece (events outside the composition pass it).
+  const composition = guard.composition<{ event: NodeEvent; type: ResponseState['type'] }>();
+  const composed = (event: NodeEvent, type: ResponseState['type'], content: string) => {
+    if (content === '') return undefined;
+    if (event.stage === 'agent_stream' || event.stage === 'agent_done') return composition.agentText(content, { event, type });
+    if (isAnswerDelta(event)) return composition.answerPiece(content, { event, type });
+    if (isCompleteFinal(event)) return composition.completeAnswer(content, { event, type });
+    return undefined;
   };
 
   const deliver = (event: NodeEvent, type: ResponseState['type'], written: string): void => {
-    const content = composed(event, written);
+    const shown = composed(event, type, written);
+    if (shown === undefined) {
+      // The turn's end (and an escalation, which only the end follows) releases a held piece first.
+      if (type !== 'content' || event.stage === 'done' || event.stage === 'escalate') for (const piece of composition.flush()) emit(piece.tag.event, piece.tag.type, piece.text);
+      emit(event, type, written);
+    } else {
+      for (const piece of shown) emit(piece.tag.event, piece.tag.type, piece.text);
+    }
+  };
+
+  const emit = (event: NodeEvent, type: ResponseState['type'], content: string): void => {
     const completeFinal = isCompleteFinal(event);
     const complete = completeFinal || event.stage === 'done';
     const state = complete ? { ...event.state, ...options.closingState() } : event.state;

@@ -4,7 +4,9 @@
  * second half, and the summary shows both. Read in the order the user sees
  * them, the agents' texts and the answer never spell the token (case,
  * invisible characters and white space ignored), in the events sent or in the
- * events stored for resume.
+ * events stored for resume. Nor does any event end in the token's first
+ * {@link SHOWN_AT_MOST}+1 characters or more: the piece that ends in them
+ * waits for the next one, and both parts are replaced when it completes them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
@@ -15,6 +17,17 @@ import { readsAs } from '../support/secret-disguises.js';
 const TOKEN = SPLIT_SECRET_TOKEN;
 const FIRST = TOKEN.slice(0, 12);
 const SECOND = TOKEN.slice(12);
+/** Longest beginning of a secret an event may end in (`HOLD_FROM` − 1: shorter beginnings are never held). */
+const SHOWN_AT_MOST = 3;
+
+/** The longest beginning of the token the text ends in (case, invisible characters and white space ignored). */
+function endsInBeginning(text: string): number {
+  const plain = (value: string) => value.replace(/[\p{Cf}\p{Default_Ignorable_Code_Point}\s]/gu, '').toLowerCase();
+  const read = plain(text);
+  const token = plain(TOKEN);
+  for (let length = Math.min(read.length, token.length); length > 0; length -= 1) if (read.endsWith(token.slice(0, length))) return length;
+  return 0;
+}
 
 describe('a secret split across two agents’ replies', () => {
   let agents: FakeAgent[];
@@ -40,6 +53,15 @@ describe('a secret split across two agents’ replies', () => {
     const composed = events.filter((event) => ['agent_stream', 'agent_done', 'final'].includes(event.metadata.stage)).map((event) => event.content);
     expect(readsAs(composed.join(''), TOKEN)).toBe(false);
     // Nor when every event's text is read in a row, status lines dropped or not.
+    expect(readsAs(events.map((event) => event.content).join(''), TOKEN)).toBe(false);
+  });
+
+  it('never shows the token’s first part: no event ends in more than its first 3 characters', async () => {
+    const events = await board.chat('帮我生成报表 report，再查一下天气 weather', { sessionId: 'across-2' });
+    expect(stageEvents(events, 'agent_done').map((event) => event.agent_id)).toEqual(['leaky_agent', 'chatty_agent']);
+    for (const event of events) expect(endsInBeginning(event.content), `${event.metadata.stage}: ${event.content}`).toBeLessThanOrEqual(SHOWN_AT_MOST);
+    // The first agent's result went out whole, with the begun part replaced.
+    expect(stageEvents(events, 'agent_done')[0]!.content).toBe('报表已生成，编号 [redacted]');
     expect(readsAs(events.map((event) => event.content).join(''), TOKEN)).toBe(false);
   });
 });
