@@ -14,6 +14,7 @@ import { UserError } from '../errors.js';
 import { isValidId } from '../id-patterns.js';
 import type { RecordedInput, StoredTurnRecord, TurnRecordQuery, TurnRecordReader } from '../store/index.js';
 import { TURN_OUTCOMES } from '../turn/index.js';
+import { spannedWords } from '../understanding/index.js';
 import { callerTenant } from './auth.js';
 import { requireIdParameter } from './chat-request.js';
 
@@ -153,6 +154,6 @@ async function nameEarlierTurns(turns: TurnRecordReader, tenant: string, record:
     const turn = byNumber.get(source.turn);
     if (!turn) continue;
     source.turn_id = turn.turn_id;
-    source.words = turn.query.normalize('NFKC').slice(source.start, source.end);
+    source.words = spannedWords(turn.query, source);
   }
 }

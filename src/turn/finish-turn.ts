@@ -77,6 +77,7 @@ export async function finishTurn(options: FinishOptions, ending: TurnEnding): Pr
     traceId: request.traceId,
     startedAt: ending.startedAt,
     query: request.query,
+    message: context.message,
     answer: finalAnswer,
     outcome: said,
     durationMs,

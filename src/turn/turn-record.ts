@@ -12,6 +12,7 @@
 import { isCompleteFinal, stageRow, type ResponseState } from '../events/index.js';
 import type { AgentCallRecord, ValueSource } from '../graph/index.js';
 import type { SubTask, TaskPlan } from '../planning/index.js';
+import { spannedWords, type MessageReading } from '../understanding/index.js';
 import type { RecordedCall, RecordedInput, RecordedStage, RecordedTask, RecordedValueSource, RecordedVerdict, StoredTurnRecord, TurnUsage } from '../store/index.js';
 
 /** What the record is made from. */
@@ -23,6 +24,8 @@ export interface TurnRecordParts {
   /** When the turn started (epoch ms). */
   startedAt: number;
   query: string;
+  /** The turn's reading of `query` (where this turn's value spans point). */
+  message?: MessageReading;
   answer: string;
   outcome: string;
   durationMs: number;
@@ -88,8 +91,8 @@ function recordedInputs(task: SubTask, parts: TurnRecordParts): RecordedInput[] 
 function recordedSource(source: ValueSource, parts: TurnRecordParts): RecordedValueSource {
   if (source.kind !== 'user') return { ...source };
   if (source.turn !== parts.sessionTurn) return { ...source };
-  // Spans are offsets into the normalised text (understanding/value-spans.ts).
-  return { ...source, turn_id: parts.turnId, words: parts.query.normalize('NFKC').slice(source.start, source.end) };
+  // Spans are offsets into the message's normal form (understanding/value-spans.ts): read back from its reading.
+  return { ...source, turn_id: parts.turnId, words: spannedWords(parts.message ?? parts.query, source) };
 }
 
 function recordedTask(task: SubTask, parts: TurnRecordParts): RecordedTask {

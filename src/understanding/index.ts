@@ -9,5 +9,5 @@ export { separatorBetween, splitClauses, splitRequests, type Clause } from './cl
 export { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from './follow-up.js';
 export { classifyReplyWord, type ReplyWord } from './reply-word.js';
 export { requestWordIn, requestWordOf, type ReadClause, type RequestWord, type RequestWordCard } from './request-words.js';
-export { spanOfValue, valueForm, type ValueSpan } from './value-spans.js';
+export { spannedWords, spanOfValue, valueForm, type ValueSpan } from './value-spans.js';
 export { cacheForm, cacheFormOfNormal } from './cache-form.js';

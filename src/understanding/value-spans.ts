@@ -112,3 +112,11 @@ export function spanOfValue(text: string | MessageReading, value: string | numbe
   }
   return undefined;
 }
+
+/**
+ * The words a span points at: in the message's reading, or in a stored turn's
+ * words (normalised here, the form the span was found in).
+ */
+export function spannedWords(text: string | MessageReading, span: ValueSpan): string {
+  return (typeof text === 'string' ? text.normalize('NFKC') : text.normal).slice(span.start, span.end);
+}

@@ -58,12 +58,10 @@ export const NOT_THE_MESSAGE: Readonly<Record<string, string>> = {
  */
 export const STILL_TO_MOVE: Readonly<Record<string, string>> = {
   'src/graph/caches/cache-scope.ts': "a question (a task's message, made of the user's words) for its residual qualifiers, cache phrases and registry examples",
-  'src/http/turns-route.ts': "a stored turn's words, for the span of a value source",
   'src/intent/routing/example-features.ts': 'registry examples and the ranker text',
   'src/intent/routing/example-ranker.ts': "registry examples and the ranker's bounded text",
   'src/intent/routing/gram-classifier.ts': 'registry examples and the ranker text',
   'src/planning/llm-planner.ts': "a draft's values and the texts they are checked against",
-  'src/turn/turn-record.ts': "a stored turn's words, for the span of a value source",
 };
 
 /** Files outside the reading room that take a normal form, and of what. */

@@ -77,6 +77,11 @@ describe.skipIf(!hasPostgres)('postgres', () => {
       expect(statements).toBe(1);
       expect(Date.now() - started0).toBeLessThan(1000);
       expect(await storage.profiles.get('u1')).toMatchObject([{ key: 'city', value: '北京', hits: 1 }]);
+      // A turn's start carrying the user's profile rows does not read them (same statement): the turn's read sees them after.
+      const again = storage.profiles.record('u1', [{ key: 'city', value: '北京', session_id: 's1', turn_id: 'turn_next', at }]);
+      await storage.transcript.beginTurn({ ...turn, turnId: 'turn_next' });
+      await again;
+      expect(await storage.profiles.get('u1')).toMatchObject([{ key: 'city', value: '北京', hits: 2 }]);
       expect(await storage.events.listEvents(turn.turnId)).toEqual([{ seq: 1, data: '{"stage":"dispatch"}' }]);
       expect(await storage.tasks.getTask('t1')).toMatchObject({ status: 'completed' });
       // With no statement to ride on, a batch is written on its own.

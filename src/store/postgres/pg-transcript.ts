@@ -67,6 +67,8 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
       const values = [start.turnId, start.userId, start.sessionId, start.query, start.traceId, start.createdAt, JSON.stringify({ trace_id: start.traceId, ...start.metadata })];
       const thread = checkpointThread(start.userId, start.sessionId);
       const { lease } = start;
+      // Profile rows of the user riding on this statement are not seen by its own read: then the turn reads them after.
+      const profileCurrent = !writes.profilesPending(start.userId);
       const { rows } = await writes.query<{ cut: string[] | null; profile: ProfileRow[] } & CheckpointColumnsRow>(
         lease
           ? { name: 'sb_begin_leased_turn', text: BEGIN_LEASED_TURN, values: [...values, lease.key, lease.holder, Math.round(lease.ttlMs), thread] }
@@ -74,7 +76,7 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
       );
       if (lease && !rows[0]?.cut) return { interrupted: [], leaseTaken: false };
       if (rows[0]) {
-        prefetched.put(start.userId, rows[0].profile);
+        if (profileCurrent) prefetched.put(start.userId, rows[0].profile);
         checkpoints.put(start.userId, start.sessionId, rows[0]);
       }
       return { interrupted: rows[0]?.cut ?? [], ...(lease ? { leaseTaken: true } : {}) };
