@@ -1,7 +1,9 @@
 /**
- * docs/api.md#commands `switchboard validate F` run as a user runs it from a
- * checkout (`npm run cli -- validate F`): exit 0 for a good file, and for a
- * bad one exit 1 with every problem on its own `file:line:col` line.
+ * docs/api.md#commands `switchboard validate F` run from a checkout, as
+ * `npm run cli -- validate F` runs it (node with tsx on src/cli/main.ts; the
+ * README's own `npm run cli -- validate` command runs through npm in
+ * test/contract/docs-walk.test.ts): exit 0 for a good file, and for a bad one
+ * exit 1 with every problem on its own `file:line:col` line.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,9 +34,9 @@ function fileWith(name: string, text: string): string {
   return path;
 }
 
-/** `npm run cli -- validate F`, as a user runs it from a checkout. */
+/** What `npm run cli -- validate F` runs (package.json "cli"), without npm's own start-up. */
 function validate(path: string, env: Record<string, string> = { CLINIC_TOKEN }): Promise<CommandResult> {
-  return runCommand('npm', ['run', '--silent', 'cli', '--', 'validate', path], childEnv(env));
+  return runCommand(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'validate', path], childEnv(env));
 }
 
 /** 1-based line of the first line containing `needle`. */
