@@ -8,6 +8,8 @@
  * - clean    the whole text at once (an event's content, the complete final)
  * - stream   the text as 16-character deltas through the answer stream
  * - data     the whole text through the data guard (secrets and addresses only)
+ * - composed the text as 16-character pieces through the answer's composition
+ *            (agents' texts and the answer read in order, `composition()`)
  *
  * Prints CPU µs per KB of text (median of the rounds), so a guard whose cost grows
  * with the text faster than linearly, or with the number of secrets, shows.
@@ -75,7 +77,7 @@ function time(rounds: number, texts: readonly string[], work: (text: string) => 
 /** Runs the grid and prints one line per size and registry. */
 export function main(rounds = 15): void {
   console.log('guard cost, CPU µs per KB of text (median of %d rounds)', rounds);
-  console.log('  secrets  text    clean   stream     data');
+  console.log('  secrets  text    clean   stream     data composed');
   for (const agents of [10, 100]) {
     const snapshot = registry(agents);
     const guard = createOutputGuard(snapshot, { inventedIds: false });
@@ -92,7 +94,12 @@ export function main(rounds = 15): void {
         deltas.flush();
       });
       const scrubbed = time(rounds, texts, (text) => void data.scrub(text));
-      console.log(`  ${String(agents).padStart(7)}  ${`${Math.round(kb)}KB`.padEnd(5)} ${perKb(clean)} ${perKb(stream)} ${perKb(scrubbed)}`);
+      const composed = time(rounds, texts, (text) => {
+        const composition = guard.composition<number>();
+        for (let start = 0; start < text.length; start += 16) composition.agentText(text.slice(start, start + 16), start);
+        composition.flush();
+      });
+      console.log(`  ${String(agents).padStart(7)}  ${`${Math.round(kb)}KB`.padEnd(5)} ${perKb(clean)} ${perKb(stream)} ${perKb(scrubbed)} ${perKb(composed)}`);
     }
   }
 }

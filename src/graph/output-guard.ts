@@ -133,6 +133,7 @@ export function createOutputGuard(snapshot: RegistrySnapshot, options: OutputGua
         }
         before = next;
         const hold = mayHold && open >= HOLD_FROM;
+        if (!hold && held.length === 0) return [{ text: shown, tag }];
         if (hold && covered === 0 && openAt < 0 && held.length > 0) {
           held.push({ text: shown, tag });
           return [];

@@ -9,6 +9,8 @@
  * waits for the next one, and both parts are replaced when it completes them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { HttpAgent, verifyEvents } from '@ag-ui/client';
 import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 import { SPLIT_SECRET_TOKEN, splitSecretRegistry } from '../support/hostile-registries.js';
@@ -63,5 +65,17 @@ describe('a secret split across two agents’ replies', () => {
     // The first agent's result went out whole, with the begun part replaced.
     expect(stageEvents(events, 'agent_done')[0]!.content).toBe('报表已生成，编号 [redacted]');
     expect(readsAs(events.map((event) => event.content).join(''), TOKEN)).toBe(false);
+  });
+
+  it('keeps the AG-UI stream valid with a result held back (AG-UI carries the answer and step edges only), and shows no part of the token there', async () => {
+    const agent = new HttpAgent({ url: `${board.url}/v1/agui`, threadId: 'across-3', initialMessages: [{ id: 'u-across-3', role: 'user', content: '帮我生成报表 report，再查一下天气 weather' }] });
+    const events: object[] = [];
+    await agent.runAgent({ runId: 'run-across-3', forwardedProps: { user_id: 'across' } }, { onEvent: ({ event }) => void events.push(event) });
+    await expect(lastValueFrom(from(events as never[]).pipe(verifyEvents(false), toArray()))).resolves.toHaveLength(events.length);
+    const texts: string[] = [];
+    JSON.stringify(events, (_key, value: unknown) => (typeof value === 'string' && texts.push(value), value));
+    expect(texts.some((text) => text.includes('晴，21度'))).toBe(true);
+    for (const text of texts) expect(endsInBeginning(text), text).toBeLessThanOrEqual(SHOWN_AT_MOST);
+    expect(readsAs(texts.join(''), TOKEN)).toBe(false);
   });
 });
