@@ -19,9 +19,13 @@ export const HAN_START = /^\p{Script=Han}/u;
 const UNIGRAM_WEIGHT = 0.5;
 const GRAM_WEIGHT = 0.25;
 
-/** The weighted features of a text (before IDF). Exported for tests. */
+/**
+ * The weighted features of a text (before IDF), the text being in normal form (NFKC) already: a
+ * query's units are parts of the reading's normal form, registry texts are normalised when the
+ * model is built (`ranker-model.ts`). Exported for tests.
+ */
 export function featuresOf(text: string, masks: readonly TextMask[] = []): Map<string, number> {
-  let prepared = text.normalize('NFKC');
+  let prepared = text;
   if (masks.length > 0) {
     let masked = '';
     let last = 0;

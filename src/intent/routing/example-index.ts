@@ -23,7 +23,7 @@ import { expandEvidence, type CardMass, type FeatureExpansionOptions } from './f
 
 export { featuresOf, type TextMask } from './example-features.js';
 
-/** What one card contributes to the model. */
+/** What one card contributes to the model: texts in normal form (NFKC), as every text the model scores. */
 export interface ExampleCardInput {
   examples: readonly string[];
   /** Name, description, keywords: texts that describe the card rather than show a request. */
@@ -59,7 +59,7 @@ export interface ExampleIndex {
    */
   readonly selfSimilarity: number;
   /**
-   * Scores `text` (masked spans ignored) against every card. With `leaveOut` (a document from
+   * Scores `text` (in normal form, masked spans ignored) against every card. With `leaveOut` (a document from
    * `exampleDocument`), that example is taken out of its card first: its nearest example, centroid,
    * coverage and shared words are those of the card without it (leave-one-out, for calibration).
    */

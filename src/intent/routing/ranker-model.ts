@@ -82,8 +82,10 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
   };
   const index = buildExampleIndex(
     cards.map((card) => ({
-      examples: card.examples,
-      descriptions: [card.name, card.description, card.keywords.join(' '), card.requiredKeys.map((spec) => spec.description).join(' ')].filter((text) => text.trim().length > 0),
+      examples: card.examples.map((example) => example.normalize('NFKC')),
+      descriptions: [card.name, card.description, card.keywords.join(' '), card.requiredKeys.map((spec) => spec.description).join(' ')]
+        .filter((text) => text.trim().length > 0)
+        .map((text) => text.normalize('NFKC')),
     })),
     { masksOf: (text) => enumMasks(normalizeText(text)) },
   );
@@ -101,8 +103,10 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
         .map((phrase) => ({ phrase, payload: cardIndex })),
     ),
   );
+  // The word the cards use, in normal form: the example model reads texts already in it.
+  const synonymForms = new Map([...synonymsOf.keys()].map((word) => [word, word.normalize('NFKC')]));
   const withSynonyms = (text: string): string => {
-    const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))];
+    const words = [...new Set(equivalents.findAll(text).flatMap((hit) => hit.payloads))].map((word) => synonymForms.get(word) ?? word);
     return words.length > 0 ? `${text} ${words.join(' ')}` : text;
   };
   // The discriminative model learns from the same texts: examples, and the name, description and keywords of each card.
