@@ -59,7 +59,6 @@ export const NOT_THE_MESSAGE: Readonly<Record<string, string>> = {
 export const STILL_TO_MOVE: Readonly<Record<string, string>> = {
   'src/graph/caches/cache-scope.ts': "a question (a task's message, made of the user's words) for its residual qualifiers, cache phrases and registry examples",
   'src/intent/routing/example-ranker.ts': "registry examples and the ranker's bounded text",
-  'src/intent/routing/gram-classifier.ts': 'registry examples and the ranker text',
   'src/planning/llm-planner.ts': "a draft's values and the texts they are checked against",
 };
 

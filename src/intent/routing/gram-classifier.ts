@@ -26,6 +26,7 @@ export type { GramClassifierOptions } from './gram-types.js';
 
 /** One training text of a card. */
 export interface GramDocument {
+  /** In normal form (NFKC). */
   text: string;
   card: number;
   /** Spans to leave out (slot values). */
@@ -53,13 +54,17 @@ const TOKEN = /\p{Script=Han}+|[\p{L}]+/gu;
 const HAN = /^\p{Script=Han}/u;
 const TEMPERATURES = [0.1, 0.15, 0.2, 0.25, 0.35, 0.5, 0.7, 1, 1.4, 2, 2.8, 4];
 
-/** The L2-normalised character n-grams of a text. Exported for tests. */
+/**
+ * The L2-normalised character n-grams of a text in normal form (NFKC): registry texts are
+ * normalised when the model is built (`ranker-model.ts`), a query's units are parts of its normal
+ * form. Exported for tests.
+ */
 export function gramsOf(text: string, masks: readonly TextMask[] = []): Map<string, number> {
   let prepared = text;
   for (const mask of [...masks].sort((a, b) => b.start - a.start)) prepared = `${prepared.slice(0, mask.start)} ${prepared.slice(mask.end)}`;
   const counts = new Map<string, number>();
   const add = (gram: string) => counts.set(gram, (counts.get(gram) ?? 0) + 1);
-  for (const [token] of prepared.normalize('NFKC').toLowerCase().matchAll(TOKEN)) {
+  for (const [token] of prepared.toLowerCase().matchAll(TOKEN)) {
     if (HAN.test(token)) {
       for (let size = 1; size <= 3; size += 1) for (let at = 0; at + size <= token.length; at += 1) add(token.slice(at, at + size));
       continue;
