@@ -48,8 +48,9 @@ export async function main(): Promise<void> {
         let withMeaning = 0;
         let total = 0;
         cases.forEach((item, index) => {
-          const shown = preselector.select({ query: item.query, history: [], pendingAgents: [], snapshot }).cards.map((card) => card.id);
-          const meant = preselector.select({ query: item.query, history: [], pendingAgents: [], snapshot, ...(scores[index] ? { semantic: scores[index] } : {}) }).cards.map((card) => card.id);
+          const query = readTurnQuery(item.query);
+          const shown = preselector.select({ query, history: [], pendingAgents: [], snapshot }).cards.map((card) => card.id);
+          const meant = preselector.select({ query, history: [], pendingAgents: [], snapshot, ...(scores[index] ? { semantic: scores[index] } : {}) }).cards.map((card) => card.id);
           for (const agent of item.agents) {
             total += 1;
             if (shown.includes(agent)) lexical += 1;

@@ -80,7 +80,7 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
   // The line's meaning is read once, as a turn reads it: for the pre-selection here and for the recogniser.
   const meaning = options.semantic ? createTurnMeaning(options.semantic, read.normalizedQuery, snapshot) : undefined;
   const semantic = (await meaning?.read())?.scores;
-  const preselected = options.preselector.select({ query: item.query, history: memory.history, pendingAgents, snapshot, ...(semantic ? { semantic } : {}) }).cards.map((card) => card.id);
+  const preselected = options.preselector.select({ query: read, history: memory.history, pendingAgents, snapshot, ...(semantic ? { semantic } : {}) }).cards.map((card) => card.id);
   const started = performance.now();
   const intent = await options.recognizer.recognize({ ...read, history: memory.history, snapshot, pendingAgents, usage: createLlmUsage(), now, ...(meaning ? { meaning } : {}) });
   const latencyMs = performance.now() - started;

@@ -149,7 +149,7 @@ export function createLlmRecognizer(options: LlmRecognizerOptions): IntentRecogn
       // Above the prompt's card limit, the cards closest in meaning take turns with the lexical candidates (the
       // turn's one reading of the query's meaning; a failed or slow endpoint leaves the lexical selection).
       const semantic = input.meaning && preselector.selects(input.snapshot) ? (await input.meaning.read())?.scores : undefined;
-      const selection = preselector.select({ query: text, history, pendingAgents: input.pendingAgents, snapshot: input.snapshot, ...(semantic ? { semantic } : {}) });
+      const selection = preselector.select({ query: input, history, pendingAgents: input.pendingAgents, snapshot: input.snapshot, ...(semantic ? { semantic } : {}) });
       const messages = buildIntentMessages({
         query: text,
         cards: selection.cards,

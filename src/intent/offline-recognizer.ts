@@ -18,7 +18,7 @@
  */
 import type { RegistrySnapshot } from '../registry/index.js';
 import type { IntentInput, IntentRecognizer, IntentResult, MemoryTurn, RankedIntent } from './types.js';
-import type { AgentMatch, AgentRanker, RankResult } from './routing/card-ranker.js';
+import type { AgentMatch, AgentRanker, RankResult, RankText } from './routing/card-ranker.js';
 import { createExampleRanker } from './routing/example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import { extractOne, orderByMention } from '../text/index.js';
@@ -100,7 +100,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         : options.semantic
           ? await options.semantic.scores(query, snapshot, input.signal).catch(() => undefined)
           : undefined;
-      const ranked = withoutAttributeClauses(ranker.rank(query, snapshot, semantic), snapshot, now(), carried.source === 'pending' ? carried.agents : []);
+      const ranked = withoutAttributeClauses(ranker.rank(input, snapshot, semantic), snapshot, now(), carried.source === 'pending' ? carried.agents : []);
       // The answer to a parked request's question ("订单号是 2024051812345678" when the refund waits for its 订单号):
       // a keyword that is only the name of the awaited key does not start another request.
       if (carried.source === 'pending' && ranked.intents.length > 0 && isFragment(query, input.clauses, carried.agents, snapshot) && ranked.intents.every((match) => namesAwaitedKey(match, carried.agents, snapshot))) {
@@ -129,7 +129,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         // One request that only similarity routed, on a shortlist that does not back it: ask which agent is meant.
         // On a registry of close neighbours, the route goes to the card the shortlist ranks first.
         if (intents.length === 1 && isSimilarityOnly(ranked.intents[0]!) && input.pendingAgents.length === 0) {
-          const asked = clarifyOrNot(query, snapshot, language, text, ranked.intents[0]!.agentId);
+          const asked = clarifyOrNot(input, snapshot, language, text, ranked.intents[0]!.agentId);
           if (typeof asked === 'object' && 'agentId' in asked) {
             const reason = `${ranked.reason}; the shortlist ranks ${asked.agentId} first`;
             return { ...business(snapshot, language, [{ ...intents[0]!, agentId: asked.agentId }], 'low', reason, text), asTyped: true };
@@ -156,7 +156,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       const smallTalk = classifier.findSmallTalk(query);
       if (smallTalk) return simple(smallTalk.kind, snapshot, text, language, `${smallTalk.kind}: "${smallTalk.phrase}"`, 'high');
       // Nothing routed, but the request is near some agents: ask rather than answer "out of scope".
-      const asked = clarifyOrNot(query, snapshot, language, text, undefined);
+      const asked = clarifyOrNot(input, snapshot, language, text, undefined);
       return asked && asked !== 'nothing' && 'kind' in asked ? asked : simple('out_of_scope', snapshot, text, language, ranked.reason, 'medium');
     },
   };
@@ -165,7 +165,7 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
    * A clarification turn when the shortlist says to ask (`clarification.ts`); `nothing`: out of scope; `agentId`:
    * route to that card instead; undefined: keep the route.
    */
-  function clarifyOrNot(query: string, snapshot: RegistrySnapshot, language: Language, text: string, routed: string | undefined): IntentResult | 'nothing' | { agentId: string } | undefined {
+  function clarifyOrNot(query: RankText, snapshot: RegistrySnapshot, language: Language, text: string, routed: string | undefined): IntentResult | 'nothing' | { agentId: string } | undefined {
     if (!clarify || !ranker.shortlist) return undefined;
     const decision = decideClarification(ranker.shortlist(query, snapshot, MAX_CLARIFICATION_OPTIONS), routed, clarify);
     if ('nothing' in decision) return 'nothing';

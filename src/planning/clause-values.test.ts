@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentCard } from '../registry/types.js';
 import { createExampleRanker } from '../intent/routing/example-ranker.js';
 import { attributeClauseValues, type ClauseValuesRequest } from './clause-values.js';
-import { readText } from '../understanding/index.js';
+import { readText, readTurnQuery } from '../understanding/index.js';
 import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
@@ -12,7 +12,7 @@ const ranker = createExampleRanker();
 /** Ranks the text like the offline recognizer, then attributes values to every ranked agent. */
 function attribute(text: string, cards: AgentCard[], extra: Partial<ClauseValuesRequest> = {}) {
   const snapshot = snapshotOf(cards);
-  const intents = extra.intents ?? ranker.rank(text, snapshot).intents;
+  const intents = extra.intents ?? ranker.rank(readTurnQuery(text), snapshot).intents;
   const chosen = cards.filter((card) => intents.some((intent) => intent.agentId === card.id));
   const result = attributeClauseValues({ text: readText(text, chosen), intents, cards: chosen, now: NOW, ...extra });
   return Object.fromEntries([...result].map(([agentId, values]) => [agentId, values.extraction.values]));

@@ -24,8 +24,8 @@ export const READING_STEPS: Readonly<Record<string, readonly string[]>> = {
   // The turn reads the message; the control node reads a stored message a clarification was about, when it runs.
   readMessage: ['src/turn/', 'src/graph/nodes/control-node.ts'],
   readTurnQuery: ['src/eval/'],
-  // Still to move onto the reading: the ranker's units of its bounded text; several values of one key in the plan text.
-  splitClauses: ['src/intent/routing/match-rules.ts', 'src/planning/several-values.ts'],
+  // Still to move onto the reading: several values of one key in the plan text.
+  splitClauses: ['src/planning/several-values.ts'],
   classifyReplyWord: [],
   // A text that is not the message (a rewrite with earlier turns' words, the model's rewrite) is read where a plan is made.
   readText: ['src/planning/plan-texts.ts'],
@@ -58,7 +58,6 @@ export const NOT_THE_MESSAGE: Readonly<Record<string, string>> = {
  */
 export const STILL_TO_MOVE: Readonly<Record<string, string>> = {
   'src/graph/caches/cache-scope.ts': "a question (a task's message, made of the user's words) for its residual qualifiers, cache phrases and registry examples",
-  'src/intent/routing/example-ranker.ts': "registry examples and the ranker's bounded text",
   'src/planning/llm-planner.ts': "a draft's values and the texts they are checked against",
 };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCardPreselector } from './card-preselect.js';
 import { card, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
+import { readTurnQuery } from '../../understanding/index.js';
 
 function bigSnapshot(extra: number) {
   const fillers = Array.from({ length: extra }, (_, index) =>
@@ -12,7 +13,7 @@ function bigSnapshot(extra: number) {
 describe('card pre-selection', () => {
   it('shows every enabled card up to the limit', () => {
     const snapshot = snapshotOf(travelCards());
-    const selection = createCardPreselector({ limit: 12 }).select({ query: '你好', history: [], pendingAgents: [], snapshot });
+    const selection = createCardPreselector({ limit: 12 }).select({ query: readTurnQuery('你好'), history: [], pendingAgents: [], snapshot });
     expect(selection.preselected).toBe(false);
     expect(selection.cards.map((entry) => entry.id)).toEqual(snapshot.enabledAgents.map((entry) => entry.id));
   });
@@ -20,13 +21,13 @@ describe('card pre-selection', () => {
   it('above the limit keeps ranked, pending and previous-turn cards plus their depends_on closure, in registry order', () => {
     const snapshot = bigSnapshot(60);
     const preselector = createCardPreselector({ limit: 4 });
-    const ranked = preselector.select({ query: '安排明天早上7点首都机场接机', history: [], pendingAgents: [], snapshot });
+    const ranked = preselector.select({ query: readTurnQuery('安排明天早上7点首都机场接机'), history: [], pendingAgents: [], snapshot });
     expect(ranked.preselected).toBe(true);
     expect(ranked.cards.map((entry) => entry.id)).toEqual(expect.arrayContaining(['limo_agent', 'hotel_agent']));
     expect(ranked.cards.length).toBeLessThanOrEqual(8);
 
     const followUp = preselector.select({
-      query: '上海呢',
+      query: readTurnQuery('上海呢'),
       history: [{ query: '北京明天天气怎么样', rewrittenQuery: '北京明天天气怎么样', answer: '晴', agents: ['weather_agent'] }],
       pendingAgents: ['flight_agent'],
       snapshot,

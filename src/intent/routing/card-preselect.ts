@@ -15,6 +15,7 @@
 import type { AgentCard, RegistrySnapshot } from '../../registry/index.js';
 import { createExampleRanker, type ExampleRanker } from './example-ranker.js';
 import type { MemoryTurn } from '../types.js';
+import type { RankText } from './card-ranker.js';
 import type { SemanticScores } from '../../embeddings/index.js';
 
 /** Options of the pre-selector. */
@@ -31,7 +32,8 @@ export interface CardPreselectOptions {
 
 /** Input of one selection. */
 export interface CardPreselectInput {
-  query: string;
+  /** The message's reading: its normal form and clauses. */
+  query: RankText;
   history: readonly MemoryTurn[];
   pendingAgents: readonly string[];
   snapshot: RegistrySnapshot;

@@ -6,6 +6,7 @@
 import type { RegistrySnapshot } from '../../registry/index.js';
 import type { RankedIntent } from '../types.js';
 import type { SemanticScores } from '../../embeddings/index.js';
+import type { Clause } from '../../understanding/index.js';
 
 /** A ranked card with the evidence that chose it. */
 export interface AgentMatch extends RankedIntent {
@@ -51,10 +52,22 @@ export interface RankShortlist {
   separable: boolean;
 }
 
+/**
+ * What a ranker ranks: the message's reading (`understanding/`), its normal form and its clauses, so
+ * the ranker neither normalises nor splits the user's words again. A `QueryReading` or an
+ * `IntentInput` is one.
+ */
+export interface RankText {
+  /** The normal form (NFKC, trimmed) of the words to rank. */
+  readonly normalizedQuery: string;
+  /** Its clauses, with where each starts in it. */
+  readonly clauses: readonly Clause[];
+}
+
 /** Ranks the enabled cards of a snapshot against a query. */
 export interface AgentRanker {
   /** `semantic`: the query's scores from the optional embeddings endpoint, fused with the lexical evidence. */
-  rank(query: string, snapshot: RegistrySnapshot, semantic?: SemanticScores): RankResult;
+  rank(query: RankText, snapshot: RegistrySnapshot, semantic?: SemanticScores): RankResult;
   /** The `limit` cards the whole query most likely means, whether or not `rank` routes it (optional). */
-  shortlist?(query: string, snapshot: RegistrySnapshot, limit: number): RankShortlist;
+  shortlist?(query: RankText, snapshot: RegistrySnapshot, limit: number): RankShortlist;
 }

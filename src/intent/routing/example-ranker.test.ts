@@ -4,13 +4,14 @@ import { loadRegistryFile } from '../../registry/index.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { createExampleRanker } from './example-ranker.js';
 import { card, ecommerceCards, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
+import { readTurnQuery } from '../../understanding/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('example ranker on the travel sample registry', () => {
   let snapshot: RegistrySnapshot;
   const ranker = createExampleRanker();
-  const agentsOf = (query: string) => ranker.rank(query, snapshot).intents.map((intent) => intent.agentId);
+  const agentsOf = (query: string) => ranker.rank(readTurnQuery(query), snapshot).intents.map((intent) => intent.agentId);
   beforeAll(async () => {
     const loaded = await loadRegistryFile(`${ROOT}agents_config.yaml`, { env: {} });
     if (!loaded.ok) throw new Error('sample registry invalid');
@@ -74,7 +75,7 @@ describe('example ranker on the travel sample registry', () => {
   });
 
   it('gives pre-selection candidates: keyword cards first, then the most probable, never more than the limit', () => {
-    const candidates = ranker.candidates('订北京的酒店，再看看天气', snapshot, 3);
+    const candidates = ranker.candidates(readTurnQuery('订北京的酒店，再看看天气'), snapshot, 3);
     expect(candidates.length).toBe(3);
     expect(candidates.slice(0, 2).sort()).toEqual(['hotel_agent', 'weather_agent']);
   });
@@ -85,7 +86,7 @@ describe('example ranker on the e-commerce registry', () => {
   const fixtures = snapshotOf(ecommerceCards());
   let sample: RegistrySnapshot;
   const routed = (query: string, snapshot: RegistrySnapshot) =>
-    Object.fromEntries(ranker.rank(query, snapshot).intents.map((intent) => [intent.agentId, intent.clause]));
+    Object.fromEntries(ranker.rank(readTurnQuery(query), snapshot).intents.map((intent) => [intent.agentId, intent.clause]));
   beforeAll(async () => {
     const loaded = await loadRegistryFile(`${ROOT}examples/ecommerce/agents_config.yaml`, { env: {} });
     if (!loaded.ok) throw new Error('sample registry invalid');
@@ -122,7 +123,7 @@ describe('example ranker on the e-commerce registry', () => {
 
   it('pre-selection still shows the card a labelling keyword names, for the model to judge', () => {
     // Ranked by probability alone the third card would be the refund one.
-    const candidates = ranker.candidates('订单 2024051812345678 开发票，还有物流到哪了', sample, 3);
+    const candidates = ranker.candidates(readTurnQuery('订单 2024051812345678 开发票，还有物流到哪了'), sample, 3);
     expect(candidates.sort()).toEqual(['invoice_agent', 'logistics_agent', 'order_agent']);
   });
 });
@@ -133,26 +134,26 @@ describe('example ranker training', () => {
     const first = snapshotOf(travelCards());
     ranker.prepare(first);
     ranker.prepare(first);
-    expect(ranker.rank('明天会下雨吗', first).intents.map((intent) => intent.agentId)).toEqual(['weather_agent']);
+    expect(ranker.rank(readTurnQuery('明天会下雨吗'), first).intents.map((intent) => intent.agentId)).toEqual(['weather_agent']);
     const second = snapshotOf([
       ...travelCards(),
       card({ id: 'train_agent', name: '火车票', description: '火车票与高铁票查询预订', keywords: ['高铁'], examples: ['帮我买一张去上海的火车票', '查一下明天的动车'] }),
     ]);
-    expect(ranker.rank('帮我买张火车票', second).intents.map((intent) => intent.agentId)).toEqual(['train_agent']);
-    expect(ranker.rank('帮我买张火车票', first).intents.map((intent) => intent.agentId)).not.toContain('train_agent');
+    expect(ranker.rank(readTurnQuery('帮我买张火车票'), second).intents.map((intent) => intent.agentId)).toEqual(['train_agent']);
+    expect(ranker.rank(readTurnQuery('帮我买张火车票'), first).intents.map((intent) => intent.agentId)).not.toContain('train_agent');
   });
 
   it('ranks nothing for an empty query or an empty registry', () => {
     const ranker = createExampleRanker();
-    expect(ranker.rank('', snapshotOf(travelCards())).intents).toEqual([]);
-    expect(ranker.rank('订酒店', snapshotOf([])).intents).toEqual([]);
+    expect(ranker.rank(readTurnQuery(''), snapshotOf(travelCards())).intents).toEqual([]);
+    expect(ranker.rank(readTurnQuery('订酒店'), snapshotOf([])).intents).toEqual([]);
   });
 
   it('ranks only enabled cards', () => {
     const ranker = createExampleRanker();
     const cards = travelCards().map((entry) => (entry.id === 'hotel_agent' ? { ...entry, enabled: false } : entry));
-    expect(ranker.rank('帮我订北京的酒店', snapshotOf(travelCards())).intents.map((intent) => intent.agentId)).toEqual(['hotel_agent']);
-    expect(ranker.rank('帮我订北京的酒店', snapshotOf(cards)).intents.map((intent) => intent.agentId)).not.toContain('hotel_agent');
+    expect(ranker.rank(readTurnQuery('帮我订北京的酒店'), snapshotOf(travelCards())).intents.map((intent) => intent.agentId)).toEqual(['hotel_agent']);
+    expect(ranker.rank(readTurnQuery('帮我订北京的酒店'), snapshotOf(cards)).intents.map((intent) => intent.agentId)).not.toContain('hotel_agent');
   });
 });
 
@@ -163,8 +164,8 @@ describe('supervisor.synonyms', () => {
     const plain = snapshotOf(cards);
     const base = snapshotOf(cards);
     const withSynonyms = { ...base, supervisor: { ...base.supervisor, synonyms: { 酒店: ['落脚处', '歇脚的地儿'] } } };
-    expect(ranker.rank('找个歇脚的地儿', plain).intents).toEqual([]);
-    expect(ranker.rank('找个歇脚的地儿', withSynonyms).intents.map((intent) => intent.agentId)).toEqual(['hotel_agent']);
+    expect(ranker.rank(readTurnQuery('找个歇脚的地儿'), plain).intents).toEqual([]);
+    expect(ranker.rank(readTurnQuery('找个歇脚的地儿'), withSynonyms).intents.map((intent) => intent.agentId)).toEqual(['hotel_agent']);
   });
 });
 
@@ -176,7 +177,7 @@ describe('example ranker on a keyword-free registry', () => {
     if (!loaded.ok) throw new Error('assistant registry invalid');
     snapshot = loaded.snapshot;
   });
-  const agents = (query: string) => ranker.rank(query, snapshot).intents.map((intent) => intent.agentId);
+  const agents = (query: string) => ranker.rank(readTurnQuery(query), snapshot).intents.map((intent) => intent.agentId);
 
   it('routes one request told in several clauses to one agent, read as a whole', () => {
     // Clause by clause this was three agents: paying, declined card, due date.

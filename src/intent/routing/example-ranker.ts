@@ -27,17 +27,16 @@
  * snapshot, so it is swapped together with the snapshot.
  */
 import type { RegistrySnapshot } from '../../registry/index.js';
-import type { AgentMatch, AgentRanker, RankResult } from './card-ranker.js';
+import type { AgentMatch, AgentRanker, RankResult, RankText } from './card-ranker.js';
 import type { ExampleScores, TextMask } from './example-index.js';
 import type { SemanticScores } from '../../embeddings/index.js';
 import { fuseMeaning } from './meaning-fusion.js';
 import { shortlistOf } from './shortlist.js';
 import { agreedCard, chosenCard } from './gram-evidence.js';
 import { splitRequests } from '../../understanding/index.js';
-import { normalizeText } from '../../text/index.js';
-import { buildModel, type SnapshotModel } from './ranker-model.js';
+import { buildModel, keywordFreeExamples, type SnapshotModel } from './ranker-model.js';
 import { familyCard } from './registry-evidence.js';
-import { calibrateGate, type CalibrationExample, type GateCalibrationOptions } from './gate-calibration.js';
+import { calibrateGate, type GateCalibrationOptions } from './gate-calibration.js';
 import { argmax, confidenceOf, coordinatedCards, enoughEvidence, PLACE_BEFORE, reasonOf, round, unitsOf, type Unit } from './match-rules.js';
 
 /** Thresholds of the example ranker; defaults set on the sample sets (`switchboard eval`). */
@@ -70,7 +69,7 @@ export interface ExampleRankerOptions {
   minCharacterEvidence?: number;
   /** Nearest-example cosine that routes without `minCovered` / `minCentroid`. Default 0.5. */
   closeExample?: number;
-  /** Longer queries are cut to this many characters before ranking. Default 2000. */
+  /** Longer queries are ranked on this many characters of their normal form. Default 2000. */
   maxQueryLength?: number;
 }
 
@@ -79,7 +78,7 @@ export interface ExampleRanker extends AgentRanker {
   /** Trains the model of `snapshot` now (idempotent), so no request pays for it. */
   prepare(snapshot: RegistrySnapshot): void;
   /** Cards most likely meant by `query`, best first, for pre-selection: keyword cards, then by probability. */
-  candidates(query: string, snapshot: RegistrySnapshot, limit: number, semantic?: SemanticScores): string[];
+  candidates(query: RankText, snapshot: RegistrySnapshot, limit: number, semantic?: SemanticScores): string[];
 }
 
 
@@ -117,9 +116,11 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     return model;
   }
 
-  function analyse(query: string, snapshot: RegistrySnapshot) {
+  // The message's normal form, read once by the turn (`understanding/`), and its clauses: nothing is normalised or split here.
+  function analyse(query: RankText, snapshot: RegistrySnapshot) {
     const model = modelFor(snapshot);
-    const text = normalizeText(typeof query === 'string' ? query : '').slice(0, maxQueryLength);
+    const text = (typeof query?.normalizedQuery === 'string' ? query.normalizedQuery : '').slice(0, maxQueryLength);
+    const units = unitsOf(text, query?.clauses ?? []);
     const allKeywordHits = model.keywords.findAll(text, { overlapping: true });
     const valueHits = model.masksOf(text);
     const insideValue = (hit: { start: number; end: number }) =>
@@ -142,7 +143,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         unit.text,
         [...valueHits, ...alsoMask].filter((hit) => hit.start >= unit.start && hit.end <= unit.end).map((hit) => ({ start: hit.start - unit.start, end: hit.end - unit.start })),
       );
-    return { model, text, keywordHits, labelHits, valueHits, scoreUnit, gramsOf };
+    return { model, text, units, keywordHits, labelHits, valueHits, scoreUnit, gramsOf };
   }
 
   return {
@@ -159,13 +160,12 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     },
 
     candidates(query, snapshot, limit, semantic) {
-      const { model, text, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
+      const { model, text, units, keywordHits, labelHits, valueHits, scoreUnit } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return [];
       const chosen = new Set<string>();
       // Keywords, including those that label a value ("订单 2024051812345678"): the model decides what is asked.
       for (const hit of [...keywordHits, ...labelHits]) for (const cardIndex of hit.payloads) chosen.add(model.cards[cardIndex]!.id);
       for (const hit of valueHits) if (hit.owner !== undefined) chosen.add(model.cards[hit.owner]!.id);
-      const units = unitsOf(text);
       // Round-robin over the whole query and each clause, best first, so every request of a turn gets a place.
       const rankings = units.map((unit) => {
         const scores = scoreUnit(unit);
@@ -180,7 +180,7 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     },
 
     rank(query, snapshot, semantic): RankResult {
-      const { model, text, keywordHits, labelHits, valueHits, scoreUnit, gramsOf } = analyse(query, snapshot);
+      const { model, text, units, keywordHits, labelHits, valueHits, scoreUnit, gramsOf } = analyse(query, snapshot);
       if (text.length === 0 || model.cards.length === 0) return { intents: [], confidence: 'low', reason: 'empty query or no enabled agents' };
       const { minSimilarity, minCovered, minCentroid } = model;
       const inside = (unit: Unit) => (hit: TextMask) => hit.start >= unit.start && hit.end <= unit.end;
@@ -216,7 +216,6 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       // A route the example model's most likely card earned (its similarity is what the thresholds below read),
       // given to the card both models support best.
       const similarityRoute = (scores: ExampleScores, cardIndex: number, unit: Unit) => ({ cardIndex: model.gramReorders ? chosenCard(scores, gramsOf(unit), gramOptions) : cardIndex, similarity: scores.nearest[cardIndex]!, unit });
-      const units = unitsOf(text);
       const multiClause = units.length > 1;
       // Out of scope questions share a word or two with some card ("set an alarm" → "set my PIN"); a request
       // is mostly told in the card's own terms and near its examples as a whole (its centroid), or very close to
@@ -376,15 +375,3 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
     },
   };
 }
-
-/** The examples of the enabled cards that no keyword of their own card routes, in normal form. */
-function keywordFreeExamples(model: SnapshotModel): CalibrationExample[] {
-  return model.cards.flatMap((card, cardIndex) =>
-    card.examples.flatMap((example, exampleIndex) => {
-      const text = normalizeText(example);
-      const ownKeyword = model.keywords.findAll(text, { overlapping: true }).some((hit) => hit.payloads.includes(cardIndex));
-      return ownKeyword ? [] : [{ cardIndex, exampleIndex, text }];
-    }),
-  );
-}
-

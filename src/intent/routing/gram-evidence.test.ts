@@ -6,6 +6,7 @@ import { createExampleRanker } from './example-ranker.js';
 import { buildModel } from './ranker-model.js';
 import { agreedCard, chosenCard } from './gram-evidence.js';
 import type { ExampleScores } from './example-index.js';
+import { readTurnQuery } from '../../understanding/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -44,7 +45,7 @@ describe('the discriminative n-gram model beside the example model', () => {
   describe('on the keyword-free assistant sample registry', () => {
     let snapshot: RegistrySnapshot;
     const ranker = createExampleRanker();
-    const agentsOf = (query: string) => ranker.rank(query, snapshot).intents.map((intent) => intent.agentId);
+    const agentsOf = (query: string) => ranker.rank(readTurnQuery(query), snapshot).intents.map((intent) => intent.agentId);
     beforeAll(async () => {
       snapshot = await sample('examples/assistant/agents_config.yaml');
       ranker.prepare(snapshot);
@@ -79,6 +80,6 @@ describe('the discriminative n-gram model beside the example model', () => {
     expect(model.keywordCharacters.strays('附近有什么好吃的烧烤店', hotel)).toBe(true);
     expect(model.keywordCharacters.strays('附近有什么好吃的', hotel)).toBe(false);
     const ranker = createExampleRanker();
-    expect(ranker.rank('附近有什么好吃的烧烤店', snapshot).intents).toEqual([]);
+    expect(ranker.rank(readTurnQuery('附近有什么好吃的烧烤店'), snapshot).intents).toEqual([]);
   });
 });

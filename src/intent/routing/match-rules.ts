@@ -6,7 +6,7 @@
  */
 import type { AgentMatch } from './card-ranker.js';
 import type { ExampleScores } from './example-index.js';
-import { splitClauses } from '../../understanding/index.js';
+import type { Clause } from '../../understanding/index.js';
 
 export interface Unit {
   text: string;
@@ -56,11 +56,18 @@ export function enoughEvidence(scores: ExampleScores, cardIndex: number, singleT
   return shared >= 2 || (shared === 1 && similarity >= singleTermSimilarity) || similarity >= 2 * singleTermSimilarity;
 }
 
-/** The whole text first, then its clauses when there are several. */
-export function unitsOf(text: string): Unit[] {
+/**
+ * The whole text first, then its clauses when there are several: the reading's clauses of the
+ * normal form `text` begins (a long message is ranked on its first characters only: the clauses
+ * within them, the last one cut where they end).
+ */
+export function unitsOf(text: string, clauses: readonly Clause[]): Unit[] {
   const units: Unit[] = [{ text, start: 0, end: text.length }];
-  const clauses = splitClauses(text);
-  if (clauses.length > 1) for (const clause of clauses) units.push({ text: clause.text, start: clause.start, end: clause.start + clause.text.length });
+  const within = clauses.flatMap((clause) => {
+    const cut = clause.start < text.length ? clause.text.slice(0, text.length - clause.start).trimEnd() : '';
+    return cut.length > 0 ? [{ text: cut, start: clause.start, end: clause.start + cut.length }] : [];
+  });
+  if (within.length > 1) units.push(...within);
   return units;
 }
 

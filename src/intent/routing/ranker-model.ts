@@ -11,6 +11,7 @@ import { createPhraseMatcher, normalizeText, type PhraseMatcher } from '../../te
 import type { PatternMatch, SafePattern } from '../../util/index.js';
 import { buildKeywordCharacters, type KeywordCharacters } from './registry-evidence.js';
 import { trainGramClassifier, type GramClassifier } from './gram-classifier.js';
+import type { CalibrationExample } from './gate-calibration.js';
 
 export interface SnapshotModel {
   cards: readonly AgentCard[];
@@ -137,4 +138,18 @@ function capturedSpan(match: PatternMatch): TextMask | undefined {
   if (group === undefined || group.length >= match.text.length) return undefined;
   const offset = match.text.lastIndexOf(group);
   return offset < 0 ? undefined : { start: match.start + offset, end: match.start + offset + group.length };
+}
+
+/**
+ * The examples of the enabled cards that no keyword of their own card routes, in normal form (registry
+ * text, normalised here): what the ranker calibrates its out-of-scope gate on.
+ */
+export function keywordFreeExamples(model: SnapshotModel): CalibrationExample[] {
+  return model.cards.flatMap((card, cardIndex) =>
+    card.examples.flatMap((example, exampleIndex) => {
+      const text = normalizeText(example);
+      const ownKeyword = model.keywords.findAll(text, { overlapping: true }).some((hit) => hit.payloads.includes(cardIndex));
+      return ownKeyword ? [] : [{ cardIndex, exampleIndex, text }];
+    }),
+  );
 }

@@ -7,13 +7,14 @@ import { buildKeywordCharacters } from './registry-evidence.js';
 import { buildModel } from './ranker-model.js';
 import { calibrateGate } from './gate-calibration.js';
 import { card } from '../../../test/support/registry-fixtures.js';
+import { readTurnQuery } from '../../understanding/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 describe('evidence the registry already holds (e-commerce sample registry)', () => {
   let snapshot: RegistrySnapshot;
   const ranker = createExampleRanker();
-  const agentsOf = (query: string) => ranker.rank(query, snapshot).intents.map((intent) => intent.agentId).sort();
+  const agentsOf = (query: string) => ranker.rank(readTurnQuery(query), snapshot).intents.map((intent) => intent.agentId).sort();
   beforeAll(async () => {
     const loaded = await loadRegistryFile(`${ROOT}examples/ecommerce/agents_config.yaml`, { env: {} });
     if (!loaded.ok) throw new Error('sample registry invalid');
