@@ -24,3 +24,12 @@ export function cacheFormOfNormal(normal: string): string {
 export function cacheForm(text: string): string {
   return cacheFormOfNormal(text.normalize('NFKC'));
 }
+
+/**
+ * The normal form (NFKC) of a text that is not the message (a task's message), where the response
+ * cache reads its residual qualifiers (`graph/caches/cache-scope.ts`); the answer cache reads the
+ * message's own (`MessageReading.normal`).
+ */
+export function taskNormalForm(text: string): string {
+  return text.normalize('NFKC');
+}

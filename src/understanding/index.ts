@@ -10,4 +10,4 @@ export { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutCompariso
 export { classifyReplyWord, type ReplyWord } from './reply-word.js';
 export { requestWordIn, requestWordOf, type ReadClause, type RequestWord, type RequestWordCard } from './request-words.js';
 export { spannedWords, spanOfValue, valueForm, type ValueSpan } from './value-spans.js';
-export { cacheForm, cacheFormOfNormal } from './cache-form.js';
+export { cacheForm, cacheFormOfNormal, taskNormalForm } from './cache-form.js';

@@ -44,6 +44,7 @@ export const NOT_THE_MESSAGE: Readonly<Record<string, string>> = {
   'src/eval/linear-baseline.ts': "the baseline's own tokens",
   'src/eval/nearest-baseline.ts': "the baseline's own tokens",
   'src/graph/caches/answer-cache.ts': "the registry's enum values",
+  'src/graph/caches/cache-scope.ts': "the registry's keywords and examples, question fillers and a plan's captured values (the question comes in normal form)",
   'src/intent/clarification.ts': "the options' labels and their agents' names",
   'src/intent/routing/attribute-clause.ts': "the keys' labels",
   'src/intent/routing/ranker-model.ts': 'registry examples',
@@ -57,7 +58,6 @@ export const NOT_THE_MESSAGE: Readonly<Record<string, string>> = {
  * stored turn), beside other texts: places still to move onto the reading. This list only shrinks.
  */
 export const STILL_TO_MOVE: Readonly<Record<string, string>> = {
-  'src/graph/caches/cache-scope.ts': "a question (a task's message, made of the user's words) for its residual qualifiers, cache phrases and registry examples",
   'src/planning/llm-planner.ts': "a draft's values and the texts they are checked against",
 };
 

@@ -90,7 +90,7 @@ export interface AnswerCacheRequest {
   texts: readonly string[];
   /** True when a key of the plan was filled from the user's profile. */
   profileFilled: boolean;
-  /** The user's question: its residual qualifiers are part of the key. */
+  /** The user's question in normal form (the message's reading, `MessageReading.normal`): its residual qualifiers are part of the key. */
   question: string;
   /** The user's today (date expressions of the question resolve against it). */
   today: Date;

@@ -75,10 +75,13 @@ const STOP_WORDS = new Set(
  * them), the cards' keywords and question fillers are taken out; a date
  * expression that gave no captured value stays as its date (so "明天" and
  * "tomorrow" are the same qualifier); the rest is cut at particles into
- * Chinese runs and English words. "" when nothing is left.
+ * Chinese runs and English words. "" when nothing is left. `normal` is the
+ * question in normal form: the message's (its reading's `normal`) or a task's
+ * message (`taskNormalForm`); only the registry's keywords and examples, the
+ * fillers and the captured values are normalised here.
  */
-export function residualQualifiers(text: string, cards: readonly AgentCard[], values: readonly unknown[], today: Date): string {
-  const prepared = text.normalize('NFKC').toLowerCase();
+export function residualQualifiers(normal: string, cards: readonly AgentCard[], values: readonly unknown[], today: Date): string {
+  const prepared = normal.toLowerCase();
   const blank = new Array<boolean>(prepared.length).fill(false);
   const cover = (start: number, end: number) => {
     for (let index = start; index < end; index += 1) blank[index] = true;

@@ -20,6 +20,7 @@ import type { AgentCard } from '../../registry/index.js';
 import { type KeyValue, type KeyValueStore, tenantOfOwner } from '../../store/index.js';
 import { normalizeQueryForCache } from '../../intent/index.js';
 import { canonicalJson, digest, isUserSpecific, residualQualifiers } from './cache-scope.js';
+import { taskNormalForm } from '../../understanding/index.js';
 
 /** A reply as the cache keeps it. */
 export interface CachedReply {
@@ -63,7 +64,7 @@ export function replyCacheKey(request: ReplyCacheRequest): string {
   const scope = isUserSpecific(request.card, request.inputs) ? `user:${digest(request.userId)}` : `shared:${tenantOfOwner(request.userId)}`;
   const subject =
     canonicalJson(request.inputs) +
-    (hasInputs ? `|q:${residualQualifiers(request.message, [request.card], Object.values(request.inputs), request.today ?? new Date())}` : `|${normalizeQueryForCache(request.message)}`);
+    (hasInputs ? `|q:${residualQualifiers(taskNormalForm(request.message), [request.card], Object.values(request.inputs), request.today ?? new Date())}` : `|${normalizeQueryForCache(request.message)}`);
   return `reply:${request.registryVersion}:${request.card.id}:${scope}:${digest(subject)}`;
 }
 

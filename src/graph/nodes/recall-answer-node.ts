@@ -31,7 +31,7 @@ export function createRecallAnswerNode(dependencies: { answerCache?: AnswerCache
       rewrittenQuery: state.rewritten_query,
       texts: [state.query, state.rewritten_query],
       profileFilled: state.profile_filled.length > 0,
-      question: state.query,
+      question: context.message.normal,
       today: context.now,
     });
     if (!key) return { answer_cache: null, execution_path: path };
