@@ -29,7 +29,8 @@ import { loadWordVectors, sentenceVector, type WordVectors } from './support/wor
 import { centroidScorer, discriminantScorer, regressionScorer, type CardScorer, type CardVector } from './support/meaning-models.js';
 import type { RegistrySnapshot } from '../src/registry/index.js';
 import type { ExampleRanker } from '../src/intent/routing/example-ranker.js';
-import type { RankShortlist } from '../src/intent/routing/card-ranker.js';
+import type { RankShortlist, RankText } from '../src/intent/routing/card-ranker.js';
+import { readTurnQuery } from '../src/understanding/index.js';
 
 /** Weights of the fused score: log(lexical share) + DISCRIMINANT × discriminant + CENTROID × centroid cosine (chosen on dev). */
 const DISCRIMINANT_WEIGHT = 0.09;
@@ -90,7 +91,7 @@ async function rankings(vectors: WordVectors, k: number, seed: number, split: 'd
     if (line.agentId === undefined) continue;
     const right = cardIndex.get(line.agentId)!;
     const shares = new Float64Array(cards.length);
-    for (const candidate of ranker.shortlist!(line.text, snapshot, cards.length).candidates) shares[cardIndex.get(candidate.agentId)!] = candidate.share;
+    for (const candidate of ranker.shortlist!(readTurnQuery(line.text), snapshot, cards.length).candidates) shares[cardIndex.get(candidate.agentId)!] = candidate.share;
     const started = performance.now();
     const query = sentenceVector(vectors, line.text);
     const centroid = models.centroid(query);
@@ -126,14 +127,14 @@ async function routing(vectors: WordVectors, k: number, seed: number, split: 'de
       const inner = code.createExampleRanker() as ExampleRanker;
       const models = new WeakMap<RegistrySnapshot, MeaningModels>();
       const modelsOf = (snapshot: RegistrySnapshot) => models.get(snapshot) ?? models.set(snapshot, buildModels(vectors, snapshot)).get(snapshot)!;
-      const shortlist = (query: string, snapshot: RegistrySnapshot, limit: number): RankShortlist => {
+      const shortlist = (query: RankText, snapshot: RegistrySnapshot, limit: number): RankShortlist => {
         const cards = snapshot.enabledAgents;
         const base = inner.shortlist!(query, snapshot, cards.length);
         if (base.candidates.length === 0) return base;
         const cardIndex = new Map(cards.map((card, index) => [card.id, index]));
         const shares = new Float64Array(cards.length);
         for (const candidate of base.candidates) shares[cardIndex.get(candidate.agentId)!] = candidate.share;
-        const vector = sentenceVector(vectors, query);
+        const vector = sentenceVector(vectors, query.normalizedQuery);
         const fused = fusedScores(shares, modelsOf(snapshot).discriminant(vector), modelsOf(snapshot).centroid(vector));
         const top = Math.max(...fused);
         const total = fused.reduce((sum, score) => sum + Math.exp((score - top) / flatten), 0);
