@@ -7,6 +7,7 @@
  * once, within a few seconds, instead of a round trip of its own; a
  * checkpoint written or deleted in this process drops it.
  */
+import { createTakeOnce } from '../../util/index.js';
 import { checkpointThread } from '../owner-key.js';
 
 /** The checkpoint columns the turn's start returns (`cp_*`), as the saver's own read returns them. */
@@ -65,12 +66,9 @@ export interface PrefetchedCheckpoints {
 }
 
 export function createPrefetchedCheckpoints(maxAgeMs = 5000): PrefetchedCheckpoints {
-  const byThread = new Map<string, { row: CheckpointRow | null; at: number }>();
+  const byThread = createTakeOnce<CheckpointRow | null>(maxAgeMs);
   return {
     put(owner, sessionId, columns) {
-      // Entries never taken (a turn that read no checkpoint) go when the next one is put.
-      const now = Date.now();
-      for (const [thread, entry] of byThread) if (now - entry.at > maxAgeMs) byThread.delete(thread);
       const row: CheckpointRow | null =
         columns.cp_found === true && columns.cp_id !== null && columns.cp_checkpoint !== null
           ? {
@@ -82,18 +80,10 @@ export function createPrefetchedCheckpoints(maxAgeMs = 5000): PrefetchedCheckpoi
               pending_writes: columns.cp_pending_writes,
             }
           : null;
-      byThread.set(checkpointThread(owner, sessionId), { row, at: now });
+      byThread.put(checkpointThread(owner, sessionId), row);
     },
-    take(threadId) {
-      const entry = byThread.get(threadId);
-      byThread.delete(threadId);
-      return entry && Date.now() - entry.at <= maxAgeMs ? entry.row : undefined;
-    },
-    forget(threadId) {
-      byThread.delete(threadId);
-    },
-    forgetPrefix(prefix) {
-      for (const thread of byThread.keys()) if (thread.startsWith(prefix)) byThread.delete(thread);
-    },
+    take: (threadId) => byThread.take(threadId),
+    forget: (threadId) => byThread.forget(threadId),
+    forgetPrefix: (prefix) => byThread.forgetPrefix(prefix),
   };
 }

@@ -2,6 +2,7 @@
  * Postgres profile facts and the right to be forgotten (`forgetUser`), each
  * write in one transaction.
  */
+import { createTakeOnce } from '../../util/index.js';
 import type pg from 'pg';
 import { evidenceColumns, factFromRow, lastPerKey, type ProfileRow } from '../profile-rows.js';
 import { a2aTaskUserOf, checkpointThreadPrefix } from '../owner-key.js';
@@ -35,23 +36,7 @@ export interface PrefetchedProfiles {
 }
 
 export function createPrefetchedProfiles(maxAgeMs = 5000): PrefetchedProfiles {
-  const byUser = new Map<string, { rows: ProfileRow[]; at: number }>();
-  return {
-    put(userId, rows) {
-      // Entries never taken (a turn without a profile read) go when the next one is put.
-      const now = Date.now();
-      for (const [user, entry] of byUser) if (now - entry.at > maxAgeMs) byUser.delete(user);
-      byUser.set(userId, { rows, at: now });
-    },
-    take(userId) {
-      const entry = byUser.get(userId);
-      byUser.delete(userId);
-      return entry && Date.now() - entry.at <= maxAgeMs ? entry.rows : undefined;
-    },
-    forget(userId) {
-      byUser.delete(userId);
-    },
-  };
+  return createTakeOnce<ProfileRow[]>(maxAgeMs);
 }
 
 /**
