@@ -42,7 +42,8 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Targets of the hot path (ratios to the floor measured in the same run, or absolute). */
 export const TARGETS = {
-  cpuRatio: 8,
+  /** CPU per turn to the floor's: 8× at one session (last round), 12× at 20 sessions (issue 34). */
+  cpuRatio: { 'closed 1 session': 8, 'closed 20 sessions': 12 },
   turnsPerSecondRatio20: 0.12,
   firstByteP99Ms: 5,
   /** First byte p99 at 20 sessions on SQLite (issue 34). */
@@ -276,12 +277,12 @@ function checkTargets(mode: string, rows: LoadFigures[], workers: number | undef
   const checks: TargetCheck[] = [];
   const floor = (shape: string) => rows.find((row) => row.server === 'floor' && row.shape === shape);
   const board = (shape: string) => rows.find((row) => row.server === 'switchboard/sqlite' && row.shape === shape);
-  for (const shape of ['closed 1 session', 'closed 20 sessions']) {
+  for (const shape of ['closed 1 session', 'closed 20 sessions'] as const) {
     const base = floor(shape);
     const row = board(shape);
     if (!base || !row) continue;
     const ratio = row.cpuMsPerTurn / base.cpuMsPerTurn;
-    checks.push({ target: `${mode} CPU/turn, ${shape} ≤ ${TARGETS.cpuRatio}× floor`, figure: `${row.cpuMsPerTurn} ms = ${round(ratio, 1)}× (floor ${base.cpuMsPerTurn} ms)`, met: ratio <= TARGETS.cpuRatio });
+    checks.push({ target: `${mode} CPU/turn, ${shape} ≤ ${TARGETS.cpuRatio[shape]}× floor`, figure: `${row.cpuMsPerTurn} ms = ${round(ratio, 1)}× (floor ${base.cpuMsPerTurn} ms)`, met: ratio <= TARGETS.cpuRatio[shape] });
   }
   const base20 = floor('closed 20 sessions');
   const row20 = board('closed 20 sessions');
