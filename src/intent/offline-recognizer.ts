@@ -191,9 +191,9 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
   }
 
   /**
-   * The first part of a message with routed requests that no card took, is no value of theirs and no small talk,
-   * and that the shortlist would ask about on its own (`decideClarification` offers options): its words and the
-   * options. A part the shortlist finds near no agent ("and thanks") is left alone, as before.
+   * The first part of a message with routed requests that no card took, is longer than a fragment's residue, is no
+   * value of theirs and no small talk, and that the shortlist would ask about on its own (`decideClarification`
+   * offers options): its words and the options. A part the shortlist finds near no agent is left alone, as before.
    */
   function unplacedPart(
     parts: readonly Clause[],
@@ -207,6 +207,9 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
     const keys = routed.flatMap((agentId) => snapshot.byId.get(agentId)?.requiredKeys ?? []);
     const today = now();
     for (const part of parts) {
+      // No longer than what a fragment may hold besides its values ("明天入住", "tomorrow"): not a request of its own.
+      const units = residualUnits(part.text);
+      if (units.han + units.words <= maxFragmentResidue) continue;
       if (readAttributeClause(part.text, keys, today) !== undefined || isFragment(part.text, [part], routed, snapshot)) continue;
       if (classifier.findSmallTalk(part.text) || classifier.findOverride(part.text)) continue;
       const alone = { normalizedQuery: part.text, clauses: [{ text: part.text, start: 0 }] };
