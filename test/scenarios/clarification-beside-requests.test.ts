@@ -8,12 +8,13 @@
  * desk: leave, payslips, IT tickets, meeting rooms) is written for this test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { startAnsweringAgents, type AnsweringAgents, type FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 import type { ResponseState } from '../../src/events/index.js';
 
 const NAMES = ['leave', 'payslip', 'ticket', 'room'] as const;
 type Name = (typeof NAMES)[number];
+let fleet: AnsweringAgents<Name>;
 let agents: Record<Name, FakeAgent>;
 let board: TestSwitchboard;
 
@@ -58,16 +59,17 @@ agents:
 }
 
 beforeAll(async () => {
-  agents = Object.fromEntries(await Promise.all(NAMES.map(async (name) => [name, await startFakeAgent(jsonReply({ output: { ok: true }, message: `${name} answered` }))]))) as Record<Name, FakeAgent>;
-  board = await startTestSwitchboard({ registryYaml: registry(Object.fromEntries(NAMES.map((name) => [name, agents[name].url])) as Record<Name, string>) });
+  fleet = await startAnsweringAgents(NAMES);
+  agents = fleet.agents;
+  board = await startTestSwitchboard({ registryYaml: registry(fleet.urls) });
 });
 
 afterAll(async () => {
   await board.close();
-  await Promise.all(NAMES.map((name) => agents[name].close()));
+  await fleet.close();
 });
 
-const calls = () => Object.fromEntries(NAMES.map((name) => [name, agents[name].calls.length]));
+const calls = () => fleet.calls();
 const outcomeOf = (events: readonly ResponseState[]) => events.find((event) => event.type === 'done')!.metadata.state?.outcome;
 const optionsOf = (events: readonly ResponseState[]) => finalEvent(events).metadata.clarification?.options ?? [];
 
