@@ -209,6 +209,17 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractForAgent('Quality Issue', refund, TODAY).values).toEqual({ refund_reason: 'quality issue' });
   });
 
+  it('does not read a number key from digits another key of the card took, nor from digits no number holds exactly', () => {
+    const amount = keySpec('amount', 'amount', { type: 'number' });
+    const card = keySpec('bank_card', 'bank card', patternSpec('([0-9]{16,19})'));
+    expect(extractKeys('claim 120 dollars for a team lunch to card 6222021234567890128', [amount, card], TODAY).values).toEqual({
+      amount: 120,
+      bank_card: '6222021234567890128',
+    });
+    expect(extractKeys('报销到卡号6222021234567890128', [amount, card], TODAY).values).toEqual({ bank_card: '6222021234567890128' });
+    expect(run('卡号 6222021234567890128', { type: 'number' })).toBeNull();
+  });
+
   it('reports an unsupported spec type instead of throwing', () => {
     const bogus = keySpec('x', 'x', { type: 'colour' } as unknown as ExtractSpec);
     expect(extractKeys('red', [bogus], TODAY).invalid).toEqual([{ key: 'x', raw: 'red', reason: 'unsupported extract type "colour"' }]);

@@ -76,8 +76,15 @@ const TIME_EXPRESSION = /\d{1,2}\s*(?:[:：]\s*\d{2}|点|时|am\b|pm\b)/gi;
 export const extractKeys: KeyExtractor = (text, specs, today) => {
   const result: ExtractionResult = { values: {}, invalid: [] };
   const normalized = typeof text === 'string' ? text.normalize('NFKC') : '';
+  // A number key reads the text less the values the card's other keys took ("120 元到卡号 6222…": the card
+  // number is not the amount), so those are read first; results keep the specs' order.
+  const outcomes = new Map<SemanticKeySpec, KeyOutcome>();
+  for (const spec of specs) if (spec.extract.type !== 'number') outcomes.set(spec, extractOne(normalized, spec.extract, today));
+  const taken = [...outcomes.values()].flatMap((outcome) => (outcome && 'value' in outcome && outcome.raw.length > 0 ? [outcome.raw] : []));
+  const forNumbers = taken.reduce((rest, raw) => rest.split(raw).join(' '.repeat(raw.length)), normalized);
+  for (const spec of specs) if (spec.extract.type === 'number') outcomes.set(spec, extractOne(forNumbers, spec.extract, today));
   for (const spec of specs) {
-    const outcome = extractOne(normalized, spec.extract, today);
+    const outcome = outcomes.get(spec) ?? null;
     if (outcome === null) continue;
     if ('value' in outcome) result.values[spec.key] = outcome.value;
     else result.invalid.push({ key: spec.key, raw: outcome.raw, reason: outcome.reason });
@@ -196,7 +203,10 @@ function extractNumber(text: string, today: Date, min: number | undefined, max: 
   const free = (start: number, end: number) => !masked.some((span) => start < span.end && span.start < end);
   const found: { start: number; raw: string; value: number }[] = [];
   for (const match of text.matchAll(/(?<![\w.\-])-?\d+(?:\.\d+)?(?![\d.]?\d)/g)) {
-    if (free(match.index, match.index + match[0].length)) found.push({ start: match.index, raw: match[0], value: Number(match[0]) });
+    // Digits no number holds exactly (a card or account number) are never a number's value.
+    const value = Number(match[0]);
+    if (Math.abs(value) > Number.MAX_SAFE_INTEGER) continue;
+    if (free(match.index, match.index + match[0].length)) found.push({ start: match.index, raw: match[0], value });
   }
   const chinese = new RegExp(`[${CHINESE_NUMERAL_CHARACTERS}]+(?=[${MEASURE_WORDS}])`, 'g');
   for (const match of text.matchAll(chinese)) {
