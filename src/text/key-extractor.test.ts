@@ -229,6 +229,13 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys('金额改成50', [amount], TODAY).values).toEqual({ amount: 50 });
   });
 
+  it('does not report as off-list a value another key of the card took', () => {
+    const medication = keySpec('medication', 'medication', { type: 'enum', values: ['lisinopril', 'metformin', 'atorvastatin'] });
+    const pharmacy = keySpec('pharmacy', 'pharmacy', { type: 'enum', values: ['Main Street Pharmacy', 'Harbor Pharmacy'] });
+    expect(extractKeys('yes but send it to Main Street Pharmacy', [medication, pharmacy], TODAY)).toEqual({ values: { pharmacy: 'Main Street Pharmacy' }, invalid: [] });
+    expect(extractKeys('refill my aspirin at Harbor Pharmacy', [medication, pharmacy], TODAY).values).toEqual({ pharmacy: 'Harbor Pharmacy' });
+  });
+
   it('reports an unsupported spec type instead of throwing', () => {
     const bogus = keySpec('x', 'x', { type: 'colour' } as unknown as ExtractSpec);
     expect(extractKeys('red', [bogus], TODAY).invalid).toEqual([{ key: 'x', raw: 'red', reason: 'unsupported extract type "colour"' }]);

@@ -85,8 +85,14 @@ export const extractKeys: KeyExtractor = (text, specs, today) => {
   const taken = [...outcomes.values()].flatMap((outcome) => (outcome && 'value' in outcome && outcome.raw.length > 0 ? [outcome.raw] : []));
   const forNumbers = taken.reduce((rest, raw) => rest.split(raw).join(' '.repeat(raw.length)), normalized);
   for (const spec of specs) if (spec.extract.type === 'number') outcomes.set(spec, extractOne(forNumbers, spec.extract, today));
+  // A value one key took is not an off-list value of another ("send it to Main Street Pharmacy" names the pharmacy, not a medication).
+  const takenBy = new Map<SemanticKeySpec, string>();
+  for (const [spec, outcome] of outcomes) if (outcome && 'value' in outcome && outcome.raw.trim().length > 0) takenBy.set(spec, outcome.raw.trim().toLowerCase());
+  const takenElsewhere = (spec: SemanticKeySpec, raw: string) =>
+    [...takenBy].some(([other, taken]) => other !== spec && (taken.includes(raw.trim().toLowerCase()) || raw.toLowerCase().includes(taken)));
   for (const spec of specs) {
     const outcome = outcomes.get(spec) ?? null;
+    if (outcome !== null && !('value' in outcome) && outcome.raw.trim().length > 0 && takenElsewhere(spec, outcome.raw)) continue;
     if (outcome === null) continue;
     if ('value' in outcome) result.values[spec.key] = outcome.value;
     else result.invalid.push({ key: spec.key, raw: outcome.raw, reason: outcome.reason });
