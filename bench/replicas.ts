@@ -16,8 +16,12 @@
  * target; what is measured is the cost of sharing state.
  *
  * Database CPU is the CPU time of the database's backend processes (from
- * /proc/<pid>/stat of the pids `pg_stat_activity` lists for it; the server
- * runs on this machine), per turn: alone, and averaged under load.
+ * /proc/<pid>/schedstat of the pids `pg_stat_activity` lists for it; the
+ * server runs on this machine), per turn: alone (also by statement), and
+ * averaged under load. Under load it is read after a warm-up of one turn in
+ * each of 50 other sessions at once, which opens the pools' connections: a
+ * connection's start and first statements cost tens of ms of database CPU
+ * once, printed on their own line.
  *
  * Targets: ≤ 6 round trips and ≤ 3 ms of database CPU per business turn;
  * Postgres adds ≤ 15 ms p50 per turn over SQLite; no lost turn, no doubled message.
@@ -28,7 +32,7 @@
  * Run: `npx tsx bench/replicas.ts [--single-turn]` (`--single-turn`: only the one-turn costs, with each statement). `bench/run-all.ts` may import `main()`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -41,7 +45,7 @@ import { jsonReply, startFakeAgent, type FakeAgent } from '../test/support/fake-
 import { chatOverSse, sampleRegistry } from '../test/support/switchboard-harness.js';
 import { deleteRedisPrefix } from '../test/support/services.js';
 import { createCostCounters } from './support/cost-counters.js';
-import { postgresBackendCpu } from './support/postgres-cpu.js';
+import { backendCpuMs, postgresBackendCpu, type BackendCpu } from './support/postgres-cpu.js';
 
 const SESSIONS = 50;
 const TURNS_PER_SESSION = 4;
@@ -67,8 +71,10 @@ interface SetupResult {
   roundTripsPerTurn?: number;
   /** Database time per turn under load, ms (sum of statement round trips). */
   databaseMsPerTurn?: number;
-  /** CPU of the database's backend processes per turn under load, ms. */
+  /** CPU of the database's backend processes per turn under load, ms (the pools' connections open and warm). */
   databaseCpuMsPerTurn?: number;
+  /** CPU of the database's backends during the warm-up (connections started, statements prepared), ms, and how many backends it started. */
+  warmUp?: { databaseCpuMs: number; backendsStarted: number };
   failures: number;
   /** Why turns failed (outcome or error text), counted. */
   failureReasons: Record<string, number>;
@@ -93,20 +99,6 @@ async function withDatabase<T>(body: (databaseUrl: string) => Promise<T>): Promi
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
     await admin.end();
-  }
-}
-
-/** Runs a setup and adds the CPU its database's backends used, per turn. */
-async function withDatabaseCpu(databaseUrl: string, body: () => Promise<SetupResult>): Promise<SetupResult> {
-  const backendCpu = await postgresBackendCpu(databaseUrl);
-  try {
-    const before = await backendCpu.ms();
-    const result = await body();
-    // The warm-up turn's backends are counted too: a few ms over 200 turns.
-    result.databaseCpuMsPerTurn = round(((await backendCpu.ms()) - before) / result.turns, 2);
-    return result;
-  } finally {
-    await backendCpu.close();
   }
 }
 
@@ -148,11 +140,37 @@ async function checkTranscripts(replica: Replica, sessions: string[]): Promise<n
   return problems;
 }
 
-async function runSetup(name: string, replicas: Replica[], stats?: { queries: number; ms: number; reset(): void }): Promise<SetupResult> {
+/**
+ * `databaseUrl`: the CPU of the database's backends is read around the measured turns, and around the warm-up.
+ * The warm-up is one turn in each of as many other sessions at once (module caches; every connection of
+ * the pools opened and its statements prepared, a one-off cost of each connection, reported on its own).
+ */
+async function runSetup(name: string, replicas: Replica[], stats?: { queries: number; ms: number; reset(): void }, databaseUrl?: string): Promise<SetupResult> {
   const run = randomUUID().slice(0, 6);
   const sessions = Array.from({ length: SESSIONS }, (_, index) => `bench-${run}-${index}`);
-  // Warm-up: one turn outside the measurement (module caches, connections).
-  await chatOverSse(replicas[0]!.server.url, QUERY, { userId: 'bench', sessionId: `warm-${run}` });
+  const backendCpu = databaseUrl ? await postgresBackendCpu(databaseUrl) : undefined;
+  try {
+    return await measuredSetup(name, replicas, run, sessions, stats, backendCpu);
+  } finally {
+    await backendCpu?.close();
+  }
+}
+
+async function measuredSetup(
+  name: string,
+  replicas: Replica[],
+  run: string,
+  sessions: string[],
+  stats: { queries: number; ms: number; reset(): void } | undefined,
+  backendCpu: BackendCpu | undefined,
+): Promise<SetupResult> {
+  const backendsBefore = backendCpu ? await backendCpu.backends() : 0;
+  const warmUpCpuBefore = backendCpu ? await backendCpu.ms() : 0;
+  await Promise.all(
+    sessions.map((_, index) => chatOverSse(replicas[index % replicas.length]!.server.url, QUERY, { userId: 'bench', sessionId: `warm-${run}-${index}` })),
+  );
+  const cpuBefore = backendCpu ? await backendCpu.ms() : 0;
+  const warmUp = backendCpu ? { databaseCpuMs: round(cpuBefore - warmUpCpuBefore), backendsStarted: (await backendCpu.backends()) - backendsBefore } : undefined;
   stats?.reset();
   const latencies: number[] = [];
   let failures = 0;
@@ -179,6 +197,7 @@ async function runSetup(name: string, replicas: Replica[], stats?: { queries: nu
     }),
   );
   const elapsedMs = performance.now() - started;
+  const cpuAfter = backendCpu ? await backendCpu.ms() : 0;
   const turns = SESSIONS * TURNS_PER_SESSION;
   const sorted = latencies.sort((a, b) => a - b);
   const result: SetupResult = {
@@ -195,7 +214,54 @@ async function runSetup(name: string, replicas: Replica[], stats?: { queries: nu
     result.roundTripsPerTurn = round(stats.queries / turns);
     result.databaseMsPerTurn = round(stats.ms / turns);
   }
+  if (backendCpu) {
+    result.databaseCpuMsPerTurn = round((cpuAfter - cpuBefore) / turns, 2);
+    result.warmUp = warmUp;
+  }
   return result;
+}
+
+/**
+ * CPU of each statement's backend while it ran (read before it is sent and when its answer is in; the
+ * backend is idle around it), by prepared statement name or first words, from `start` to `stop`.
+ */
+function statementCpu() {
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = prototype.query;
+  const byStatement = new Map<string, { count: number; ms: number }>();
+  return {
+    start() {
+      prototype.query = function (this: pg.Client & { processID?: number }, ...args: unknown[]) {
+        const config = args[0] as string | { text?: string; name?: string; submit?: unknown } | undefined;
+        const pid = this.processID;
+        if (pid === undefined || (typeof config === 'object' && typeof config?.submit === 'function')) return original.apply(this, args);
+        const text = typeof config === 'string' ? config : (config?.text ?? '');
+        const name = (typeof config === 'object' && config?.name) || text.replace(/\s+/g, ' ').trim().slice(0, 60);
+        const before = backendCpuMs(pid);
+        const report = () => {
+          const entry = byStatement.get(name) ?? { count: 0, ms: 0 };
+          entry.count++;
+          entry.ms += backendCpuMs(pid) - before;
+          byStatement.set(name, entry);
+        };
+        const last = args.length - 1;
+        if (typeof args[last] === 'function') {
+          const callback = args[last] as (...results: unknown[]) => void;
+          args[last] = (...results: unknown[]) => {
+            report();
+            callback(...results);
+          };
+          return original.apply(this, args);
+        }
+        const result = original.apply(this, args);
+        return result instanceof Promise ? result.finally(report) : result;
+      };
+    },
+    stop: () => {
+      prototype.query = original;
+      return byStatement;
+    },
+  };
 }
 
 /** Round trips, database time and database CPU of one business turn on an idle system, with its statements. */
@@ -206,10 +272,13 @@ async function singleTurnCost(replica: Replica, stats: { queries: number; ms: nu
   const counters = await createCostCounters(process.cwd());
   const backendCpu = await postgresBackendCpu(databaseUrl);
   const samples: { queries: number; ms: number; statements: Record<string, number> }[] = [];
-  // CPU is read in 10 ms ticks: the total over all samples, per turn.
+  // The total over all samples, per turn (in 10 ms ticks where the kernel has no schedstat).
   let cpuMs = 0;
+  const cpuOfStatements = statementCpu();
+  let byStatement = new Map<string, { count: number; ms: number }>();
   try {
     const cpuBefore = await backendCpu.ms();
+    cpuOfStatements.start();
     for (let index = 0; index < 20; index++) {
       stats.reset();
       counters.start();
@@ -219,12 +288,17 @@ async function singleTurnCost(replica: Replica, stats: { queries: number; ms: nu
       const { statements } = counters.stop();
       samples.push({ queries: stats.queries, ms: stats.ms, statements });
     }
+    byStatement = cpuOfStatements.stop();
     cpuMs = ((await backendCpu.ms()) - cpuBefore) / samples.length;
   } finally {
+    cpuOfStatements.stop();
     await backendCpu.close();
   }
   samples.sort((a, b) => a.queries - b.queries);
-  return { ...samples[Math.floor(samples.length / 2)]!, cpuMs };
+  const cpuByStatement = [...byStatement]
+    .map(([name, entry]) => ({ name, perTurn: entry.count / samples.length, cpuMs: entry.ms / samples.length }))
+    .sort((a, b) => b.cpuMs - a.cpuMs);
+  return { ...samples[Math.floor(samples.length / 2)]!, cpuMs, cpuByStatement };
 }
 
 export interface ReplicasBenchResult {
@@ -255,8 +329,8 @@ export async function main(options: { singleTurnOnly?: boolean } = {}): Promise<
     stats.ms += ms;
   };
   const setups: SetupResult[] = [];
-  type SingleTurn = { queries: number; ms: number; cpuMs: number; statements: Record<string, number> };
-  let singleTurn: SingleTurn = { queries: 0, ms: 0, cpuMs: 0, statements: {} };
+  type SingleTurn = { queries: number; ms: number; cpuMs: number; statements: Record<string, number>; cpuByStatement: { name: string; perTurn: number; cpuMs: number }[] };
+  let singleTurn: SingleTurn = { queries: 0, ms: 0, cpuMs: 0, statements: {}, cpuByStatement: [] };
   let singleTurnRedis: SingleTurn | undefined;
   const prefix = `sbbench:${randomUUID().slice(0, 8)}:`;
   try {
@@ -269,13 +343,13 @@ export async function main(options: { singleTurnOnly?: boolean } = {}): Promise<
     await withDatabase(async (databaseUrl) => {
       const one = await startReplicas(1, configPath, databaseUrl, undefined, onQuery);
       singleTurn = await singleTurnCost(one[0]!, stats, databaseUrl);
-      if (!options.singleTurnOnly) setups.push(await withDatabaseCpu(databaseUrl, () => runSetup('1 replica, Postgres', one, stats)));
+      if (!options.singleTurnOnly) setups.push(await runSetup('1 replica, Postgres', one, stats, databaseUrl));
       await stopReplicas(one);
     });
     await withDatabase(async (databaseUrl) => {
       const two = await startReplicas(2, configPath, databaseUrl, { url: REDIS_URL, prefix }, onQuery);
       singleTurnRedis = await singleTurnCost(two[0]!, stats, databaseUrl);
-      if (!options.singleTurnOnly) setups.push(await withDatabaseCpu(databaseUrl, () => runSetup('2 replicas, Postgres + Redis', two, stats)));
+      if (!options.singleTurnOnly) setups.push(await runSetup('2 replicas, Postgres + Redis', two, stats, databaseUrl));
       await stopReplicas(two);
     });
   } finally {
@@ -286,9 +360,13 @@ export async function main(options: { singleTurnOnly?: boolean } = {}): Promise<
 
   const printSingle = (label: string, turn: SingleTurn) => {
     console.log(
-      `One business turn on ${label}, alone: ${turn.queries} round trips, ${round(turn.ms)} ms of database time, ${round(turn.cpuMs, 2)} ms of database CPU (targets ≤ ${TARGET_ROUND_TRIPS} round trips, ≤ ${TARGET_DATABASE_CPU_MS} ms)`,
+      `One business turn on ${label}, alone: ${turn.queries} round trips, ${round(turn.ms)} ms of database time, ${round(turn.cpuMs, 2)} ms of database CPU (targets ≤ ${TARGET_ROUND_TRIPS} round trips, ≤ ${TARGET_DATABASE_CPU_MS} ms; load average ${loadavg().map((value) => value.toFixed(1)).join(' ')})`,
     );
     for (const [statement, count] of Object.entries(turn.statements).filter(([name]) => name.startsWith('pg:')).sort((a, b) => b[1] - a[1])) console.log(`  ${String(count).padStart(3)}  ${statement}`);
+    console.log('  database CPU by statement, per turn (its backend while it ran, commit included):');
+    for (const entry of turn.cpuByStatement.filter((item) => item.cpuMs >= 0.01)) {
+      console.log(`  ${entry.cpuMs.toFixed(2).padStart(6)} ms  ${entry.perTurn.toFixed(2).padStart(5)}×  ${entry.name}`);
+    }
   };
   printSingle('Postgres', singleTurn);
   if (singleTurnRedis) printSingle('Postgres + Redis', singleTurnRedis);
@@ -313,6 +391,13 @@ export async function main(options: { singleTurnOnly?: boolean } = {}): Promise<
         String(setup.transcriptProblems).padStart(20),
       ].join(' '),
     );
+  }
+  for (const setup of setups) {
+    if (setup.warmUp) {
+      console.log(
+        `${setup.name}: warm-up (${SESSIONS} first turns at once, not in the figures above): ${setup.warmUp.databaseCpuMs} ms of database CPU, ${setup.warmUp.backendsStarted} backends started (load average ${loadavg().map((value) => value.toFixed(1)).join(' ')})`,
+      );
+    }
   }
   for (const setup of setups) {
     if (setup.failures > 0) console.log(`${setup.name}: failed turns: ${JSON.stringify(setup.failureReasons)}`);
