@@ -67,6 +67,17 @@ describe('number', () => {
   ])('%s → %s', (text, value) => {
     expect(run(text, { type: 'number' })).toMatchObject({ value });
   });
+  it.each([
+    ['充值1,000元', 1000],
+    ['claim 12,500.50 dollars', 12500.5],
+    ['充1万元', 10000],
+    ['报销3千块', 3000],
+    ['top up 2k', 2000],
+    ['预算1.5万', 15000],
+    ['订好了,住2晚', 2],
+  ])('%s → %s (grouped digits and multipliers)', (text, value) => {
+    expect(run(text, { type: 'number' })).toMatchObject({ value });
+  });
   it.each(['帮我查一下', '一起去', '', '12月1日'])('%j → nothing', (text) => {
     expect(run(text, { type: 'number' })).toBeNull();
   });

@@ -210,9 +210,12 @@ function extractNumber(text: string, today: Date, min: number | undefined, max: 
   ];
   const free = (start: number, end: number) => !masked.some((span) => start < span.end && span.start < end);
   const found: { start: number; raw: string; value: number }[] = [];
-  for (const match of text.matchAll(/(?<![\w.\-])-?\d+(?:\.\d+)?(?![\d.]?\d)/g)) {
+  // Digits grouped by thousands ("1,000") are one number; 万 / 千 / k after one multiply it ("1万" = 10000, "2k" = 2000).
+  for (const match of text.matchAll(/(?<![\w.\-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d.]?\d)(?:\s*(万|千|[kK](?![A-Za-z])))?/g)) {
+    const multiplier = match[1] === '万' ? 10000 : match[1] ? 1000 : 1;
     // Digits no number holds exactly (a card or account number) are never a number's value.
-    const value = Number(match[0]);
+    const value = Number(match[0].replace(/,|\s*(?:万|千|[kK])$/g, '')) * multiplier;
+    if (!Number.isFinite(value)) continue;
     if (Math.abs(value) > Number.MAX_SAFE_INTEGER) continue;
     if (free(match.index, match.index + match[0].length)) found.push({ start: match.index, raw: match[0], value });
   }
