@@ -51,3 +51,34 @@ it('upgrades a file written by the first release in place', async () => {
   ]);
   await storage.close();
 });
+
+it("takes the session's lease in the turn's start write and lets go of it in the finish write", async () => {
+  const storage = openSqliteStorage(join(directory, 'lease-with-transcript.db'));
+  try {
+    expect(storage.leases.withTranscript).toBe(true);
+    const at = new Date().toISOString();
+    const start = (turnId: string, holder: string) => ({ turnId, userId: 'u1', sessionId: 's1', query: '订酒店', traceId: 't', createdAt: at, lease: { key: 'session:s1', holder, ttlMs: 10000 } });
+    const begunA = await storage.transcript.beginTurn(start('turn_a', 'A'));
+    expect({ interrupted: begunA.interrupted, leaseTaken: begunA.leaseTaken }).toEqual({ interrupted: [], leaseTaken: true });
+    await begunA.durable;
+    expect(await storage.leases.holder('session:s1')).toBe('A');
+    // Held by A: B's start writes nothing.
+    expect(await storage.transcript.beginTurn(start('turn_b', 'B'))).toEqual({ interrupted: [], leaseTaken: false });
+    expect(await storage.transcript.getTurn('turn_b')).toBeUndefined();
+    expect((await storage.transcript.listMessages('u1', 's1')).map((message) => message.turn_id)).toEqual(['turn_a']);
+    const finish = { content: '好的', outcome: 'completed' as const, createdAt: at, releaseLease: { key: 'session:s1', holder: 'A' } };
+    expect(await storage.transcript.finishTurn('turn_a', finish)).toBe(true);
+    expect(await storage.leases.holder('session:s1')).toBeUndefined();
+    // A finish that records nothing (the turn already closed) still lets go of the lease.
+    expect(await storage.leases.acquire('session:s1', 'A', 10000)).toBe(true);
+    expect(await storage.transcript.finishTurn('turn_a', finish)).toBe(false);
+    expect(await storage.leases.holder('session:s1')).toBeUndefined();
+    // Another holder's finish leaves a lease it does not hold.
+    expect((await storage.transcript.beginTurn(start('turn_b', 'B'))).leaseTaken).toBe(true);
+    expect(await storage.transcript.finishTurn('turn_a', finish)).toBe(false);
+    expect(await storage.leases.holder('session:s1')).toBe('B');
+    expect((await storage.transcript.listMessages('u1', 's1')).map((message) => `${message.role}:${message.turn_id}`)).toEqual(['user:turn_a', 'assistant:turn_a', 'user:turn_b']);
+  } finally {
+    await storage.close();
+  }
+});
