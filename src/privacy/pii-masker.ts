@@ -28,6 +28,12 @@ export interface PiiMasker {
    * (`maskPersonalNumber`; registry patterns apply to text only).
    */
   maskDeep<T>(value: T): T;
+  /**
+   * `mask` for a text that never comes again (a turn's serialised events): the
+   * same result, without remembering the text (remembering it would only push
+   * out texts that do repeat).
+   */
+  maskFresh?(text: string): string;
 }
 
 /**
@@ -53,6 +59,12 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
   };
   // Keyed by the text as given: it lives in this process's memory only, beside the values it came from.
   const remembered = new LRUCache<string, string>({ maxSize: REMEMBERED_CHARS, sizeCalculation: (value, key) => value.length + key.length || 1 });
+  const maskFresh = (text: string): string => {
+    if (typeof text !== 'string' || text.length === 0) return text;
+    countCost('mask calls');
+    if (extraPatterns.length === 0 && cannotHoldBuiltInKind(text)) return text;
+    return maskOnce(text);
+  };
   const mask = (text: string): string => {
     if (typeof text !== 'string' || text.length === 0) return text;
     countCost('mask calls');
@@ -78,7 +90,7 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
     };
     return visit(value, 0) as T;
   };
-  return { mask, maskDeep };
+  return { mask, maskDeep, maskFresh };
 }
 
 /**
