@@ -86,7 +86,16 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
       if (Array.isArray(item)) return item.map((child) => visit(child, depth + 1));
       if (item instanceof Date) return item;
       if (item instanceof Error) return { type: item.name, message: mask(item.message), ...(item.stack ? { stack: mask(item.stack) } : {}) };
-      return Object.fromEntries(Object.entries(item).map(([key, child]) => [mask(key), visit(child, depth + 1)]));
+      // One pass over the own enumerable keys, as Object.fromEntries(Object.entries(…)) would copy them, without the pairs.
+      const copy: Record<string, unknown> = {};
+      const record = item as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const masked = mask(key);
+        const child = visit(record[key], depth + 1);
+        if (masked === '__proto__') Object.defineProperty(copy, masked, { value: child, enumerable: true, writable: true, configurable: true });
+        else copy[masked] = child;
+      }
+      return copy;
     };
     return visit(value, 0) as T;
   };
