@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { Annotation, StateGraph } from '@langchain/langgraph';
 import { afterAll, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../src/store/index.js';
 import { runStorageContract } from './storage-contract.js';
@@ -78,6 +79,38 @@ it("takes the session's lease in the turn's start write and lets go of it in the
     expect(await storage.transcript.finishTurn('turn_a', finish)).toBe(false);
     expect(await storage.leases.holder('session:s1')).toBe('B');
     expect((await storage.transcript.listMessages('u1', 's1')).map((message) => `${message.role}:${message.turn_id}`)).toEqual(['user:turn_a', 'assistant:turn_a', 'user:turn_b']);
+  } finally {
+    await storage.close();
+  }
+});
+
+it("prunes a thread to its newest checkpoint and that checkpoint's writes, leaving other threads alone", async () => {
+  const path = join(directory, 'prune.db');
+  const storage = openSqliteStorage(path);
+  try {
+    const State = Annotation.Root({ count: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }) });
+    const graph = new StateGraph(State)
+      .addNode('add', () => ({ count: 1 }))
+      .addEdge('__start__', 'add')
+      .addEdge('add', '__end__')
+      .compile({ checkpointer: storage.checkpointer });
+    // Pruning before the checkpointer made its tables, and pruning a thread with no checkpoint, change nothing.
+    await storage.pruneCheckpoints('u1:none');
+    for (const thread of ['u1:a', 'u1:b']) for (let turn = 0; turn < 3; turn++) await graph.invoke({ count: 0 }, { configurable: { thread_id: thread } });
+    await storage.pruneCheckpoints('u1:none');
+    const db = new Database(path, { readonly: true });
+    const rows = (table: string, thread: string) => db.prepare<[string], { checkpoint_id: string }>(`SELECT checkpoint_id FROM ${table} WHERE thread_id = ?`).all(thread).map((row) => row.checkpoint_id);
+    const newest = (thread: string) => [...rows('checkpoints', thread)].sort().at(-1)!;
+    const before = { checkpoints: rows('checkpoints', 'u1:b').length, writes: rows('writes', 'u1:b').length };
+    expect(before.checkpoints).toBeGreaterThan(1);
+    expect(rows('writes', 'u1:a').some((id) => id !== newest('u1:a'))).toBe(true);
+    const kept = newest('u1:a');
+    await storage.pruneCheckpoints('u1:a');
+    expect(rows('checkpoints', 'u1:a')).toEqual([kept]);
+    expect(new Set(rows('writes', 'u1:a'))).toEqual(new Set(rows('writes', 'u1:a').length > 0 ? [kept] : []));
+    expect({ checkpoints: rows('checkpoints', 'u1:b').length, writes: rows('writes', 'u1:b').length }).toEqual(before);
+    db.close();
+    expect((await graph.getState({ configurable: { thread_id: 'u1:a' } })).values.count).toBe(3);
   } finally {
     await storage.close();
   }
