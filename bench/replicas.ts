@@ -28,7 +28,7 @@
  * Run: `npx tsx bench/replicas.ts [--single-turn]` (`--single-turn`: only the one-turn costs, with each statement). `bench/run-all.ts` may import `main()`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
@@ -41,7 +41,7 @@ import { jsonReply, startFakeAgent, type FakeAgent } from '../test/support/fake-
 import { chatOverSse, sampleRegistry } from '../test/support/switchboard-harness.js';
 import { deleteRedisPrefix } from '../test/support/services.js';
 import { createCostCounters } from './support/cost-counters.js';
-import { postgresBackendCpu } from './support/postgres-cpu.js';
+import { backendCpuMs, postgresBackendCpu } from './support/postgres-cpu.js';
 
 const SESSIONS = 50;
 const TURNS_PER_SESSION = 4;
@@ -198,6 +198,49 @@ async function runSetup(name: string, replicas: Replica[], stats?: { queries: nu
   return result;
 }
 
+/**
+ * CPU of each statement's backend while it ran (read before it is sent and when its answer is in; the
+ * backend is idle around it), by prepared statement name or first words, from `start` to `stop`.
+ */
+function statementCpu() {
+  const prototype = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = prototype.query;
+  const byStatement = new Map<string, { count: number; ms: number }>();
+  return {
+    start() {
+      prototype.query = function (this: pg.Client & { processID?: number }, ...args: unknown[]) {
+        const config = args[0] as string | { text?: string; name?: string; submit?: unknown } | undefined;
+        const pid = this.processID;
+        if (pid === undefined || (typeof config === 'object' && typeof config?.submit === 'function')) return original.apply(this, args);
+        const text = typeof config === 'string' ? config : (config?.text ?? '');
+        const name = (typeof config === 'object' && config?.name) || text.replace(/\s+/g, ' ').trim().slice(0, 60);
+        const before = backendCpuMs(pid);
+        const report = () => {
+          const entry = byStatement.get(name) ?? { count: 0, ms: 0 };
+          entry.count++;
+          entry.ms += backendCpuMs(pid) - before;
+          byStatement.set(name, entry);
+        };
+        const last = args.length - 1;
+        if (typeof args[last] === 'function') {
+          const callback = args[last] as (...results: unknown[]) => void;
+          args[last] = (...results: unknown[]) => {
+            report();
+            callback(...results);
+          };
+          return original.apply(this, args);
+        }
+        const result = original.apply(this, args);
+        return result instanceof Promise ? result.finally(report) : result;
+      };
+    },
+    stop: () => {
+      prototype.query = original;
+      return byStatement;
+    },
+  };
+}
+
 /** Round trips, database time and database CPU of one business turn on an idle system, with its statements. */
 async function singleTurnCost(replica: Replica, stats: { queries: number; ms: number; reset(): void }, databaseUrl: string) {
   const sessionId = `single-${randomUUID().slice(0, 6)}`;
@@ -206,10 +249,13 @@ async function singleTurnCost(replica: Replica, stats: { queries: number; ms: nu
   const counters = await createCostCounters(process.cwd());
   const backendCpu = await postgresBackendCpu(databaseUrl);
   const samples: { queries: number; ms: number; statements: Record<string, number> }[] = [];
-  // CPU is read in 10 ms ticks: the total over all samples, per turn.
+  // The total over all samples, per turn (in 10 ms ticks where the kernel has no schedstat).
   let cpuMs = 0;
+  const cpuOfStatements = statementCpu();
+  let byStatement = new Map<string, { count: number; ms: number }>();
   try {
     const cpuBefore = await backendCpu.ms();
+    cpuOfStatements.start();
     for (let index = 0; index < 20; index++) {
       stats.reset();
       counters.start();
@@ -219,12 +265,17 @@ async function singleTurnCost(replica: Replica, stats: { queries: number; ms: nu
       const { statements } = counters.stop();
       samples.push({ queries: stats.queries, ms: stats.ms, statements });
     }
+    byStatement = cpuOfStatements.stop();
     cpuMs = ((await backendCpu.ms()) - cpuBefore) / samples.length;
   } finally {
+    cpuOfStatements.stop();
     await backendCpu.close();
   }
   samples.sort((a, b) => a.queries - b.queries);
-  return { ...samples[Math.floor(samples.length / 2)]!, cpuMs };
+  const cpuByStatement = [...byStatement]
+    .map(([name, entry]) => ({ name, perTurn: entry.count / samples.length, cpuMs: entry.ms / samples.length }))
+    .sort((a, b) => b.cpuMs - a.cpuMs);
+  return { ...samples[Math.floor(samples.length / 2)]!, cpuMs, cpuByStatement };
 }
 
 export interface ReplicasBenchResult {
@@ -255,8 +306,8 @@ export async function main(options: { singleTurnOnly?: boolean } = {}): Promise<
     stats.ms += ms;
   };
   const setups: SetupResult[] = [];
-  type SingleTurn = { queries: number; ms: number; cpuMs: number; statements: Record<string, number> };
-  let singleTurn: SingleTurn = { queries: 0, ms: 0, cpuMs: 0, statements: {} };
+  type SingleTurn = { queries: number; ms: number; cpuMs: number; statements: Record<string, number>; cpuByStatement: { name: string; perTurn: number; cpuMs: number }[] };
+  let singleTurn: SingleTurn = { queries: 0, ms: 0, cpuMs: 0, statements: {}, cpuByStatement: [] };
   let singleTurnRedis: SingleTurn | undefined;
   const prefix = `sbbench:${randomUUID().slice(0, 8)}:`;
   try {
@@ -286,9 +337,13 @@ export async function main(options: { singleTurnOnly?: boolean } = {}): Promise<
 
   const printSingle = (label: string, turn: SingleTurn) => {
     console.log(
-      `One business turn on ${label}, alone: ${turn.queries} round trips, ${round(turn.ms)} ms of database time, ${round(turn.cpuMs, 2)} ms of database CPU (targets ≤ ${TARGET_ROUND_TRIPS} round trips, ≤ ${TARGET_DATABASE_CPU_MS} ms)`,
+      `One business turn on ${label}, alone: ${turn.queries} round trips, ${round(turn.ms)} ms of database time, ${round(turn.cpuMs, 2)} ms of database CPU (targets ≤ ${TARGET_ROUND_TRIPS} round trips, ≤ ${TARGET_DATABASE_CPU_MS} ms; load average ${loadavg().map((value) => value.toFixed(1)).join(' ')})`,
     );
     for (const [statement, count] of Object.entries(turn.statements).filter(([name]) => name.startsWith('pg:')).sort((a, b) => b[1] - a[1])) console.log(`  ${String(count).padStart(3)}  ${statement}`);
+    console.log('  database CPU by statement, per turn (its backend while it ran, commit included):');
+    for (const entry of turn.cpuByStatement.filter((item) => item.cpuMs >= 0.01)) {
+      console.log(`  ${entry.cpuMs.toFixed(2).padStart(6)} ms  ${entry.perTurn.toFixed(2).padStart(5)}×  ${entry.name}`);
+    }
   };
   printSingle('Postgres', singleTurn);
   if (singleTurnRedis) printSingle('Postgres + Redis', singleTurnRedis);

@@ -57,10 +57,15 @@ function statementName(text: string): string {
     }
   }
   // A statement carrying waiting writes in front of it (src/store/postgres/pg-write-behind.ts) is named by its own text.
-  // The carried part ends with its profile upsert (decision 0050), or, before it, with the task outcomes.
-  const markers = ['updated_at = excluded.updated_at )', 'WHERE t.task_id = u.task_id )'];
-  const marker = line.startsWith('WITH sb_carried_events AS') ? markers.find((text) => line.includes(text)) : undefined;
-  if (marker === undefined) return line.slice(0, 90);
+  // It carries events, task outcomes and profile rows, in that order, each only when it has some: the carried part
+  // ends where its last carried CTE does.
+  if (!line.startsWith('WITH sb_carried_')) return line.slice(0, 90);
+  const marker = line.includes('sb_carried_profiles AS')
+    ? 'updated_at = excluded.updated_at )'
+    : line.includes('sb_carried_tasks AS')
+      ? 'WHERE t.task_id = u.task_id )'
+      : 'ON CONFLICT DO NOTHING )';
+  if (!line.includes(marker)) return line.slice(0, 90);
   const rest = line.slice(line.indexOf(marker) + marker.length);
   return `(carrying) ${(rest.startsWith(', ') ? rest.slice(2) : rest.trimStart()).slice(0, 80)}`;
 }

@@ -1,22 +1,32 @@
 /**
- * CPU time of a database's backend processes, read from /proc/<pid>/stat of
- * every pid `pg_stat_activity` lists for the database (Postgres on this
- * machine; pg_stat_statements would need `shared_preload_libraries`). The
- * watcher's own connection is left out; backends that ended between two
- * reads lose their last ticks (connections are pooled, so few do).
+ * CPU time of a database's backend processes (Postgres on this machine; no
+ * pg_stat_statements, which needs `shared_preload_libraries`): for every pid
+ * `pg_stat_activity` lists for the database, the time it ran on a CPU, in
+ * nanoseconds from /proc/<pid>/schedstat, or in 10 ms ticks from
+ * /proc/<pid>/stat where the kernel has no schedstat. The watcher's own
+ * connection is left out; backends that ended between two reads lose their
+ * last share (connections are pooled, so few do).
+ *
+ * `backendCpuMs(pid)` reads one backend: a statement's CPU is the difference
+ * around it on its connection (the backend is idle before and after it).
  */
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 
 const TICK_MS = 10;
 
-function backendTicks(pid: number): number {
+/** CPU ms a process has used so far (0 when it is gone). */
+export function backendCpuMs(pid: number): number {
   try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
   } catch {
-    return 0;
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      return 0;
+    }
   }
 }
 
@@ -29,15 +39,15 @@ export interface BackendCpu {
 export async function postgresBackendCpu(databaseUrl: string): Promise<BackendCpu> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  // Ticks of backends seen once are kept: a total that never goes back when one ends.
+  // What backends seen once used is kept: a total that never goes back when one ends.
   const seen = new Map<number, number>();
   return {
     async ms() {
       const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-      for (const { pid } of rows) seen.set(pid, Math.max(seen.get(pid) ?? 0, backendTicks(pid)));
+      for (const { pid } of rows) seen.set(pid, Math.max(seen.get(pid) ?? 0, backendCpuMs(pid)));
       let total = 0;
-      for (const ticks of seen.values()) total += ticks;
-      return total * TICK_MS;
+      for (const ms of seen.values()) total += ms;
+      return total;
     },
     close: () => client.end(),
   };

@@ -4,7 +4,9 @@
  * (order ignored); an out-of-scope line is right only when nothing is routed.
  * A line marked `"clarify": true` is also right when the turn asked with the
  * expected agent among its options. "Routed or offered" (every file): the
- * expected agents were routed, or the one expected agent was among the options.
+ * expected agents were routed, or the one expected agent not routed was among
+ * the options (asked alone, or about a part of the message beside the routed
+ * requests, which were all expected).
  */
 import type { EvalOutcome } from './run-eval.js';
 
@@ -111,7 +113,9 @@ export function summariseEval(outcomes: readonly EvalOutcome[]): EvalReport {
     const expected = new Set(outcome.case.agents);
     const got = new Set(outcome.predicted);
     const offered = outcome.offered ?? [];
-    const wasOffered = got.size === 0 && expected.size === 1 && offered.includes([...expected][0]!);
+    // Offered: the one expected agent not routed is among the options (alone, or beside the routed ones).
+    const unrouted = [...expected].filter((agent) => !got.has(agent));
+    const wasOffered = unrouted.length === 1 && offered.includes(unrouted[0]!) && (got.size === 0 ? expected.size === 1 : [...got].every((agent) => expected.has(agent)));
     const right = (expected.size === got.size && [...expected].every((agent) => got.has(agent))) || (outcome.case.clarify === true && wasOffered);
     if (right) exact += 1;
     for (const agent of expected) agentEntry(agent)[got.has(agent) ? 'tp' : 'fn'] += 1;

@@ -22,7 +22,7 @@ export interface EvalOutcome {
   case: EvalCase;
   /** Routed agent ids, best first (empty when the turn was not routed). */
   predicted: string[];
-  /** Agent ids of the options a clarification offered instead (empty when the turn did not ask). */
+  /** Agent ids of the options a clarification offered (instead of a route, or for a part of the message beside the routed requests); empty when the turn did not ask. */
   offered?: string[];
   kind: IntentResult['kind'];
   /** Planned inputs per routed agent (only when the line gives `inputs`). */
@@ -85,7 +85,8 @@ async function runCase(item: EvalCase, options: RunEvalOptions): Promise<EvalOut
   const intent = await options.recognizer.recognize({ ...read, history: memory.history, snapshot, pendingAgents, usage: createLlmUsage(), now, ...(meaning ? { meaning } : {}) });
   const latencyMs = performance.now() - started;
   const predicted = intent.kind === 'business' ? [...new Set(intent.intents.map((found) => found.agentId))] : [];
-  const offered = intent.clarification?.options.map((option) => option.sub_agent_id) ?? [];
+  // A clarification's options, or those offered for a part of the message beside the routed requests.
+  const offered = (intent.clarification ?? intent.askAbout?.clarification)?.options.map((option) => option.sub_agent_id) ?? [];
   const inputs: Record<string, Record<string, unknown>> = {};
   if (Object.keys(item.inputs).length > 0 && predicted.length > 0) {
     const planned = await plan(intent, read, memory, options, now, `eval_${item.line}`);

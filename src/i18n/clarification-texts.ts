@@ -24,6 +24,18 @@ export function clarificationQuestionText(labels: readonly string[], language: L
     : `I'm not sure which service you mean. Do you mean:\n${lines.join('\n')}\nReply with the number or the name; if it is none of these, tell me in other words what you need.`;
 }
 
+/**
+ * The question about one part of a message that holds other requests too: the part is quoted, so the user
+ * sees which words it is about while the other requests go on. Always numbered (a bare yes may be meant for a
+ * held action of the same turn).
+ */
+export function clauseClarificationText(clause: string, labels: readonly string[], language: Language): string {
+  const lines = labels.map((label, index) => `${index + 1}. ${label}`);
+  return language === 'zh'
+    ? `关于“${clause}”，我不太确定您需要哪项服务，您是指：\n${lines.join('\n')}\n请回复序号或服务名称；都不是的话，换个说法告诉我您的需求。`
+    : `About "${clause}": I'm not sure which service you mean. Do you mean:\n${lines.join('\n')}\nReply with the number or the name; if it is none of these, tell me in other words what you need.`;
+}
+
 /** A `choose` that names no option of the last clarification (answered, expired or forged). */
 export function unknownChoiceText(language: Language): string {
   return language === 'zh' ? '这个选项已失效。如需办理，请重新告诉我您的需求。' : 'That option is no longer open. If you still need something, please tell me again.';

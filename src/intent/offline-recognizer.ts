@@ -138,7 +138,11 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         }
         // "那边天气怎么样": a new service, but its place comes from the previous turn.
         if (previous && refersToPreviousTurn(query)) return business(snapshot, language, intents, ranked.confidence, ranked.reason, merge(previous, text, language));
-        return { ...business(snapshot, language, intents, ranked.confidence, ranked.reason, text), asTyped: true };
+        const routedResult: IntentResult = { ...business(snapshot, language, intents, ranked.confidence, ranked.reason, text), asTyped: true };
+        // "I need a day off next Friday and also my laptop is broken": a part no card took is asked about, not dropped.
+        const placed = input.clauses.length > 1 && input.pendingAgents.length === 0 && intents.every((intent) => intent.clause !== undefined);
+        const askAbout = placed ? unplacedPart(fragments, intents, snapshot, language, classifier) : undefined;
+        return askAbout ? { ...routedResult, askAbout, reason: `${routedResult.reason}; asking about "${askAbout.query}"` } : routedResult;
       }
 
       if (carried.agents.length > 0 && isFragment(query, input.clauses, carried.agents, snapshot)) {
@@ -184,6 +188,37 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       answer: question,
       clarification,
     };
+  }
+
+  /**
+   * The first part of a message with routed requests that no card took, is longer than a fragment's residue, is no
+   * value of theirs and no small talk, and that the shortlist would ask about on its own (`decideClarification`
+   * offers options): its words and the options. A part the shortlist finds near no agent is left alone, as before.
+   */
+  function unplacedPart(
+    parts: readonly Clause[],
+    intents: readonly RankedIntent[],
+    snapshot: RegistrySnapshot,
+    language: Language,
+    classifier: ReturnType<typeof classifierFor>,
+  ): IntentResult['askAbout'] {
+    if (!clarify || !ranker.shortlist || parts.length === 0) return undefined;
+    const routed = [...new Set(intents.map((intent) => intent.agentId))];
+    const keys = routed.flatMap((agentId) => snapshot.byId.get(agentId)?.requiredKeys ?? []);
+    const today = now();
+    for (const part of parts) {
+      // No longer than what a fragment may hold besides its values ("明天入住", "tomorrow"): not a request of its own.
+      const units = residualUnits(part.text);
+      if (units.han + units.words <= maxFragmentResidue) continue;
+      if (readAttributeClause(part.text, keys, today) !== undefined || isFragment(part.text, [part], routed, snapshot)) continue;
+      if (classifier.findSmallTalk(part.text) || classifier.findOverride(part.text)) continue;
+      const alone = { normalizedQuery: part.text, clauses: [{ text: part.text, start: 0 }] };
+      const decision = decideClarification(ranker.shortlist(alone, snapshot, MAX_CLARIFICATION_OPTIONS), undefined, clarify);
+      if (!('offer' in decision)) continue;
+      const clarification = buildClarification(decision.offer, snapshot, language);
+      if (clarification) return { query: part.text, clarification };
+    }
+    return undefined;
   }
 
   /**

@@ -68,6 +68,12 @@ export interface IntentResult {
   memorySummary?: string;
   /** With `simpleKind: 'clarify'`: the options the turn offers instead of guessing (contract v4 "Clarification"). */
   clarification?: Clarification;
+  /**
+   * A business turn whose message holds a part no agent took and no routed request reads as its value: the
+   * options offered for that part and its words (in normal form). The routed requests run; the part is asked
+   * about beside them, and a choice runs these words on the chosen agent.
+   */
+  askAbout?: { readonly query: string; readonly clarification: Clarification };
   /** Which level decided: word rules, the intent cache, the model, or the offline fallback after a model failure. */
   source?: 'rules' | 'cache' | 'model' | 'fallback';
 }

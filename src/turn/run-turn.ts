@@ -17,6 +17,7 @@ import type { RegistrySnapshot } from '../registry/index.js';
 import { startTurnBudgets } from './budget-clock.js';
 import { createEventPipeline } from './event-pipeline.js';
 import { finishTurn } from './finish-turn.js';
+import type { LoopSlot } from './loop-share.js';
 import { stopReasonOf, type TurnRunnerOptions, type TurnStopReason } from './runner-options.js';
 import { createStreamGovernor, DEFAULT_STREAM_CAPS, type StreamCaps } from './stream-caps.js';
 import type { RecordedTurn } from './task-records.js';
@@ -30,6 +31,8 @@ export interface TurnRunParts {
   guardFor: (snapshot: RegistrySnapshot) => OutputGuard;
   dataGuardFor: (snapshot: RegistrySnapshot) => TextScrubber;
   recorderFor: (turn: RecordedTurn, snapshot: RegistrySnapshot) => TaskRecorder;
+  /** The loop turn in which the graph's first steps, and later the turn's finish, may run (`loop-share.ts`). */
+  loopSlot: LoopSlot;
 }
 
 /** An admitted turn, with its ids and its owner. */
@@ -123,12 +126,11 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     if (announcesEarly(message)) send({ stage: 'intent_start', content: intentStartText(context.language), agent_id: 'supervisor', is_thinking: true });
     let stopReason: TurnStopReason | undefined;
     try {
-      // The caller sends the first frame before the graph's first steps run (they would hold it until their first I/O).
-      if (eagerStored) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        // A start that could not be stored fails the turn (its done says so), not only its first frame.
-        await eagerStored;
-      }
+      // A start that could not be stored fails the turn (its done says so), not only its first frame.
+      if (eagerStored) await eagerStored;
+      // The graph's first steps (recognition, the plan) run in a loop turn of their own, after the caller sent
+      // the first frame and after the sockets were polled: not in a row with other turns' steps.
+      await parts.loopSlot();
       const stream = await options.graph.stream(
         { query: request.query, user_id: request.userId, thread_id: request.sessionId, confirm: request.confirm ?? [], reject: request.reject ?? [], choose: request.choose ?? null },
         { configurable: { thread_id: threadKey }, context: context as unknown as Record<string, unknown>, streamMode: 'custom', durability: 'exit', signal },
@@ -156,6 +158,8 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
       budgets.stop();
     }
 
+    // The finish (the answer row, the record, `done`) is the turn's other long stretch: it waits for a slot too.
+    await parts.loopSlot();
     return finishTurn(options, { request, snapshot, context, outcome, stopReason, startedAt, threadKey, pipeline, eventLog, release, usageState });
   };
 }

@@ -28,7 +28,8 @@ export interface TurnFeed {
   cancel(userId: string, sessionId: string): Promise<{ turnId: string } | undefined>;
 }
 
-const EVENT_ID = /^(turn_[0-9a-f]{32}):(\d{1,9})$/;
+// The turn id is opaque to clients: any id of this form is looked up, and one that names no turn is unknown (404), not malformed.
+const EVENT_ID = /^([A-Za-z0-9_.-]{1,128}):(\d{1,9})$/;
 
 /** Splits an SSE event id `<turn_id>:<seq>`; undefined when it is not one. */
 export function parseEventId(eventId: string): { turnId: string; seq: number } | undefined {

@@ -15,6 +15,7 @@ import type { ResponseState } from '../events/index.js';
 import { DEFAULT_TENANT, ownerKey } from '../store/index.js';
 import { createAdmission } from './admission.js';
 import { createDataGuards, createOutputGuards } from './event-pipeline.js';
+import { createLoopShare } from './loop-share.js';
 import { createTurnRun } from './run-turn.js';
 import type { TurnRunnerOptions, TurnStopReason } from './runner-options.js';
 import { createTaskRecords } from './task-records.js';
@@ -30,7 +31,12 @@ interface ActiveTurn {
 /** Makes the process's turn runner. */
 export function createTurnRunner(options: TurnRunnerOptions): TurnRunner {
   const { storage, logger } = options;
-  const execute = createTurnRun(options, { guardFor: createOutputGuards(), dataGuardFor: createDataGuards(), recorderFor: createTaskRecords(storage, logger) });
+  const execute = createTurnRun(options, {
+    guardFor: createOutputGuards(),
+    dataGuardFor: createDataGuards(),
+    recorderFor: createTaskRecords(storage, logger),
+    loopSlot: createLoopShare(),
+  });
   const admission = createAdmission({
     storage,
     logger,

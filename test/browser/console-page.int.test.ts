@@ -5,10 +5,14 @@
  * with both calls and each value's source, never shows a secret header value
  * or an unmasked phone number, shows a tenant's turns to that tenant's admin
  * key only, is reachable by keyboard, reads in English too, and stays inside a
- * 375 px viewport. It writes the screenshot the operations guide shows
- * (docs/images/console.png).
+ * 375 px viewport. With SWITCHBOARD_UPDATE_SCREENSHOTS=1 it rewrites the
+ * screenshot the operations guide shows (docs/images/console.png); otherwise
+ * the screenshot goes to the temporary directory, so a test run leaves the
+ * checkout as it was.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, type Page } from 'playwright-core';
 import { launchHeadlessChromium, type HeadlessChromium } from '../support/headless-chromium.js';
@@ -16,8 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemoSwitchboard, type DemoSwitchboard } from '../support/demo-switchboard.js';
 
 const CONSOLE_PAGE = readFileSync(new URL('../../public/console.html', import.meta.url), 'utf8');
-/** The screenshot docs/operations links. */
-const SCREENSHOT = fileURLToPath(new URL('../../docs/images/console.png', import.meta.url));
+/** The screenshot docs/operations links, rewritten only when asked to. */
+const SCREENSHOT = process.env.SWITCHBOARD_UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/images/console.png', import.meta.url)) : join(tmpdir(), `switchboard-console-${process.pid}.png`);
 const PHONE = '13912345678';
 const SECRET = 'demo-token';
 

@@ -11,12 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
-import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { startAnsweringAgents, type AnsweringAgents, type FakeAgent } from '../support/fake-agent.js';
 import { finalEvent, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 import type { ResponseState } from '../../src/events/index.js';
 
 const NAMES = ['order', 'logistics', 'refund', 'points', 'reports'] as const;
 type Name = (typeof NAMES)[number];
+let fleet: AnsweringAgents<Name>;
 let agents: Record<Name, FakeAgent>;
 let board: TestSwitchboard;
 
@@ -36,16 +37,17 @@ function registry(urls: Record<Name, string>): string {
 }
 
 beforeAll(async () => {
-  agents = Object.fromEntries(await Promise.all(NAMES.map(async (name) => [name, await startFakeAgent(jsonReply({ output: { ok: true }, message: `${name} answered` }))]))) as Record<Name, FakeAgent>;
-  board = await startTestSwitchboard({ registryYaml: registry(Object.fromEntries(NAMES.map((name) => [name, agents[name].url])) as Record<Name, string>) });
+  fleet = await startAnsweringAgents(NAMES);
+  agents = fleet.agents;
+  board = await startTestSwitchboard({ registryYaml: registry(fleet.urls) });
 });
 
 afterAll(async () => {
   await board.close();
-  await Promise.all(NAMES.map((name) => agents[name].close()));
+  await fleet.close();
 });
 
-const calls = () => Object.fromEntries(NAMES.map((name) => [name, agents[name].calls.length]));
+const calls = () => fleet.calls();
 const doneOf = (events: readonly ResponseState[]) => events.find((event) => event.type === 'done')!;
 const optionsOf = (events: readonly ResponseState[]) => finalEvent(events).metadata.clarification?.options ?? [];
 

@@ -134,6 +134,9 @@ describe('resume and cancel', () => {
   it('answers 404 for an unknown event id and 400 for a malformed one', async () => {
     expect((await resume('resume', `turn_${'0'.repeat(32)}:3`)).status).toBe(404);
     expect((await resume('resume', 'not-an-id')).status).toBe(400);
+    // An id of the `<turn_id>:<seq>` form that names no turn is unknown, whatever the turn id looks like.
+    expect((await resume('resume', 'turn_unknown:3')).status).toBe(404);
+    expect((await resume('resume', 'abc:1')).status).toBe(404);
     expect((await resume('no-such-session')).status).toBe(404);
   });
 

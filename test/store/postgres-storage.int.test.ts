@@ -45,7 +45,7 @@ describe.skipIf(!hasPostgres)('postgres', () => {
     try {
       await client.query(`SET search_path = ${schema}`);
       const { rows } = await client.query<{ version: number; name: string }>('SELECT version, name FROM schema_version ORDER BY version');
-      expect(rows).toEqual([{ version: 1, name: '001-initial.sql' }, { version: 2, name: '002-profiles.sql' }, { version: 3, name: '003-turn-records.sql' }, { version: 4, name: '004-a2a-tasks.sql' }, { version: 5, name: '005-leased-turns.sql' }]);
+      expect(rows).toEqual([{ version: 1, name: '001-initial.sql' }, { version: 2, name: '002-profiles.sql' }, { version: 3, name: '003-turn-records.sql' }, { version: 4, name: '004-a2a-tasks.sql' }, { version: 5, name: '005-leased-turns.sql' }, { version: 6, name: '006-next-seq-reads-one-row.sql' }]);
       const tables = (await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema])).rows.map((row) => row.table_name);
       expect(tables).toEqual(expect.arrayContaining(['sb_turns', 'sb_messages', 'sb_events', 'checkpoints', 'checkpoint_blobs']));
     } finally {

@@ -96,6 +96,30 @@ export interface FakeAgent {
 }
 
 /** A JSON reply (default `status: 'completed'`, `output: {}`). */
+/** Fake agents by name, each answering `{ output: { ok: true }, message: "<name> answered" }`. */
+export interface AnsweringAgents<Name extends string> {
+  readonly agents: Record<Name, FakeAgent>;
+  /** Each agent's address, for a registry. */
+  readonly urls: Record<Name, string>;
+  /** How many calls each agent has had so far. */
+  calls(): Record<Name, number>;
+  close(): Promise<void>;
+}
+
+/** Starts one answering fake agent per name (`AnsweringAgents`). */
+export async function startAnsweringAgents<Name extends string>(names: readonly Name[]): Promise<AnsweringAgents<Name>> {
+  const started = await Promise.all(names.map(async (name) => [name, await startFakeAgent(jsonReply({ output: { ok: true }, message: `${name} answered` }))] as const));
+  const agents = Object.fromEntries(started) as Record<Name, FakeAgent>;
+  return {
+    agents,
+    urls: Object.fromEntries(started.map(([name, agent]) => [name, agent.url])) as Record<Name, string>,
+    calls: () => Object.fromEntries(started.map(([name, agent]) => [name, agent.calls.length])) as Record<Name, number>,
+    close: async () => {
+      await Promise.all(started.map(([, agent]) => agent.close()));
+    },
+  };
+}
+
 export function jsonReply(fields: Omit<Extract<FakeReply, { kind: 'json' }>, 'kind'> = {}): FakeReply {
   return { kind: 'json', ...fields };
 }

@@ -68,6 +68,8 @@ export function createSemanticCheckNode() {
       is_thinking: true,
       semantic_info: semanticInfo,
       ...(confirmation.length > 0 ? { confirmation } : {}),
+      // A part of the message no agent took is asked about beside the plan (intent `askAbout`).
+      ...(state.intent?.askAbout ? { clarification: state.intent.askAbout.clarification } : {}),
       state: { task_plan: finalPlan, held_back: heldBack },
     });
     const preDispatch = Object.fromEntries(

@@ -6,7 +6,7 @@
 import type { AnswerComposer } from '../answers/types.js';
 import { eventWriter, ownerOf, turnContext, type NodeConfig } from '../context.js';
 import { memoryAfterBusinessTurn } from '../memory/memory.js';
-import { confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
+import { clauseClarificationText, confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
 import { budgetNotices, parkedTaskLabels } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import type { InvalidKey, TaskOutcome, TaskPlan } from '../../planning/index.js';
@@ -87,7 +87,10 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
     ];
     const opening = notices.length > 0 ? `${notices.join('\n')}\n\n` : '';
     const prompt = state.confirmation.length > 0 ? confirmationPromptText(state.confirmation.map((request) => request.summary), context.language) : '';
-    const answer = `${opening}${[body, prompt].filter(Boolean).join('\n\n')}`;
+    // A part of the message no agent took: its question closes the answer, after what did run.
+    const askAbout = state.intent?.askAbout;
+    const question = askAbout ? clauseClarificationText(askAbout.query, askAbout.clarification.options.map((option) => option.label), context.language) : '';
+    const answer = `${opening}${[body, prompt, question].filter(Boolean).join('\n\n')}`;
     const taskStates = plan.sub_tasks.map((task) => ({
       task_id: task.task_id,
       agent: task.assigned_agent,
@@ -101,6 +104,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
       is_thinking: false,
       semantic_info: state.semantic_info,
       ...(state.confirmation.length > 0 ? { confirmation: state.confirmation } : {}),
+      ...(askAbout ? { clarification: askAbout.clarification } : {}),
       state: {
         delta: false,
         plan_id: plan.plan_id,
@@ -118,7 +122,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
         await dependencies.answerCache.remember(state.answer_cache, kept, state.answer_cache.family ? await context.meaning?.read() : undefined);
       }
     }
-    const memory = memoryAfterBusinessTurn({
+    const after = memoryAfterBusinessTurn({
       memory: state.memory,
       turn: {
         query: state.query,
@@ -136,6 +140,10 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
       carried: state.confirm_turn ? state.memory.pending : [],
       modelSummary: state.intent?.memorySummary,
     });
+    // The next turn answers the question about the unplaced part (a choice runs its words on the chosen agent) or drops it.
+    const memory = askAbout
+      ? { ...after, clarification: { options: askAbout.clarification.options, query: askAbout.query, language: context.language, asked_at: context.now.toISOString() } }
+      : after;
     if (dependencies.profiles && state.user_id) {
       const evidence = profileEvidence({
         tasks: plan.sub_tasks,

@@ -28,6 +28,8 @@ describe('shortlistOf', () => {
     expect(list.backing).toBeCloseTo(0.5 * 0.7 + 0.5 * 0.02, 3);
     expect(list.covered).toBeCloseTo(0.6, 6);
     expect(list.shared).toBe(1);
+    // …and that card is named, though the product ranks it last.
+    expect(list.backed).toBe(0);
   });
 
   it('uses the example model alone when the n-gram model knows nothing of the text', () => {
@@ -38,6 +40,6 @@ describe('shortlistOf', () => {
   });
 
   it('returns nothing for a registry with no cards', () => {
-    expect(shortlistOf(scoresWith([], []), new Float64Array(0), 3)).toMatchObject({ entries: [], backing: 0, covered: 0 });
+    expect(shortlistOf(scoresWith([], []), new Float64Array(0), 3)).toMatchObject({ entries: [], backing: 0, covered: 0, backed: -1 });
   });
 });

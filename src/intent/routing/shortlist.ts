@@ -43,6 +43,8 @@ export interface Shortlist {
   shared: number;
   /** How much the two models back their most backed card: the mean of its share under each (the posterior tempered), 0..1. */
   backing: number;
+  /** Index of that card, the one `covered`, `centroid` and `shared` are read on; -1 when there are no cards. */
+  backed: number;
 }
 
 /** Temperature the posterior's log is divided by (chosen on the train split's held-out rows: 3, 10 and 30 tried). */
@@ -57,7 +59,7 @@ const PRODUCT_TEMPERATURE = 2;
 /** The shortlist of `limit` cards from the example model's scores and the n-gram model's probabilities (all zero: unused). */
 export function shortlistOf(scores: ExampleScores, grams: Float64Array, limit: number): Shortlist {
   const count = scores.posterior.length;
-  if (count === 0) return { entries: [], covered: 0, centroid: 0, familiar: scores.familiar, shared: 0, backing: 0 };
+  if (count === 0) return { entries: [], covered: 0, centroid: 0, familiar: scores.familiar, shared: 0, backing: 0, backed: -1 };
   const tempered = normalised(Array.from(scores.posterior, (value) => Math.log(Math.max(value, 1e-300)) / POSTERIOR_TEMPERATURE));
   const gramSum = grams.reduce((total, value) => total + value, 0);
   const gram = gramSum > 0 ? Array.from(grams, (value) => value / gramSum) : undefined;
@@ -66,7 +68,7 @@ export function shortlistOf(scores: ExampleScores, grams: Float64Array, limit: n
   const order = product.map((_, index) => index).sort((a, b) => product[b]! - product[a]!);
   const entries = order.slice(0, Math.max(0, limit)).map((cardIndex) => ({ cardIndex, share: product[cardIndex]! }));
   const backed = mean.reduce((best, value, index) => (value > mean[best]! ? index : best), 0);
-  return { entries, covered: scores.covered[backed]!, centroid: scores.centroid[backed]!, familiar: scores.familiar, shared: scores.strong[backed]!, backing: mean[backed]! };
+  return { entries, covered: scores.covered[backed]!, centroid: scores.centroid[backed]!, familiar: scores.familiar, shared: scores.strong[backed]!, backing: mean[backed]!, backed };
 }
 
 /** exp of each log, shifted by the largest, as shares summing to 1. */

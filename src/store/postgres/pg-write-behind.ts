@@ -8,8 +8,9 @@
  * their own. A deferred write's promise resolves once it is stored, so
  * followers are told of events only when they can read them.
  *
- * The CTEs always have the same text (their rows are arrays), so a carried
- * statement is one prepared statement whatever it carries.
+ * A statement carries the CTEs of the kinds of rows waiting (events, task
+ * outcomes, profile rows), each with a fixed text (its rows are arrays), so a
+ * carried statement is one prepared statement per combination of kinds.
  *
  * Profile upserts ride the same way (decision 0050): a business turn's
  * profile write goes in front of its checkpoint. A turn's finish waits for
@@ -49,21 +50,55 @@ export interface ProfileUpsert {
   updatedAt: string;
 }
 
-const CTES = `sb_carried_events AS (
+/**
+ * The carried CTEs, one per kind of row; a statement carries only the kinds
+ * it has rows of (an empty CTE still opens its table and indexes). `$n` are
+ * numbered from 1 within each; `carried` renumbers them.
+ */
+const CARRIED_KINDS = [
+  {
+    parameters: 4,
+    text: `sb_carried_events AS (
     INSERT INTO sb_events (turn_id, seq, data, created_at)
     SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) ON CONFLICT DO NOTHING
-  ), sb_carried_tasks AS (
+  )`,
+  },
+  {
+    parameters: 4,
+    text: `sb_carried_tasks AS (
     UPDATE sb_tasks t SET status = u.status, detail = u.detail, updated_at = u.updated_at
-    FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) AS u (task_id, status, detail, updated_at)
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u (task_id, status, detail, updated_at)
     WHERE t.task_id = u.task_id
-  ), sb_carried_profiles AS (
+  )`,
+  },
+  {
+    parameters: 7,
+    text: `sb_carried_profiles AS (
     INSERT INTO sb_profiles (user_id, fact_key, value, hits, session_id, turn_id, first_seen, updated_at)
     SELECT p.user_id, p.fact_key, p.value, 1, p.session_id, p.turn_id, p.first_seen, p.updated_at
-    FROM unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
       AS p (user_id, fact_key, value, session_id, turn_id, first_seen, updated_at)
     ON CONFLICT (user_id, fact_key) DO UPDATE SET ${PROFILE_UPSERT_SET}
-  )`;
-const CARRIED_PARAMETERS = 15;
+  )`,
+  },
+] as const;
+
+/** Which kinds a batch has rows of, as a name suffix: `e` events, `t` task outcomes, `p` profile rows. */
+type Kinds = string;
+const KIND_LETTERS = ['e', 't', 'p'] as const;
+
+/** The CTEs of `kinds`, their parameters numbered from 1, and how many there are. */
+function carried(kinds: Kinds): { ctes: string; parameters: number } {
+  const parts: string[] = [];
+  let parameters = 0;
+  KIND_LETTERS.forEach((letter, index) => {
+    if (!kinds.includes(letter)) return;
+    const kind = CARRIED_KINDS[index]!;
+    parts.push(shiftParameters(kind.text, parameters));
+    parameters += kind.parameters;
+  });
+  return { ctes: parts.join(', '), parameters };
+}
 
 /** A statement to run, optionally named (prepared once per connection). */
 export interface Statement {
@@ -98,10 +133,11 @@ function shiftParameters(text: string, offset: number): string {
   return text.replace(/\$(\d+)/g, (_match, index: string) => `$${Number(index) + offset}`);
 }
 
-/** The statement with the CTEs in front (merged into its own `WITH` when it has one). */
-function carriedText(text: string): string {
-  const shifted = shiftParameters(text.trim(), CARRIED_PARAMETERS);
-  return /^with\s/i.test(shifted) ? `WITH ${CTES}, ${shifted.slice(5)}` : `WITH ${CTES} ${shifted}`;
+/** The statement with the CTEs of `kinds` in front (merged into its own `WITH` when it has one). */
+function carriedText(text: string, kinds: Kinds): string {
+  const { ctes, parameters } = carried(kinds);
+  const shifted = shiftParameters(text.trim(), parameters);
+  return /^with\s/i.test(shifted) ? `WITH ${ctes}, ${shifted.slice(5)}` : `WITH ${ctes} ${shifted}`;
 }
 
 export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } = {}): WriteBehind {
@@ -131,26 +167,34 @@ export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } =
     pending.waiters.unshift(...taken.waiters);
     arm();
   };
+  const kindsOf = (taken: Pending): Kinds =>
+    `${taken.eventTurns.length > 0 ? 'e' : ''}${taken.tasks.size > 0 ? 't' : ''}${taken.profiles.size > 0 ? 'p' : ''}`;
+  /** The parameters of the CTEs `kindsOf(taken)` names, in their order. */
   const carriedValues = (taken: Pending): unknown[] => {
-    const tasks = [...taken.tasks];
-    const profiles = [...taken.profiles.values()];
-    return [
-      taken.eventTurns,
-      taken.eventSeqs,
-      taken.eventData,
-      taken.eventTimes,
-      tasks.map(([taskId]) => taskId),
-      tasks.map(([, outcome]) => outcome.status),
-      tasks.map(([, outcome]) => outcome.detail),
-      tasks.map(([, outcome]) => outcome.at),
-      profiles.map((row) => row.userId),
-      profiles.map((row) => row.key),
-      profiles.map((row) => row.value),
-      profiles.map((row) => row.sessionId),
-      profiles.map((row) => row.turnId),
-      profiles.map((row) => row.firstSeen),
-      profiles.map((row) => row.updatedAt),
-    ];
+    const values: unknown[] = [];
+    if (taken.eventTurns.length > 0) values.push(taken.eventTurns, taken.eventSeqs, taken.eventData, taken.eventTimes);
+    if (taken.tasks.size > 0) {
+      const tasks = [...taken.tasks];
+      values.push(
+        tasks.map(([taskId]) => taskId),
+        tasks.map(([, outcome]) => outcome.status),
+        tasks.map(([, outcome]) => outcome.detail),
+        tasks.map(([, outcome]) => outcome.at),
+      );
+    }
+    if (taken.profiles.size > 0) {
+      const profiles = [...taken.profiles.values()];
+      values.push(
+        profiles.map((row) => row.userId),
+        profiles.map((row) => row.key),
+        profiles.map((row) => row.value),
+        profiles.map((row) => row.sessionId),
+        profiles.map((row) => row.turnId),
+        profiles.map((row) => row.firstSeen),
+        profiles.map((row) => row.updatedAt),
+      );
+    }
+    return values;
   };
   const settle = (taken: Pending, error?: unknown) => {
     for (const waiter of taken.waiters) {
@@ -169,13 +213,16 @@ export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } =
     inFlight.add(settled);
     return promise;
   };
-  const carriedOnly = (values: unknown[]) => track(pool.query({ name: 'sb_carried_only', text: `WITH ${CTES} SELECT 1`, values }));
+  const carriedOnly = (taken: Pending) => {
+    const kinds = kindsOf(taken);
+    return track(pool.query({ name: `sb_carried_only_${kinds}`, text: `WITH ${carried(kinds).ctes} SELECT 1`, values: carriedValues(taken) }));
+  };
 
   const flushAlone = async (): Promise<void> => {
     if (isEmpty()) return;
     const taken = take();
     try {
-      await carriedOnly(carriedValues(taken));
+      await carriedOnly(taken);
       settle(taken);
     } catch (error) {
       settle(taken, error);
@@ -184,7 +231,7 @@ export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } =
   /** Profile rows that met newer rows of the same key after a failed carrier: written alone, in their order. */
   async function flushProfilesAlone(rows: ProfileUpsert[]): Promise<void> {
     const only: Pending = { ...empty(), profiles: new Map(rows.map((row) => [profileKey(row.userId, row.key), row])) };
-    await carriedOnly(carriedValues(only)).catch(() => {});
+    await carriedOnly(only).catch(() => {});
   }
   function arm() {
     if (!timer && !isEmpty()) timer = setTimeout(() => void flushAlone(), boundMs);
@@ -230,15 +277,17 @@ export function createWriteBehind(pool: pg.Pool, options: { boundMs?: number } =
       if (isEmpty() || (queryOptions.avoidTask !== undefined && pending.tasks.has(queryOptions.avoidTask))) {
         return pool.query<R>(statement.name ? statement : { text: statement.text, values: statement.values });
       }
-      let text = statement.name ? texts.get(statement.name) : undefined;
-      if (text === undefined) {
-        text = carriedText(statement.text);
-        if (statement.name) texts.set(statement.name, text);
-      }
       const taken = take();
+      const kinds = kindsOf(taken);
+      const name = statement.name ? `${statement.name}_carrying_${kinds}` : undefined;
+      let text = name ? texts.get(name) : undefined;
+      if (text === undefined) {
+        text = carriedText(statement.text, kinds);
+        if (name) texts.set(name, text);
+      }
       try {
         const result = await track(pool.query<R>({
-          ...(statement.name ? { name: `${statement.name}_carrying` } : {}),
+          ...(name ? { name } : {}),
           text,
           values: [...carriedValues(taken), ...statement.values],
         }));
