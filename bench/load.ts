@@ -197,7 +197,6 @@ async function captureShape(server: Server, path: string): Promise<number> {
   return events.length;
 }
 
-
 export interface LoadOptions {
   quick?: boolean;
   postgres?: boolean;
@@ -359,10 +358,12 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
       const servers = [floor, ...boards];
       stops.push(...servers.map((server) => () => server.process.stop()));
       try {
-        // Warm-up outside the measurement: module caches, JIT, connection pools.
-        for (const server of servers) await runShape(server, { kind: 'closed', sessions: 4, turns: quick ? 5 : 15 }, `${runId}w`);
+        const shapes = shapesFor(quick).filter((each) => !options.shapes || options.shapes.some((part) => shapeName(each).includes(part)));
+        // Warm-up outside the measurement: caches, JIT, pools, a keep-alive connection per session of the largest closed loop.
+        const sessions = Math.max(4, ...shapes.map((shape) => (shape.kind === 'closed' ? shape.sessions : 0)));
+        for (const server of servers) for (const warm of [{ sessions: 4, turns: quick ? 5 : 15 }, { sessions, turns: 1 }]) await runShape(server, { kind: 'closed', ...warm }, `${runId}w`);
         const rows: LoadFigures[] = [];
-        for (const shape of shapesFor(quick).filter((each) => !options.shapes || options.shapes.some((part) => shapeName(each).includes(part)))) {
+        for (const shape of shapes) {
           for (const server of servers) rows.push(await runShape(server, shape, runId));
         }
         console.log(`(${mode}: ${eventCount} SSE events per turn, copied by the floor)`);

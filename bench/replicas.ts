@@ -16,8 +16,12 @@
  * target; what is measured is the cost of sharing state.
  *
  * Database CPU is the CPU time of the database's backend processes (from
- * /proc/<pid>/stat of the pids `pg_stat_activity` lists for it; the server
- * runs on this machine), per turn: alone, and averaged under load.
+ * /proc/<pid>/schedstat of the pids `pg_stat_activity` lists for it; the
+ * server runs on this machine), per turn: alone (also by statement), and
+ * averaged under load. Under load it is read after a warm-up of one turn in
+ * each of 50 other sessions at once, which opens the pools' connections: a
+ * connection's start and first statements cost tens of ms of database CPU
+ * once, printed on their own line.
  *
  * Targets: ≤ 6 round trips and ≤ 3 ms of database CPU per business turn;
  * Postgres adds ≤ 15 ms p50 per turn over SQLite; no lost turn, no doubled message.
@@ -41,7 +45,7 @@ import { jsonReply, startFakeAgent, type FakeAgent } from '../test/support/fake-
 import { chatOverSse, sampleRegistry } from '../test/support/switchboard-harness.js';
 import { deleteRedisPrefix } from '../test/support/services.js';
 import { createCostCounters } from './support/cost-counters.js';
-import { backendCpuMs, postgresBackendCpu } from './support/postgres-cpu.js';
+import { backendCpuMs, postgresBackendCpu, type BackendCpu } from './support/postgres-cpu.js';
 
 const SESSIONS = 50;
 const TURNS_PER_SESSION = 4;
@@ -67,8 +71,10 @@ interface SetupResult {
   roundTripsPerTurn?: number;
   /** Database time per turn under load, ms (sum of statement round trips). */
   databaseMsPerTurn?: number;
-  /** CPU of the database's backend processes per turn under load, ms. */
+  /** CPU of the database's backend processes per turn under load, ms (the pools' connections open and warm). */
   databaseCpuMsPerTurn?: number;
+  /** CPU of the database's backends during the warm-up (connections started, statements prepared), ms, and how many backends it started. */
+  warmUp?: { databaseCpuMs: number; backendsStarted: number };
   failures: number;
   /** Why turns failed (outcome or error text), counted. */
   failureReasons: Record<string, number>;
@@ -93,20 +99,6 @@ async function withDatabase<T>(body: (databaseUrl: string) => Promise<T>): Promi
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
     await admin.end();
-  }
-}
-
-/** Runs a setup and adds the CPU its database's backends used, per turn. */
-async function withDatabaseCpu(databaseUrl: string, body: () => Promise<SetupResult>): Promise<SetupResult> {
-  const backendCpu = await postgresBackendCpu(databaseUrl);
-  try {
-    const before = await backendCpu.ms();
-    const result = await body();
-    // The warm-up turn's backends are counted too: a few ms over 200 turns.
-    result.databaseCpuMsPerTurn = round(((await backendCpu.ms()) - before) / result.turns, 2);
-    return result;
-  } finally {
-    await backendCpu.close();
   }
 }
 
@@ -148,11 +140,37 @@ async function checkTranscripts(replica: Replica, sessions: string[]): Promise<n
   return problems;
 }
 
-async function runSetup(name: string, replicas: Replica[], stats?: { queries: number; ms: number; reset(): void }): Promise<SetupResult> {
+/**
+ * `databaseUrl`: the CPU of the database's backends is read around the measured turns, and around the warm-up.
+ * The warm-up is one turn in each of as many other sessions at once (module caches; every connection of
+ * the pools opened and its statements prepared, a one-off cost of each connection, reported on its own).
+ */
+async function runSetup(name: string, replicas: Replica[], stats?: { queries: number; ms: number; reset(): void }, databaseUrl?: string): Promise<SetupResult> {
   const run = randomUUID().slice(0, 6);
   const sessions = Array.from({ length: SESSIONS }, (_, index) => `bench-${run}-${index}`);
-  // Warm-up: one turn outside the measurement (module caches, connections).
-  await chatOverSse(replicas[0]!.server.url, QUERY, { userId: 'bench', sessionId: `warm-${run}` });
+  const backendCpu = databaseUrl ? await postgresBackendCpu(databaseUrl) : undefined;
+  try {
+    return await measuredSetup(name, replicas, run, sessions, stats, backendCpu);
+  } finally {
+    await backendCpu?.close();
+  }
+}
+
+async function measuredSetup(
+  name: string,
+  replicas: Replica[],
+  run: string,
+  sessions: string[],
+  stats: { queries: number; ms: number; reset(): void } | undefined,
+  backendCpu: BackendCpu | undefined,
+): Promise<SetupResult> {
+  const backendsBefore = backendCpu ? await backendCpu.backends() : 0;
+  const warmUpCpuBefore = backendCpu ? await backendCpu.ms() : 0;
+  await Promise.all(
+    sessions.map((_, index) => chatOverSse(replicas[index % replicas.length]!.server.url, QUERY, { userId: 'bench', sessionId: `warm-${run}-${index}` })),
+  );
+  const cpuBefore = backendCpu ? await backendCpu.ms() : 0;
+  const warmUp = backendCpu ? { databaseCpuMs: round(cpuBefore - warmUpCpuBefore), backendsStarted: (await backendCpu.backends()) - backendsBefore } : undefined;
   stats?.reset();
   const latencies: number[] = [];
   let failures = 0;
@@ -179,6 +197,7 @@ async function runSetup(name: string, replicas: Replica[], stats?: { queries: nu
     }),
   );
   const elapsedMs = performance.now() - started;
+  const cpuAfter = backendCpu ? await backendCpu.ms() : 0;
   const turns = SESSIONS * TURNS_PER_SESSION;
   const sorted = latencies.sort((a, b) => a - b);
   const result: SetupResult = {
@@ -194,6 +213,10 @@ async function runSetup(name: string, replicas: Replica[], stats?: { queries: nu
   if (stats) {
     result.roundTripsPerTurn = round(stats.queries / turns);
     result.databaseMsPerTurn = round(stats.ms / turns);
+  }
+  if (backendCpu) {
+    result.databaseCpuMsPerTurn = round((cpuAfter - cpuBefore) / turns, 2);
+    result.warmUp = warmUp;
   }
   return result;
 }
@@ -320,13 +343,13 @@ export async function main(options: { singleTurnOnly?: boolean } = {}): Promise<
     await withDatabase(async (databaseUrl) => {
       const one = await startReplicas(1, configPath, databaseUrl, undefined, onQuery);
       singleTurn = await singleTurnCost(one[0]!, stats, databaseUrl);
-      if (!options.singleTurnOnly) setups.push(await withDatabaseCpu(databaseUrl, () => runSetup('1 replica, Postgres', one, stats)));
+      if (!options.singleTurnOnly) setups.push(await runSetup('1 replica, Postgres', one, stats, databaseUrl));
       await stopReplicas(one);
     });
     await withDatabase(async (databaseUrl) => {
       const two = await startReplicas(2, configPath, databaseUrl, { url: REDIS_URL, prefix }, onQuery);
       singleTurnRedis = await singleTurnCost(two[0]!, stats, databaseUrl);
-      if (!options.singleTurnOnly) setups.push(await withDatabaseCpu(databaseUrl, () => runSetup('2 replicas, Postgres + Redis', two, stats)));
+      if (!options.singleTurnOnly) setups.push(await runSetup('2 replicas, Postgres + Redis', two, stats, databaseUrl));
       await stopReplicas(two);
     });
   } finally {
@@ -368,6 +391,13 @@ export async function main(options: { singleTurnOnly?: boolean } = {}): Promise<
         String(setup.transcriptProblems).padStart(20),
       ].join(' '),
     );
+  }
+  for (const setup of setups) {
+    if (setup.warmUp) {
+      console.log(
+        `${setup.name}: warm-up (${SESSIONS} first turns at once, not in the figures above): ${setup.warmUp.databaseCpuMs} ms of database CPU, ${setup.warmUp.backendsStarted} backends started (load average ${loadavg().map((value) => value.toFixed(1)).join(' ')})`,
+      );
+    }
   }
   for (const setup of setups) {
     if (setup.failures > 0) console.log(`${setup.name}: failed turns: ${JSON.stringify(setup.failureReasons)}`);

@@ -33,6 +33,8 @@ export function backendCpuMs(pid: number): number {
 export interface BackendCpu {
   /** CPU ms used so far by the database's backends (a running total; subtract two reads). */
   ms(): Promise<number>;
+  /** How many backends of the database have been seen so far (reads them). */
+  backends(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -41,13 +43,20 @@ export async function postgresBackendCpu(databaseUrl: string): Promise<BackendCp
   await client.connect();
   // What backends seen once used is kept: a total that never goes back when one ends.
   const seen = new Map<number, number>();
+  const read = async () => {
+    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    for (const { pid } of rows) seen.set(pid, Math.max(seen.get(pid) ?? 0, backendCpuMs(pid)));
+  };
   return {
     async ms() {
-      const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-      for (const { pid } of rows) seen.set(pid, Math.max(seen.get(pid) ?? 0, backendCpuMs(pid)));
+      await read();
       let total = 0;
       for (const ms of seen.values()) total += ms;
       return total;
+    },
+    async backends() {
+      await read();
+      return seen.size;
     },
     close: () => client.end(),
   };

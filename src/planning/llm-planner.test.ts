@@ -159,6 +159,28 @@ describe('LLM planner', () => {
     expect(plan.sub_tasks[0]!.inputs).toEqual({ city: '上海', check_in_date: '2026-11-24' });
   });
 
+  it('describes a task in the user\'s words when the draft\'s description states a value the user never gave', async () => {
+    const invented = { task_id: 't1', description: '订北京的酒店，12月1日入住，预算800元', assigned_agent: 'hotel_agent', inputs: { city: '北京', check_in_date: TOMORROW }, dependencies: [] };
+    const { plan } = await planner.plan(request('帮我订北京的酒店，明天入住', [invented]));
+    expect(plan.sub_tasks[0]!.inputs).toEqual({ city: '北京', check_in_date: TOMORROW });
+    expect(plan.sub_tasks[0]!.description).not.toMatch(/12月1日|800/);
+
+    // A parked booking answered this turn: the model restates the answer with a date of its own.
+    const memory: SessionMemory = {
+      ...emptyMemory(),
+      pending: [{ agent_id: 'hotel_agent', description: '帮我订个酒店', inputs: { city: '上海' }, missing_keys: ['check_in_date'] }],
+    };
+    const restated = { ...invented, description: '订上海的酒店，2026-12-01入住', inputs: { city: '上海', check_in_date: '2026-11-24' } };
+    const base = request('后天', [restated], { memory });
+    const parked = await planner.plan({ ...base, query: '帮我订上海的酒店，2026-12-01入住，后天', turnQuery: '后天' });
+    expect(parked.plan.sub_tasks[0]!.inputs).toEqual({ city: '上海', check_in_date: '2026-11-24' });
+    expect(parked.plan.sub_tasks[0]!.description).not.toContain('2026-12-01');
+
+    // A description whose values all come from the user is kept.
+    const grounded = { ...invented, description: '订北京的酒店，明天入住' };
+    expect((await planner.plan(request('帮我订北京的酒店，明天入住', [grounded]))).plan.sub_tasks[0]!.description).toBe('订北京的酒店，明天入住');
+  });
+
   it('adds intents the draft forgot and keeps invalid values reported', async () => {
     const { plan, invalidKeys } = await planner.plan(
       request('帮我订北京的酒店，13月40日入住，再看看北京天气', [sub('t1', 'hotel_agent', { city: '北京' })], { intents: ['hotel_agent', 'weather_agent'] }),

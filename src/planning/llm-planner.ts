@@ -158,7 +158,8 @@ export function planFromDraft(
     // The draft's description is the model's words too: when it states a value that was dropped, the user's own words describe the task.
     const modelDescription = draftTask.description.trim();
     const userDescription = userOwn?.text || request.turnQuery?.trim() || offlineTask.description;
-    const statesDropped = droppedHere.some((value) => squash(modelDescription).includes(squash(String(value))));
+    const statesDropped =
+      droppedHere.some((value) => squash(modelDescription).includes(squash(String(value)))) || statesUngrounded(modelDescription, card, evidence, request.now);
     return {
       task_id: taskIdOf.get(card.id)!,
       description: modelDescription && !statesDropped ? modelDescription : modelDescription ? userDescription : offlineTask.description,
@@ -244,6 +245,30 @@ function isGrounded(value: Primitive, spec: SemanticKeySpec | undefined, evidenc
     const number = Number(text);
     if (evidence.sources.some((source) => (source.match(/-?\d+(?:\.\d+)?/g) ?? []).some((found) => Number(found) === number))) return true;
     if (spec?.extract.type === 'number') return evidence.sources.some((source) => { const outcome = extractOne(source, spec.extract, now); return outcome !== null && 'value' in outcome && outcome.value === number; });
+  }
+  return false;
+}
+
+/**
+ * Whether a drafted description states a value the conversation does not
+ * support: a date, a number or one of the card's enum values found in it but
+ * not in what the user said. Such a description would hand a sub-agent (and
+ * the confirmation shown to the user) a value the user never gave.
+ */
+function statesUngrounded(description: string, card: AgentCard, evidence: Evidence, now: Date): boolean {
+  if (description.length === 0) return false;
+  let rest = description.normalize('NFKC');
+  for (const hit of findDates(rest, now)) {
+    if (hit.value && !isGrounded(hit.value, undefined, evidence, now)) return true;
+    rest = rest.slice(0, hit.start) + ' '.repeat(hit.end - hit.start) + rest.slice(hit.end);
+  }
+  for (const number of rest.match(/\d+(?:\.\d+)?/g) ?? []) if (!isGrounded(number, undefined, evidence, now)) return true;
+  const squashed = squash(rest);
+  for (const spec of card.requiredKeys) {
+    for (const option of spec.extract.type === 'enum' ? spec.extract.values : []) {
+      const written = squash(String(option));
+      if (written.length > 0 && squashed.includes(written) && !evidence.text.includes(written)) return true;
+    }
   }
   return false;
 }

@@ -209,6 +209,33 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractForAgent('Quality Issue', refund, TODAY).values).toEqual({ refund_reason: 'quality issue' });
   });
 
+  it('does not read a number key from digits another key of the card took, nor from digits no number holds exactly', () => {
+    const amount = keySpec('amount', 'amount', { type: 'number' });
+    const card = keySpec('bank_card', 'bank card', patternSpec('([0-9]{16,19})'));
+    expect(extractKeys('claim 120 dollars for a team lunch to card 6222021234567890128', [amount, card], TODAY).values).toEqual({
+      amount: 120,
+      bank_card: '6222021234567890128',
+    });
+    expect(extractKeys('报销到卡号6222021234567890128', [amount, card], TODAY).values).toEqual({ bank_card: '6222021234567890128' });
+    expect(run('卡号 6222021234567890128', { type: 'number' })).toBeNull();
+  });
+
+  it('does not read a number key from an identifier the user labelled as one, nor prefer a long bare id over an amount', () => {
+    const amount = keySpec('amount', 'amount', { type: 'number' });
+    expect(extractKeys('我要报销300元打车费，发票号12345678', [amount], TODAY).values).toEqual({ amount: 300 });
+    expect(extractKeys('给13812345678充100块话费，我的订单号是20261129', [amount], TODAY).values).toEqual({ amount: 100 });
+    expect(extractKeys('claim 45 dollars, receipt no. 7788', [amount], TODAY).values).toEqual({ amount: 45 });
+    expect(extractKeys('订单号是20261129', [amount], TODAY).values).toEqual({});
+    expect(extractKeys('金额改成50', [amount], TODAY).values).toEqual({ amount: 50 });
+  });
+
+  it('does not report as off-list a value another key of the card took', () => {
+    const medication = keySpec('medication', 'medication', { type: 'enum', values: ['lisinopril', 'metformin', 'atorvastatin'] });
+    const pharmacy = keySpec('pharmacy', 'pharmacy', { type: 'enum', values: ['Main Street Pharmacy', 'Harbor Pharmacy'] });
+    expect(extractKeys('yes but send it to Main Street Pharmacy', [medication, pharmacy], TODAY)).toEqual({ values: { pharmacy: 'Main Street Pharmacy' }, invalid: [] });
+    expect(extractKeys('refill my aspirin at Harbor Pharmacy', [medication, pharmacy], TODAY).values).toEqual({ pharmacy: 'Harbor Pharmacy' });
+  });
+
   it('reports an unsupported spec type instead of throwing', () => {
     const bogus = keySpec('x', 'x', { type: 'colour' } as unknown as ExtractSpec);
     expect(extractKeys('red', [bogus], TODAY).invalid).toEqual([{ key: 'x', raw: 'red', reason: 'unsupported extract type "colour"' }]);

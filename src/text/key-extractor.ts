@@ -70,14 +70,29 @@ export function isCnMobile(value: string): boolean {
   return CN_MOBILE.test(value);
 }
 const MEASURE_WORDS = '个位晚间天张人次件本台份夜名只条岁辆家层楼元块斤箱瓶杯双套周月年号';
+/** Words that make the digits after them an identifier (an order, invoice or card number), not a quantity. */
+const IDENTIFIER_LABEL = /(?:号码?|编号|单号|卡号|账号|工号|\bid|\bno\.?|#|\bnumber|\bcode)\s*(?:是|为|[:：])?\s*$/i;
 const TIME_EXPRESSION = /\d{1,2}\s*(?:[:：]\s*\d{2}|点|时|am\b|pm\b)/gi;
 
 /** Extracts every spec from the text (the `KeyExtractor` of the offline path). */
 export const extractKeys: KeyExtractor = (text, specs, today) => {
   const result: ExtractionResult = { values: {}, invalid: [] };
   const normalized = typeof text === 'string' ? text.normalize('NFKC') : '';
+  // A number key reads the text less the values the card's other keys took ("120 元到卡号 6222…": the card
+  // number is not the amount), so those are read first; results keep the specs' order.
+  const outcomes = new Map<SemanticKeySpec, KeyOutcome>();
+  for (const spec of specs) if (spec.extract.type !== 'number') outcomes.set(spec, extractOne(normalized, spec.extract, today));
+  const taken = [...outcomes.values()].flatMap((outcome) => (outcome && 'value' in outcome && outcome.raw.length > 0 ? [outcome.raw] : []));
+  const forNumbers = taken.reduce((rest, raw) => rest.split(raw).join(' '.repeat(raw.length)), normalized);
+  for (const spec of specs) if (spec.extract.type === 'number') outcomes.set(spec, extractOne(forNumbers, spec.extract, today));
+  // A value one key took is not an off-list value of another ("send it to Main Street Pharmacy" names the pharmacy, not a medication).
+  const takenBy = new Map<SemanticKeySpec, string>();
+  for (const [spec, outcome] of outcomes) if (outcome && 'value' in outcome && outcome.raw.trim().length > 0) takenBy.set(spec, outcome.raw.trim().toLowerCase());
+  const takenElsewhere = (spec: SemanticKeySpec, raw: string) =>
+    [...takenBy].some(([other, taken]) => other !== spec && (taken.includes(raw.trim().toLowerCase()) || raw.toLowerCase().includes(taken)));
   for (const spec of specs) {
-    const outcome = extractOne(normalized, spec.extract, today);
+    const outcome = outcomes.get(spec) ?? null;
+    if (outcome !== null && !('value' in outcome) && outcome.raw.trim().length > 0 && takenElsewhere(spec, outcome.raw)) continue;
     if (outcome === null) continue;
     if ('value' in outcome) result.values[spec.key] = outcome.value;
     else result.invalid.push({ key: spec.key, raw: outcome.raw, reason: outcome.reason });
@@ -205,7 +220,10 @@ function extractNumber(text: string, today: Date, min: number | undefined, max: 
   const free = (start: number, end: number) => !masked.some((span) => start < span.end && span.start < end);
   const found: { start: number; raw: string; value: number }[] = [];
   for (const match of text.matchAll(/(?<![\w.\-])-?\d+(?:\.\d+)?(?![\d.]?\d)/g)) {
-    if (free(match.index, match.index + match[0].length)) found.push({ start: match.index, raw: match[0], value: Number(match[0]) });
+    // Digits no number holds exactly (a card or account number) are never a number's value.
+    const value = Number(match[0]);
+    if (Math.abs(value) > Number.MAX_SAFE_INTEGER) continue;
+    if (free(match.index, match.index + match[0].length)) found.push({ start: match.index, raw: match[0], value });
   }
   const chinese = new RegExp(`[${CHINESE_NUMERAL_CHARACTERS}]+(?=[${MEASURE_WORDS}])`, 'g');
   for (const match of text.matchAll(chinese)) {
@@ -215,7 +233,13 @@ function extractNumber(text: string, today: Date, min: number | undefined, max: 
   const whole = parseChineseNumber(text.trim());
   if (found.length === 0 && whole !== undefined) found.push({ start: 0, raw: text.trim(), value: whole });
   if (found.length === 0) return null;
-  const last = found.reduce((latest, entry) => (entry.start > latest.start ? entry : latest));
+  // Digits the user labelled as an identifier ("发票号12345678", "order no. 7788") are never the number; a long
+  // bare run of digits is one only when no other number is there.
+  const labelled = (entry: { start: number }) => IDENTIFIER_LABEL.test(text.slice(Math.max(0, entry.start - 12), entry.start));
+  const unlabelled = found.filter((entry) => !labelled(entry));
+  if (unlabelled.length === 0) return null;
+  const short = unlabelled.filter((entry) => !/^\d{8,}$/.test(entry.raw));
+  const last = (short.length > 0 ? short : unlabelled).reduce((latest, entry) => (entry.start > latest.start ? entry : latest));
   if (min !== undefined && last.value < min) return { raw: last.raw, reason: `${last.value} is less than the minimum ${min}` };
   if (max !== undefined && last.value > max) return { raw: last.raw, reason: `${last.value} is more than the maximum ${max}` };
   return { value: last.value, raw: last.raw };

@@ -19,7 +19,7 @@ describe('createLoopShare', () => {
     expect(order).toEqual([1, 2, 3, 4]);
   });
 
-  it('reads a socket that became readable during one slot before the next slot runs', async () => {
+  async function connectedPair(): Promise<{ accepted: Socket; sender: Socket }> {
     const received = new Promise<Socket>((resolve) => {
       server = createServer(resolve);
       server.listen(0, '127.0.0.1');
@@ -27,19 +27,31 @@ describe('createLoopShare', () => {
     await new Promise<void>((resolve) => server!.once('listening', resolve));
     client = connect((server!.address() as AddressInfo).port, '127.0.0.1');
     await new Promise<void>((resolve) => client!.once('connect', resolve));
-    const accepted = await received;
+    return { accepted: await received, sender: client };
+  }
+
+  /** Three slots; the first one's stretch writes to a socket whose reading is logged among the stretches. */
+  async function orderWith(slot: () => Promise<void>): Promise<string[]> {
+    const { accepted, sender } = await connectedPair();
     const order: string[] = [];
     accepted.on('data', () => order.push('data'));
-
-    const slot = createLoopShare();
     await Promise.all([
       slot().then(() => {
         order.push('slot 1');
-        client!.write('x');
+        sender.write('x');
       }),
       slot().then(() => order.push('slot 2')),
       slot().then(() => order.push('slot 3')),
     ]);
-    expect(order).toEqual(['slot 1', 'data', 'slot 2', 'slot 3']);
+    await new Promise<void>((resolve) => (order.includes('data') ? resolve() : accepted.once('data', () => resolve())));
+    return order;
+  }
+
+  it('reads a socket that became readable during one stretch before the next one runs, once the loop turn spent its budget', async () => {
+    expect(await orderWith(createLoopShare(0))).toEqual(['slot 1', 'data', 'slot 2', 'slot 3']);
+  });
+
+  it('runs short stretches in the same loop turn while it is within its budget', async () => {
+    expect(await orderWith(createLoopShare(60_000))).toEqual(['slot 1', 'slot 2', 'slot 3', 'data']);
   });
 });
