@@ -34,7 +34,7 @@ import type { SafePattern } from '../util/index.js';
 import { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
 import { findDates } from './date-extractor.js';
 import { findOffListValue } from './off-list-value.js';
-import { createPhraseMatcher } from './phrase-matcher.js';
+import { createPhraseMatcher, type PhraseMatcher } from './phrase-matcher.js';
 
 /** Result of extracting one agent's semantic keys from text. */
 export interface ExtractionResult {
@@ -135,9 +135,18 @@ export function extractOne(text: string, spec: ExtractSpec, today: Date): KeyOut
   }
 }
 
+/** The matchers of enum value lists, built once per list (a registry snapshot's specs hold their lists for its life). */
+const enumMatchers = new WeakMap<readonly string[], PhraseMatcher<string>>();
+
+/** The phrase matcher of an enum spec's values, each value its own payload. */
+export function enumValueMatcher(values: readonly string[]): PhraseMatcher<string> {
+  let matcher = enumMatchers.get(values);
+  if (!matcher) enumMatchers.set(values, (matcher = createPhraseMatcher(values.map((value) => ({ phrase: value, payload: value })))));
+  return matcher;
+}
+
 function extractEnum(text: string, values: readonly string[], today: Date): KeyOutcome {
-  const matcher = createPhraseMatcher(values.map((value) => ({ phrase: value, payload: value })));
-  const hits = matcher.findAll(text);
+  const hits = enumValueMatcher(values).findAll(text);
   const last = hits[hits.length - 1];
   if (last) return { value: last.payloads[0]!, raw: text.slice(last.start, last.end) };
   const offList = findOffListValue(text, values, today);
