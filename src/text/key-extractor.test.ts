@@ -247,6 +247,18 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys('refill my aspirin at Harbor Pharmacy', [medication, pharmacy], TODAY).values).toEqual({ pharmacy: 'Harbor Pharmacy' });
   });
 
+  it('does not take an enum value the user ruled out (not / instead of / rather than / 不是 / 别用)', () => {
+    const department = keySpec('department', 'department', { type: 'enum', values: ['cardiology', 'dermatology', 'pediatrics'] });
+    const leave = keySpec('leave_type', 'leave type', { type: 'enum', values: ['年假', '病假', 'annual', 'sick'] });
+    expect(extractKeys('dermatology, not cardiology', [department], TODAY).values).toEqual({ department: 'dermatology' });
+    expect(extractKeys('book dermatology instead of cardiology', [department], TODAY).values).toEqual({ department: 'dermatology' });
+    expect(extractKeys('sick leave rather than annual', [leave], TODAY).values).toEqual({ leave_type: 'sick' });
+    expect(extractKeys('要病假，不是年假', [leave], TODAY).values).toEqual({ leave_type: '病假' });
+    expect(extractKeys('改成病假，别用年假', [leave], TODAY).values).toEqual({ leave_type: '病假' });
+    expect(extractKeys('not cardiology', [department], TODAY)).toEqual({ values: {}, invalid: [] });
+    expect(extractKeys('not cardiology, dermatology', [department], TODAY).values).toEqual({ department: 'dermatology' });
+  });
+
   it('reports an unsupported spec type instead of throwing', () => {
     const bogus = keySpec('x', 'x', { type: 'colour' } as unknown as ExtractSpec);
     expect(extractKeys('red', [bogus], TODAY).invalid).toEqual([{ key: 'x', raw: 'red', reason: 'unsupported extract type "colour"' }]);
