@@ -36,6 +36,13 @@ export function clauseClarificationText(clause: string, labels: readonly string[
     : `About "${clause}": I'm not sure which service you mean. Do you mean:\n${lines.join('\n')}\nReply with the number or the name; if it is none of these, tell me in other words what you need.`;
 }
 
+/** A part of a message that no service took and nothing was offered for: said, never dropped in silence. */
+export function unplacedPartText(part: string, language: Language): string {
+  return language === 'zh'
+    ? `关于“${part}”，我没能确定您需要哪项服务，这部分没有办理；请换个说法再告诉我。`
+    : `About "${part}": I could not tell which service that is, so nothing was done for it; please tell me again in other words.`;
+}
+
 /** A `choose` that names no option of the last clarification (answered, expired or forged). */
 export function unknownChoiceText(language: Language): string {
   return language === 'zh' ? '这个选项已失效。如需办理，请重新告诉我您的需求。' : 'That option is no longer open. If you still need something, please tell me again.';

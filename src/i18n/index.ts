@@ -27,7 +27,7 @@ export {
   runningConfirmedText,
   unknownConfirmationText,
 } from './notice-texts.js';
-export { clarificationLabelText, clarificationQuestionText, clauseClarificationText, unknownChoiceText } from './clarification-texts.js';
+export { clarificationLabelText, clarificationQuestionText, clauseClarificationText, unknownChoiceText, unplacedPartText } from './clarification-texts.js';
 export { missingReasonText, verifyDoneText, verifyStartText } from './verify-texts.js';
 export {
   doneText,

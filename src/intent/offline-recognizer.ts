@@ -22,7 +22,7 @@ import type { AgentMatch, AgentRanker, RankResult, RankText } from './routing/ca
 import { createExampleRanker } from './routing/example-ranker.js';
 import { composeDirectAnswer, composeIntentMessage } from './simple/direct-answers.js';
 import { extractOne, orderByMention } from '../text/index.js';
-import { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference, type Clause } from '../understanding/index.js';
+import { createWordOwnership, isFollowUp, refersToPreviousTurn, splitRequests, withoutComparison, withoutPlaceReference, type Clause } from '../understanding/index.js';
 import { createSnapshotClassifiers, residualUnits, type SimpleIntentLexicon } from './simple/simple-intents.js';
 import { readAsAnswer } from '../planning/index.js';
 import { readAttributeClause } from './routing/attribute-clause.js';
@@ -141,8 +141,11 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
         const routedResult: IntentResult = { ...business(snapshot, language, intents, ranked.confidence, ranked.reason, text), asTyped: true };
         // "I need a day off next Friday and also my laptop is broken": a part no card took is asked about, not dropped.
         const placed = input.clauses.length > 1 && input.pendingAgents.length === 0 && intents.every((intent) => intent.clause !== undefined);
-        const askAbout = placed ? unplacedPart(fragments, intents, snapshot, language, classifier) : undefined;
-        return askAbout ? { ...routedResult, askAbout, reason: `${routedResult.reason}; asking about "${askAbout.query}"` } : routedResult;
+        if (!placed) return routedResult;
+        const { askAbout, unplaced } = unplacedParts(input, fragments, intents, snapshot, language, classifier);
+        if (!askAbout && unplaced.length === 0) return routedResult;
+        const reason = [routedResult.reason, ...(askAbout ? [`asking about "${askAbout.query}"`] : []), ...unplaced.map((part) => `not placed: "${part}"`)].join('; ');
+        return { ...routedResult, ...(askAbout ? { askAbout } : {}), ...(unplaced.length > 0 ? { unplaced } : {}), reason };
       }
 
       if (carried.agents.length > 0 && isFragment(query, input.clauses, carried.agents, snapshot)) {
@@ -191,21 +194,36 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
   }
 
   /**
-   * The first part of a message with routed requests that no card took, is longer than a fragment's residue, is no
-   * value of theirs and no small talk, and that the shortlist would ask about on its own (`decideClarification`
-   * offers options): its words and the options. A part the shortlist finds near no agent is left alone, as before.
+   * The parts of a message with routed requests that no card took and that may be requests of their own: longer
+   * than a fragment's residue, no value of the routed requests, no small talk. The first one the shortlist would
+   * ask about on its own (`decideClarification` offers options, or backs one card the ranker did not route) is
+   * asked about (`askAbout`), unless the card it is nearest to was routed this turn (then it is part of that
+   * request). A part that starts a request of its own after the first ("…，另外我想申请下周一的年假", "… and also
+   * …": `splitRequests`) in which nothing was routed is named in the answer as not handled (`unplaced`), never
+   * dropped in silence; a part that goes on with a routed request ("…, as soon as possible please") is not.
    */
-  function unplacedPart(
+  function unplacedParts(
+    message: RankText,
     parts: readonly Clause[],
     intents: readonly RankedIntent[],
     snapshot: RegistrySnapshot,
     language: Language,
     classifier: ReturnType<typeof classifierFor>,
-  ): IntentResult['askAbout'] {
-    if (!clarify || !ranker.shortlist || parts.length === 0) return undefined;
+  ): { askAbout?: IntentResult['askAbout']; unplaced: string[] } {
+    const unplaced: string[] = [];
+    let askAbout: IntentResult['askAbout'];
+    if (!clarify || !ranker.shortlist || parts.length === 0) return { unplaced };
     const routed = [...new Set(intents.map((intent) => intent.agentId))];
     const keys = routed.flatMap((agentId) => snapshot.byId.get(agentId)?.requiredKeys ?? []);
     const today = now();
+    let requests: Clause[] | undefined;
+    // A request after the first (its opening may be the context of the next: "we're out of sugar, note it …").
+    const startsUnroutedRequest = (part: Clause) => {
+      requests ??= splitRequests(message.normalizedQuery, message.clauses);
+      const index = requests.findIndex((candidate) => candidate.start === part.start);
+      const request = requests[index];
+      return index > 0 && request !== undefined && !intents.some((intent) => intent.clause !== undefined && request.text.includes(intent.clause));
+    };
     for (const part of parts) {
       // No longer than what a fragment may hold besides its values ("明天入住", "tomorrow"): not a request of its own.
       const units = residualUnits(part.text);
@@ -213,12 +231,15 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       if (readAttributeClause(part.text, keys, today) !== undefined || isFragment(part.text, [part], routed, snapshot)) continue;
       if (classifier.findSmallTalk(part.text) || classifier.findOverride(part.text)) continue;
       const alone = { normalizedQuery: part.text, clauses: [{ text: part.text, start: 0 }] };
-      const decision = decideClarification(ranker.shortlist(alone, snapshot, MAX_CLARIFICATION_OPTIONS), undefined, clarify);
-      if (!('offer' in decision)) continue;
-      const clarification = buildClarification(decision.offer, snapshot, language);
-      if (clarification) return { query: part.text, clarification };
+      const decision = askAbout ? undefined : decideClarification(ranker.shortlist(alone, snapshot, MAX_CLARIFICATION_OPTIONS), undefined, clarify);
+      const offer = !decision ? [] : 'offer' in decision ? decision.offer : 'route' in decision && decision.agentId !== undefined ? [decision.agentId] : [];
+      // Nearest to a card already routed this turn ("帮我订一家上海的酒店，后天入住"): part of that request.
+      if (offer.length > 0 && routed.includes(offer[0]!)) continue;
+      const clarification = offer.length > 0 ? buildClarification(offer, snapshot, language) : undefined;
+      if (clarification) askAbout = { query: part.text, clarification };
+      else if (startsUnroutedRequest(part)) unplaced.push(part.text);
     }
-    return undefined;
+    return { ...(askAbout ? { askAbout } : {}), unplaced };
   }
 
   /**

@@ -74,6 +74,11 @@ export interface IntentResult {
    * about beside them, and a choice runs these words on the chosen agent.
    */
   askAbout?: { readonly query: string; readonly clarification: Clarification };
+  /**
+   * Parts of a business turn's message (normal form) that may be requests of their own but that no agent took
+   * and nothing was offered for: the answer says they were not handled.
+   */
+  unplaced?: readonly string[];
   /** Which level decided: word rules, the intent cache, the model, or the offline fallback after a model failure. */
   source?: 'rules' | 'cache' | 'model' | 'fallback';
 }

@@ -134,9 +134,14 @@ export function isResponseFormatRejection(error: unknown): boolean {
 
 /** A 2xx answer that is not a usable chat completion (no choices, no content, cut-off stream). */
 export class MalformedResponseError extends Error {
-  constructor(message: string) {
+  /** Tokens the endpoint reported for the unusable reply, when it did. */
+  readonly promptTokens?: number;
+  readonly completionTokens?: number;
+  constructor(message: string, tokens: { promptTokens?: number; completionTokens?: number } = {}) {
     super(message);
     this.name = 'MalformedResponseError';
+    if (tokens.promptTokens !== undefined) this.promptTokens = tokens.promptTokens;
+    if (tokens.completionTokens !== undefined) this.completionTokens = tokens.completionTokens;
   }
 }
 

@@ -174,7 +174,7 @@ describe('LLM planner', () => {
     const base = request('后天', [restated], { memory });
     const parked = await planner.plan({ ...base, query: '帮我订上海的酒店，2026-12-01入住，后天', turnQuery: '后天' });
     expect(parked.plan.sub_tasks[0]!.inputs).toEqual({ city: '上海', check_in_date: '2026-11-24' });
-    expect(parked.plan.sub_tasks[0]!.description).not.toContain('2026-12-01');
+    expect(parked.plan.sub_tasks[0]!.description).toBe('帮我订个酒店，后天');
 
     // A description whose values all come from the user is kept.
     const grounded = { ...invented, description: '订北京的酒店，明天入住' };

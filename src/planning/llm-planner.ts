@@ -24,7 +24,7 @@ import { createDraftReader } from './draft-reader.js';
 import type { Logger } from '../logger.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
 import { findCycle, topologicalOrder } from './dag.js';
-import { assemblePlan, buildSubTasks, extractOptionalInputs } from './sub-tasks.js';
+import { assemblePlan, buildSubTasks, extractOptionalInputs, joinWords } from './sub-tasks.js';
 import type { Planner, PlanRequest, PlanResult, RankedIntent } from './types.js';
 
 /** Dependencies of the LLM planner. */
@@ -157,7 +157,10 @@ export function planFromDraft(
     for (const upstream of card.dependsOn) if (taskIdOf.has(upstream)) dependsOn.add(upstream);
     // The draft's description is the model's words too: when it states a value that was dropped, the user's own words describe the task.
     const modelDescription = draftTask.description.trim();
-    const userDescription = userOwn?.text || request.turnQuery?.trim() || offlineTask.description;
+    // A parked task answered this turn keeps its own request in front of the answer (as the offline planner words it).
+    const parkedDescription = request.memory.pending.find((task) => task.agent_id === card.id)?.description.trim();
+    const userWordsNow = userOwn?.text || request.turnQuery?.trim() || '';
+    const userDescription = parkedDescription ? joinWords(parkedDescription, userWordsNow) : userWordsNow || offlineTask.description;
     const statesDropped =
       droppedHere.some((value) => squash(modelDescription).includes(squash(String(value)))) || statesUngrounded(modelDescription, card, evidence, request.now);
     return {

@@ -12,7 +12,7 @@
  * when those tasks finally run.
  */
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import type { PendingTask, Storage } from '../store/index.js';
+import type { PendingTask, Storage, StoredEvent } from '../store/index.js';
 import { createDataSealer, type DataSealer } from './data-sealer.js';
 import type { PiiMasker } from './pii-masker.js';
 import { openPendingTask, sealPendingTask, type StoredPendingTask } from './sealed-parked-tasks.js';
@@ -26,16 +26,22 @@ export function maskStorage(storage: Storage, masker: PiiMasker, sealer: DataSea
   const transcript = storage.transcript;
   const events = storage.events;
   const tasks = storage.tasks;
+  // A stored event's text is the event as sent, once: masked without being remembered.
+  const maskEvent = (event: StoredEvent): StoredEvent => ({ ...event, data: (masker.maskFresh ?? masker.mask)(event.data) });
   return Object.assign(Object.create(Object.getPrototypeOf(storage) as object) as Storage, storage, {
     transcript: bindAll(transcript, {
       // The session's lease names the session as its lease store does (unmasked), or it would be another lease.
       beginTurn: ({ lease, ...start }: Parameters<typeof transcript.beginTurn>[0]) => transcript.beginTurn({ ...masker.maskDeep(start), ...(lease ? { lease } : {}) }),
-      finishTurn: (turnId: string, { releaseLease, ...finish }: Parameters<typeof transcript.finishTurn>[1]) =>
-        transcript.finishTurn(turnId, { ...masker.maskDeep(finish), ...(releaseLease ? { releaseLease } : {}) }),
+      finishTurn: (turnId: string, { releaseLease, events: lastEvents, ...finish }: Parameters<typeof transcript.finishTurn>[1]) =>
+        transcript.finishTurn(turnId, {
+          ...masker.maskDeep(finish),
+          ...(lastEvents ? { events: lastEvents.map(maskEvent) } : {}),
+          ...(releaseLease ? { releaseLease } : {}),
+        }),
     }),
     events: bindAll(events, {
       appendEvents: (turnId: string, stored: Parameters<typeof events.appendEvents>[1]) =>
-        events.appendEvents(turnId, stored.map((event) => ({ ...event, data: masker.mask(event.data) }))),
+        events.appendEvents(turnId, stored.map(maskEvent)),
     }),
     tasks: bindAll(tasks, {
       recordDispatch: (task: Parameters<typeof tasks.recordDispatch>[0]) => tasks.recordDispatch(masker.maskDeep(task)),

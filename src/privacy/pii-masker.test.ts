@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileSafePattern } from '../util/safe-pattern.js';
 import { isChineseIdNumber as isValidIdCard, isLuhnCardNumber as isLuhnValid } from './mask-personal-data.js';
 import { createPiiMasker, maskPatternMatch } from './pii-masker.js';
+import { costLedger } from '../util/cost-ledger.js';
 
 const masker = createPiiMasker();
 
@@ -49,6 +50,27 @@ describe('createPiiMasker', () => {
       const masked = maskPatternMatch(value);
       const kept = masked.replace(/\*/g, '');
       expect(kept.length * 2).toBeLessThanOrEqual([...value].length);
+    }
+  });
+
+  it('masks a text that never comes again as mask does, masking it each time and never remembering it', () => {
+    const compiled = compileSafePattern('M[0-9]{6}');
+    if (!compiled.ok) throw new Error(compiled.error);
+    const fresh = createPiiMasker([{ name: 'member', pattern: compiled.pattern }]);
+    const texts = ['{"content":"电话13812345678，会员 M123456","seq":3}', 'mail me: zhang.san@example.com', 'plain words', '', '订单 A1001'];
+    costLedger.enabled = true;
+    costLedger.counts.clear();
+    try {
+      const once = texts.map((text) => fresh.maskFresh!(text));
+      const twice = texts.map((text) => fresh.maskFresh!(text));
+      expect(costLedger.counts.get('masking cache lookups') ?? 0).toBe(0);
+      expect(costLedger.counts.get('masking passes')).toBe(8);
+      expect(once).toEqual(texts.map((text) => fresh.mask(text)));
+      expect(twice).toEqual(once);
+      expect(once[0]).toBe('{"content":"电话138****5678，会员 M*****6","seq":3}');
+    } finally {
+      costLedger.enabled = false;
+      costLedger.counts.clear();
     }
   });
 

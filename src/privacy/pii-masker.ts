@@ -28,6 +28,12 @@ export interface PiiMasker {
    * (`maskPersonalNumber`; registry patterns apply to text only).
    */
   maskDeep<T>(value: T): T;
+  /**
+   * `mask` for a text that never comes again (a turn's serialised events): the
+   * same result, without remembering the text (remembering it would only push
+   * out texts that do repeat).
+   */
+  maskFresh?(text: string): string;
 }
 
 /**
@@ -53,6 +59,12 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
   };
   // Keyed by the text as given: it lives in this process's memory only, beside the values it came from.
   const remembered = new LRUCache<string, string>({ maxSize: REMEMBERED_CHARS, sizeCalculation: (value, key) => value.length + key.length || 1 });
+  const maskFresh = (text: string): string => {
+    if (typeof text !== 'string' || text.length === 0) return text;
+    countCost('mask calls');
+    if (extraPatterns.length === 0 && cannotHoldBuiltInKind(text)) return text;
+    return maskOnce(text);
+  };
   const mask = (text: string): string => {
     if (typeof text !== 'string' || text.length === 0) return text;
     countCost('mask calls');
@@ -74,11 +86,20 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
       if (Array.isArray(item)) return item.map((child) => visit(child, depth + 1));
       if (item instanceof Date) return item;
       if (item instanceof Error) return { type: item.name, message: mask(item.message), ...(item.stack ? { stack: mask(item.stack) } : {}) };
-      return Object.fromEntries(Object.entries(item).map(([key, child]) => [mask(key), visit(child, depth + 1)]));
+      // One pass over the own enumerable keys, as Object.fromEntries(Object.entries(…)) would copy them, without the pairs.
+      const copy: Record<string, unknown> = {};
+      const record = item as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const masked = mask(key);
+        const child = visit(record[key], depth + 1);
+        if (masked === '__proto__') Object.defineProperty(copy, masked, { value: child, enumerable: true, writable: true, configurable: true });
+        else copy[masked] = child;
+      }
+      return copy;
     };
     return visit(value, 0) as T;
   };
-  return { mask, maskDeep };
+  return { mask, maskDeep, maskFresh };
 }
 
 /**

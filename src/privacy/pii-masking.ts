@@ -18,6 +18,7 @@ export function createPiiMasking(patterns: readonly PiiPattern[] = []): PiiMaski
   return {
     mask: (text) => current.mask(text),
     maskDeep: (value) => current.maskDeep(value),
+    maskFresh: (text) => (current.maskFresh ?? current.mask)(text),
     use(next) {
       current = createPiiMasker(next);
     },

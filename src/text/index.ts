@@ -10,6 +10,7 @@ export { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numera
 export { findDates, type DateHit } from './date-extractor.js';
 export { addLocalDays, formatLocalDate, startOfLocalDay } from './local-date.js';
 export {
+  enumValueMatcher,
   extractForAgent,
   extractKeys,
   extractOne,

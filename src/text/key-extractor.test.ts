@@ -67,6 +67,17 @@ describe('number', () => {
   ])('%s → %s', (text, value) => {
     expect(run(text, { type: 'number' })).toMatchObject({ value });
   });
+  it.each([
+    ['充值1,000元', 1000],
+    ['claim 12,500.50 dollars', 12500.5],
+    ['充1万元', 10000],
+    ['报销3千块', 3000],
+    ['top up 2k', 2000],
+    ['预算1.5万', 15000],
+    ['订好了,住2晚', 2],
+  ])('%s → %s (grouped digits and multipliers)', (text, value) => {
+    expect(run(text, { type: 'number' })).toMatchObject({ value });
+  });
   it.each(['帮我查一下', '一起去', '', '12月1日'])('%j → nothing', (text) => {
     expect(run(text, { type: 'number' })).toBeNull();
   });
@@ -227,6 +238,13 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys('claim 45 dollars, receipt no. 7788', [amount], TODAY).values).toEqual({ amount: 45 });
     expect(extractKeys('订单号是20261129', [amount], TODAY).values).toEqual({});
     expect(extractKeys('金额改成50', [amount], TODAY).values).toEqual({ amount: 50 });
+  });
+
+  it('does not report as off-list a value another key of the card took', () => {
+    const medication = keySpec('medication', 'medication', { type: 'enum', values: ['lisinopril', 'metformin', 'atorvastatin'] });
+    const pharmacy = keySpec('pharmacy', 'pharmacy', { type: 'enum', values: ['Main Street Pharmacy', 'Harbor Pharmacy'] });
+    expect(extractKeys('yes but send it to Main Street Pharmacy', [medication, pharmacy], TODAY)).toEqual({ values: { pharmacy: 'Main Street Pharmacy' }, invalid: [] });
+    expect(extractKeys('refill my aspirin at Harbor Pharmacy', [medication, pharmacy], TODAY).values).toEqual({ pharmacy: 'Harbor Pharmacy' });
   });
 
   it('reports an unsupported spec type instead of throwing', () => {

@@ -34,7 +34,7 @@ import type { SafePattern } from '../util/index.js';
 import { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
 import { findDates } from './date-extractor.js';
 import { findOffListValue } from './off-list-value.js';
-import { createPhraseMatcher } from './phrase-matcher.js';
+import { createPhraseMatcher, type PhraseMatcher } from './phrase-matcher.js';
 
 /** Result of extracting one agent's semantic keys from text. */
 export interface ExtractionResult {
@@ -85,8 +85,14 @@ export const extractKeys: KeyExtractor = (text, specs, today) => {
   const taken = [...outcomes.values()].flatMap((outcome) => (outcome && 'value' in outcome && outcome.raw.length > 0 ? [outcome.raw] : []));
   const forNumbers = taken.reduce((rest, raw) => rest.split(raw).join(' '.repeat(raw.length)), normalized);
   for (const spec of specs) if (spec.extract.type === 'number') outcomes.set(spec, extractOne(forNumbers, spec.extract, today));
+  // A value one key took is not an off-list value of another ("send it to Main Street Pharmacy" names the pharmacy, not a medication).
+  const takenBy = new Map<SemanticKeySpec, string>();
+  for (const [spec, outcome] of outcomes) if (outcome && 'value' in outcome && outcome.raw.trim().length > 0) takenBy.set(spec, outcome.raw.trim().toLowerCase());
+  const takenElsewhere = (spec: SemanticKeySpec, raw: string) =>
+    [...takenBy].some(([other, taken]) => other !== spec && (taken.includes(raw.trim().toLowerCase()) || raw.toLowerCase().includes(taken)));
   for (const spec of specs) {
     const outcome = outcomes.get(spec) ?? null;
+    if (outcome !== null && !('value' in outcome) && outcome.raw.trim().length > 0 && takenElsewhere(spec, outcome.raw)) continue;
     if (outcome === null) continue;
     if ('value' in outcome) result.values[spec.key] = outcome.value;
     else result.invalid.push({ key: spec.key, raw: outcome.raw, reason: outcome.reason });
@@ -129,9 +135,18 @@ export function extractOne(text: string, spec: ExtractSpec, today: Date): KeyOut
   }
 }
 
+/** The matchers of enum value lists, built once per list (a registry snapshot's specs hold their lists for its life). */
+const enumMatchers = new WeakMap<readonly string[], PhraseMatcher<string>>();
+
+/** The phrase matcher of an enum spec's values, each value its own payload. */
+export function enumValueMatcher(values: readonly string[]): PhraseMatcher<string> {
+  let matcher = enumMatchers.get(values);
+  if (!matcher) enumMatchers.set(values, (matcher = createPhraseMatcher(values.map((value) => ({ phrase: value, payload: value })))));
+  return matcher;
+}
+
 function extractEnum(text: string, values: readonly string[], today: Date): KeyOutcome {
-  const matcher = createPhraseMatcher(values.map((value) => ({ phrase: value, payload: value })));
-  const hits = matcher.findAll(text);
+  const hits = enumValueMatcher(values).findAll(text);
   const last = hits[hits.length - 1];
   if (last) return { value: last.payloads[0]!, raw: text.slice(last.start, last.end) };
   const offList = findOffListValue(text, values, today);
@@ -204,9 +219,12 @@ function extractNumber(text: string, today: Date, min: number | undefined, max: 
   ];
   const free = (start: number, end: number) => !masked.some((span) => start < span.end && span.start < end);
   const found: { start: number; raw: string; value: number }[] = [];
-  for (const match of text.matchAll(/(?<![\w.\-])-?\d+(?:\.\d+)?(?![\d.]?\d)/g)) {
+  // Digits grouped by thousands ("1,000") are one number; 万 / 千 / k after one multiply it ("1万" = 10000, "2k" = 2000).
+  for (const match of text.matchAll(/(?<![\w.\-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d.]?\d)(?:\s*(万|千|[kK](?![A-Za-z])))?/g)) {
+    const multiplier = match[1] === '万' ? 10000 : match[1] ? 1000 : 1;
     // Digits no number holds exactly (a card or account number) are never a number's value.
-    const value = Number(match[0]);
+    const value = Number(match[0].replace(/,|\s*(?:万|千|[kK])$/g, '')) * multiplier;
+    if (!Number.isFinite(value)) continue;
     if (Math.abs(value) > Number.MAX_SAFE_INTEGER) continue;
     if (free(match.index, match.index + match[0].length)) found.push({ start: match.index, raw: match[0], value });
   }

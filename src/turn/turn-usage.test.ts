@@ -32,6 +32,11 @@ describe('turn usage', () => {
     expect(JSON.parse(JSON.stringify(usage))).toEqual(usage);
   });
 
+  it('does not count a call that was never sent (the circuit was open, or offline)', () => {
+    const usage = summariseTurnUsage({ calls: [call({ ok: false, attempts: 0, error: 'circuit_open' }), call({ promptTokens: 10, completionTokens: 2 })] }, []);
+    expect(usage).toMatchObject({ model_calls: 1, prompt_tokens: 10, completion_tokens: 2 });
+  });
+
   it('counts reported tokens by kind and model in switchboard_model_tokens_total', async () => {
     const metrics = createMetrics();
     recordModelTokens(metrics, [call({ promptTokens: 100, completionTokens: 20 }), call({ model: 'm2', promptTokens: 7, completionTokens: 3 }), call({ promptTokens: 9, tokensEstimated: true })]);

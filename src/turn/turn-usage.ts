@@ -1,7 +1,8 @@
 /**
  * What one turn cost (contract v4 "Usage"): the model calls with the tokens
  * the endpoint reported (an estimate made when it reported none is not
- * counted: 0 offline and 0 for an endpoint without `usage`), and the sub-agent
+ * counted: 0 offline and 0 for an endpoint without `usage`; a call never sent
+ * is not counted), and the sub-agent
  * calls with their time and failures, by agent. It goes out in
  * `done.metadata.state.usage` (and the complete `final`'s), and the turn's
  * stored record keeps the same figures.
@@ -22,6 +23,8 @@ export function reportedTokens(call: LlmCallRecord): { prompt: number; completio
 export function summariseTurnUsage(llm: LlmUsage | undefined, agentCalls: readonly AgentCallRecord[]): TurnUsage {
   const usage: TurnUsage = { model_calls: 0, prompt_tokens: 0, completion_tokens: 0, agent_calls: 0, by_agent: Object.create(null) as Record<string, AgentUsage> };
   for (const call of llm?.calls ?? []) {
+    // A call that never left the process (circuit open, offline, refused before sending) is no model call.
+    if (call.attempts === 0) continue;
     const tokens = reportedTokens(call);
     usage.model_calls += 1;
     usage.prompt_tokens += tokens.prompt;

@@ -120,14 +120,27 @@ describe('a part of a several-request message that no agent took', () => {
     expect(finalEvent(held).metadata.confirmation?.map((request) => request.sub_agent_id)).toEqual(['leave_agent']);
   });
 
-  it('asks nothing about small talk, a value of a routed request, or a part near no agent', async () => {
+  it('asks nothing about small talk, a value of a routed request, or a part near no agent that goes on with the routed request', async () => {
     for (const [query, session] of [
       ['show my payslip for October, thanks', 'aside-5'],
       ['book a meeting room, tomorrow', 'aside-6'],
       ['show my payslip for October, and the weather on Mars is lovely', 'aside-7'],
+      ['show my payslip for October, as soon as possible please', 'aside-8'],
     ] as const) {
       const events = await board.chat(query, { sessionId: session });
       expect(optionsOf(events), query).toEqual([]);
+      expect(finalEvent(events).content, query).not.toMatch(/About "|nothing was done/);
     }
+  });
+
+  it('a request of its own that is near no agent is said to be not handled, not dropped in silence', async () => {
+    const before = calls();
+    const events = await board.chat('帮我查下工资条，另外我想申请下周一的年假', { sessionId: 'aside-9' });
+    expect(calls()).toEqual({ ...before, payslip: before.payslip! + 1 });
+    const final = finalEvent(events);
+    expect(final.content).toContain('payslip answered');
+    expect(final.content).toContain('关于“我想申请下周一的年假”');
+    expect(final.content).toContain('没有办理');
+    expect(optionsOf(events)).toEqual([]);
   });
 });

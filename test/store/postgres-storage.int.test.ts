@@ -95,6 +95,41 @@ describe.skipIf(!hasPostgres)('postgres', () => {
       await storage.close();
     }
   });
+  it('carries only the kinds of rows waiting: task outcomes and profile rows without events, or a task outcome alone', async () => {
+    const { databaseUrl, schema } = await databases.create();
+    let statements = 0;
+    const storage = await openStorage({ databaseUrl, postgresSchema: schema, logger: silentLogger, onQuery: () => statements++ });
+    try {
+      const at = new Date().toISOString();
+      const turn = { turnId: 'turn_kinds', userId: 'u1', sessionId: 's1', query: '订酒店', traceId: 'trace-1', createdAt: at, metadata: {} };
+      const dispatch = (taskId: string) => ({ task_id: taskId, turn_id: turn.turnId, user_id: 'u1', session_id: 's1', agent_id: 'hotel', inputs: { city: '北京' }, created_at: at });
+      await storage.transcript.beginTurn(turn);
+      await storage.tasks.recordDispatch(dispatch('t1'));
+      statements = 0;
+      const settled = storage.tasks.updateTask('t1', 'failed', 'timeout');
+      const profiled = storage.profiles.record('u1', [{ key: 'city', value: '上海', session_id: 's1', turn_id: turn.turnId, at }]);
+      // The next dispatch carries both (its own parameters come after theirs).
+      await storage.tasks.recordDispatch(dispatch('t2'));
+      await Promise.all([settled, profiled]);
+      expect(statements).toBe(1);
+      expect(await storage.tasks.getTask('t1')).toMatchObject({ status: 'failed', detail: 'timeout' });
+      expect(await storage.tasks.getTask('t2')).toMatchObject({ status: 'dispatched', inputs: { city: '北京' } });
+      expect(await storage.profiles.get('u1')).toMatchObject([{ key: 'city', value: '上海', hits: 1 }]);
+      statements = 0;
+      const settledAlone = storage.tasks.updateTask('t2', 'completed');
+      expect(await storage.transcript.finishTurn(turn.turnId, { content: '好的', outcome: 'completed', createdAt: at, events: [{ seq: 1, data: '{"stage":"final"}' }] })).toBe(true);
+      await settledAlone;
+      expect(statements).toBe(1);
+      expect(await storage.tasks.getTask('t2')).toMatchObject({ status: 'completed' });
+      expect(await storage.events.listEvents(turn.turnId)).toEqual([{ seq: 1, data: '{"stage":"final"}' }]);
+      expect((await storage.transcript.listMessages('u1', 's1')).map((message) => [message.seq, message.role])).toEqual([
+        [1, 'user'],
+        [2, 'assistant'],
+      ]);
+    } finally {
+      await storage.close();
+    }
+  });
   it("takes a session's lease with the turn's start and lets go of it with its finish, one statement each", async () => {
     const { databaseUrl, schema } = await databases.create();
     let statements = 0;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { Annotation, StateGraph } from '@langchain/langgraph';
 import { afterAll, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../src/store/index.js';
 import { runStorageContract } from './storage-contract.js';
@@ -50,4 +51,67 @@ it('upgrades a file written by the first release in place', async () => {
     [3, 'new'],
   ]);
   await storage.close();
+});
+
+it("takes the session's lease in the turn's start write and lets go of it in the finish write", async () => {
+  const storage = openSqliteStorage(join(directory, 'lease-with-transcript.db'));
+  try {
+    expect(storage.leases.withTranscript).toBe(true);
+    const at = new Date().toISOString();
+    const start = (turnId: string, holder: string) => ({ turnId, userId: 'u1', sessionId: 's1', query: '订酒店', traceId: 't', createdAt: at, lease: { key: 'session:s1', holder, ttlMs: 10000 } });
+    const begunA = await storage.transcript.beginTurn(start('turn_a', 'A'));
+    expect({ interrupted: begunA.interrupted, leaseTaken: begunA.leaseTaken }).toEqual({ interrupted: [], leaseTaken: true });
+    await begunA.durable;
+    expect(await storage.leases.holder('session:s1')).toBe('A');
+    // Held by A: B's start writes nothing.
+    expect(await storage.transcript.beginTurn(start('turn_b', 'B'))).toEqual({ interrupted: [], leaseTaken: false });
+    expect(await storage.transcript.getTurn('turn_b')).toBeUndefined();
+    expect((await storage.transcript.listMessages('u1', 's1')).map((message) => message.turn_id)).toEqual(['turn_a']);
+    const finish = { content: '好的', outcome: 'completed' as const, createdAt: at, releaseLease: { key: 'session:s1', holder: 'A' } };
+    expect(await storage.transcript.finishTurn('turn_a', finish)).toBe(true);
+    expect(await storage.leases.holder('session:s1')).toBeUndefined();
+    // A finish that records nothing (the turn already closed) still lets go of the lease.
+    expect(await storage.leases.acquire('session:s1', 'A', 10000)).toBe(true);
+    expect(await storage.transcript.finishTurn('turn_a', finish)).toBe(false);
+    expect(await storage.leases.holder('session:s1')).toBeUndefined();
+    // Another holder's finish leaves a lease it does not hold.
+    expect((await storage.transcript.beginTurn(start('turn_b', 'B'))).leaseTaken).toBe(true);
+    expect(await storage.transcript.finishTurn('turn_a', finish)).toBe(false);
+    expect(await storage.leases.holder('session:s1')).toBe('B');
+    expect((await storage.transcript.listMessages('u1', 's1')).map((message) => `${message.role}:${message.turn_id}`)).toEqual(['user:turn_a', 'assistant:turn_a', 'user:turn_b']);
+  } finally {
+    await storage.close();
+  }
+});
+
+it("prunes a thread to its newest checkpoint and that checkpoint's writes, leaving other threads alone", async () => {
+  const path = join(directory, 'prune.db');
+  const storage = openSqliteStorage(path);
+  try {
+    const State = Annotation.Root({ count: Annotation<number>({ reducer: (a, b) => a + b, default: () => 0 }) });
+    const graph = new StateGraph(State)
+      .addNode('add', () => ({ count: 1 }))
+      .addEdge('__start__', 'add')
+      .addEdge('add', '__end__')
+      .compile({ checkpointer: storage.checkpointer });
+    // Pruning before the checkpointer made its tables, and pruning a thread with no checkpoint, change nothing.
+    await storage.pruneCheckpoints('u1:none');
+    for (const thread of ['u1:a', 'u1:b']) for (let turn = 0; turn < 3; turn++) await graph.invoke({ count: 0 }, { configurable: { thread_id: thread } });
+    await storage.pruneCheckpoints('u1:none');
+    const db = new Database(path, { readonly: true });
+    const rows = (table: string, thread: string) => db.prepare<[string], { checkpoint_id: string }>(`SELECT checkpoint_id FROM ${table} WHERE thread_id = ?`).all(thread).map((row) => row.checkpoint_id);
+    const newest = (thread: string) => [...rows('checkpoints', thread)].sort().at(-1)!;
+    const before = { checkpoints: rows('checkpoints', 'u1:b').length, writes: rows('writes', 'u1:b').length };
+    expect(before.checkpoints).toBeGreaterThan(1);
+    expect(rows('writes', 'u1:a').some((id) => id !== newest('u1:a'))).toBe(true);
+    const kept = newest('u1:a');
+    await storage.pruneCheckpoints('u1:a');
+    expect(rows('checkpoints', 'u1:a')).toEqual([kept]);
+    expect(new Set(rows('writes', 'u1:a'))).toEqual(new Set(rows('writes', 'u1:a').length > 0 ? [kept] : []));
+    expect({ checkpoints: rows('checkpoints', 'u1:b').length, writes: rows('writes', 'u1:b').length }).toEqual(before);
+    db.close();
+    expect((await graph.getState({ configurable: { thread_id: 'u1:a' } })).values.count).toBe(3);
+  } finally {
+    await storage.close();
+  }
 });

@@ -6,7 +6,7 @@
 import type { AnswerComposer } from '../answers/types.js';
 import { eventWriter, ownerOf, turnContext, type NodeConfig } from '../context.js';
 import { memoryAfterBusinessTurn } from '../memory/memory.js';
-import { clauseClarificationText, confirmationPromptText, noticeText, summarizeStartText } from '../../i18n/index.js';
+import { clauseClarificationText, confirmationPromptText, noticeText, summarizeStartText, unplacedPartText } from '../../i18n/index.js';
 import { budgetNotices, parkedTaskLabels } from '../control/notices.js';
 import type { SupervisorState, SupervisorUpdate } from '../state.js';
 import type { InvalidKey, TaskOutcome, TaskPlan } from '../../planning/index.js';
@@ -90,7 +90,9 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
     // A part of the message no agent took: its question closes the answer, after what did run.
     const askAbout = state.intent?.askAbout;
     const question = askAbout ? clauseClarificationText(askAbout.query, askAbout.clarification.options.map((option) => option.label), context.language) : '';
-    const answer = `${opening}${[body, prompt, question].filter(Boolean).join('\n\n')}`;
+    // Parts that may be requests but were neither routed nor asked about are said, not dropped.
+    const unplaced = (state.intent?.unplaced ?? []).map((part) => unplacedPartText(part, context.language)).join('\n');
+    const answer = `${opening}${[body, prompt, unplaced, question].filter(Boolean).join('\n\n')}`;
     const taskStates = plan.sub_tasks.map((task) => ({
       task_id: task.task_id,
       agent: task.assigned_agent,

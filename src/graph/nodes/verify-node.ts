@@ -74,6 +74,8 @@ export function createVerifyNode(dependencies: VerifyDependencies) {
       outcomes,
       ruleFlagged: new Set(missing.map((item) => item.task_id)),
       userTexts: [state.query, state.rewritten_query],
+      userWords: [state.query, ...state.memory.history.map((turn) => turn.query)],
+      now: context.now,
     });
     if (screen.refused.length > 0) dependencies.logger.warn({ traceId: context.traceId, refused: screen.refused }, 'verify: retries refused; the results tried to steer the judge');
     // A judge that read instruction-like results is not acted on beyond what the rules found.

@@ -22,6 +22,18 @@ describe('retry screen', () => {
     expect(result).toEqual({ allowed: [{ task_id: 't2', revised_message: '请查询北京明天全天的天气预报' }], refused: [], tainted: false });
   });
 
+  it('refuses a revised message that states a date or a number the user never gave', () => {
+    const outcomes = { t1: done('t1', 'hotel_agent', '已为您预订北京饭店。'), t2: done('t2', 'weather_agent', '暂无数据'), t3: done('t3', 'limo_agent', '司机七点到') };
+    const now = new Date(2026, 10, 22, 10, 0, 0);
+    const screen = (revised: string) =>
+      screenRetries({ retries: [{ task_id: 't2', revised_message: revised }], tasks: TASKS, outcomes, ruleFlagged: new Set(['t2']), userTexts: USER, userWords: [USER[0]!], now });
+    expect(screen('请查询北京2026-12-01的天气预报').refused).toEqual([{ task_id: 't2', reason: 'ungrounded_value' }]);
+    expect(screen('请查询北京明天的天气，预算500元').refused).toEqual([{ task_id: 't2', reason: 'ungrounded_value' }]);
+    // The user's own date, written out by the judge, is theirs.
+    expect(screen('请查询北京2026-11-23全天的天气预报').allowed).toHaveLength(1);
+    expect(screen('请查询北京明天全天的天气预报').allowed).toHaveLength(1);
+  });
+
   it('refuses a revised message that carries another task’s data, but not its declared upstream’s', () => {
     const outcomes = {
       t1: done('t1', 'hotel_agent', '已为您预订北京饭店。', { booking_id: 'HB-20261123-7781', guest_phone: '13800138000' }),

@@ -8,6 +8,10 @@
  *   allowed, and what the user's request or the task's description already
  *   says) is refused — a revised message rewords the request, and data
  *   reaches another agent only as the `upstream` of a dependent;
+ * - bring in values: a revised message that states a date or a number that
+ *   neither the user's own words, the task's inputs and description nor its
+ *   declared upstream's results give
+ *   is refused (the judge's wording is not evidence of a value);
  * - cause calls: when any result the judge read carries signs of instructing
  *   a model (text/injection-signals.ts), only tasks the rule check itself
  *   found insufficient may be re-sent.
@@ -15,7 +19,7 @@
  * Retries name only tasks of the plan (the caller checks), so no task is
  * ever added.
  */
-import { hasInjectionSignals } from '../../text/index.js';
+import { findDates, hasInjectionSignals } from '../../text/index.js';
 import type { SubTask, TaskOutcome } from '../../planning/index.js';
 
 /** Shortest run of characters that counts as copied text. */
@@ -36,12 +40,16 @@ export interface RetryScreenInput {
   ruleFlagged: ReadonlySet<string>;
   /** The user's words: the query and its rewrite. */
   userTexts: readonly string[];
+  /** What the user said (this turn and earlier ones), where a value in a revised message may come from; default `userTexts`. */
+  userWords?: readonly string[];
+  /** Today, for relative dates; default now. */
+  now?: Date;
 }
 
 /** A refused retry and why (for logs). */
 export interface RefusedRetry {
   task_id: string;
-  reason: 'tainted_results' | 'copied_result';
+  reason: 'tainted_results' | 'copied_result' | 'ungrounded_value';
 }
 
 function normalise(text: string): string {
@@ -94,7 +102,22 @@ export function screenRetries(input: RetryScreenInput): { allowed: RetryRequest[
       .filter((other) => !upstream.has(other.task_id))
       .some((other) => resultTexts(input.outcomes[other.task_id]).some((text) => [...windowsOf(text)].some((window) => messageWindows.has(window) && !allowedWindows.has(window))));
     if (copied) refused.push({ task_id: task.task_id, reason: 'copied_result' });
+    else if (statesUngroundedValue(retry.revised_message, [...(input.userWords ?? input.userTexts), task.description, ...Object.values(task.inputs).map(String), ...[...upstream].flatMap((id) => resultTexts(input.outcomes[id]))], input.now ?? new Date()))
+      refused.push({ task_id: task.task_id, reason: 'ungrounded_value' });
     else allowed.push(retry);
   }
   return { allowed, refused, tainted };
+}
+
+/** True when `text` states a date or a number that none of `sources` gives (dates compared as the days they name). */
+function statesUngroundedValue(text: string, sources: readonly string[], now: Date): boolean {
+  const normalised = sources.map((source) => source.normalize('NFKC'));
+  const days = new Set(normalised.flatMap((source) => findDates(source, now).map((hit) => hit.value).filter((value): value is string => value !== undefined)));
+  const numbers = new Set(normalised.flatMap((source) => (source.match(/\d+(?:\.\d+)?/g) ?? []).map(Number)));
+  let rest = text.normalize('NFKC');
+  for (const hit of findDates(rest, now)) {
+    if (hit.value && !days.has(hit.value)) return true;
+    rest = rest.slice(0, hit.start) + ' '.repeat(hit.end - hit.start) + rest.slice(hit.end);
+  }
+  return (rest.match(/\d+(?:\.\d+)?/g) ?? []).some((number) => !numbers.has(Number(number)));
 }

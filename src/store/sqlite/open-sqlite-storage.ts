@@ -31,7 +31,9 @@ export function openSqliteStorage(path: string): Storage {
   const checkpointer = new SqliteSaver(db);
   const deleteOlderThan = createSqliteRetention(db);
   // The checkpointer creates its tables on first use: until then there is nothing to prune. Once they exist,
-  // the statements are prepared once and every turn's pruning is one transaction.
+  // the statements are prepared once and every turn's pruning is two statements, each keeping the thread's newest
+  // checkpoint (none kept, none deleted: `<> NULL` holds for no row). They need no savepoint of their own: stopped
+  // between the two, the writes of deleted checkpoints are left for the next pruning, and nothing else changes.
   let pruneStatements: { prune(threadId: string): void } | undefined;
   const pruning = () => {
     if (pruneStatements) return pruneStatements;
@@ -40,18 +42,14 @@ export function openSqliteStorage(path: string): Storage {
       .all()
       .map((row) => row.name);
     if (!tables.includes('checkpoints') || !tables.includes('writes')) return undefined;
-    const newest = db.prepare<[string], { checkpoint_id: string }>(
-      "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1",
-    );
-    const dropCheckpoints = db.prepare('DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id <> ?');
-    const dropWrites = db.prepare('DELETE FROM writes WHERE thread_id = ? AND checkpoint_id <> ?');
+    const newest = "(SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC LIMIT 1)";
+    const dropCheckpoints = db.prepare<[string, string]>(`DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id <> ${newest}`);
+    const dropWrites = db.prepare<[string, string]>(`DELETE FROM writes WHERE thread_id = ? AND checkpoint_id <> ${newest}`);
     pruneStatements = {
-      prune: db.transaction((threadId: string) => {
-        const kept = newest.get(threadId);
-        if (!kept) return;
-        dropCheckpoints.run(threadId, kept.checkpoint_id);
-        dropWrites.run(threadId, kept.checkpoint_id);
-      }),
+      prune: (threadId: string) => {
+        dropCheckpoints.run(threadId, threadId);
+        dropWrites.run(threadId, threadId);
+      },
     };
     return pruneStatements;
   };

@@ -9,20 +9,27 @@ import type { KeyValue, KeyValueStore, LeaseStore } from '../types.js';
 import { safeJsonParse } from '../../util/index.js';
 import { writeGroupOf } from './sqlite-write-group.js';
 
-/** Per-key leases in `sb_leases`. */
-export function createSqliteLeases(db: Database.Database, now: () => number = Date.now): LeaseStore {
-  const take = db.prepare<[string, string, number, number, string]>(
-    `INSERT INTO sb_leases (lease_key, holder, expires_at) VALUES (?, ?, ?)
+/** Takes a lease when free, expired or already the holder's: (key, holder, expires at, now, holder). */
+export const SQLITE_TAKE_LEASE = `INSERT INTO sb_leases (lease_key, holder, expires_at) VALUES (?, ?, ?)
      ON CONFLICT (lease_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-     WHERE sb_leases.expires_at <= ? OR sb_leases.holder = ?`,
-  );
+     WHERE sb_leases.expires_at <= ? OR sb_leases.holder = ?`;
+/** Frees a lease if the holder has it: (key, holder). */
+export const SQLITE_FREE_LEASE = 'DELETE FROM sb_leases WHERE lease_key = ? AND holder = ?';
+
+/**
+ * Per-key leases in `sb_leases`. They live with the transcript (`withTranscript`): a turn's start takes its
+ * session's lease and its finish lets go of it in their own writes (sqlite-transcript.ts).
+ */
+export function createSqliteLeases(db: Database.Database, now: () => number = Date.now): LeaseStore {
+  const take = db.prepare<[string, string, number, number, string]>(SQLITE_TAKE_LEASE);
   const extend = db.prepare<[number, string, string, number]>(
     'UPDATE sb_leases SET expires_at = ? WHERE lease_key = ? AND holder = ? AND expires_at > ?',
   );
-  const free = db.prepare<[string, string]>('DELETE FROM sb_leases WHERE lease_key = ? AND holder = ?');
+  const free = db.prepare<[string, string]>(SQLITE_FREE_LEASE);
   const current = db.prepare<[string, number], { holder: string }>('SELECT holder FROM sb_leases WHERE lease_key = ? AND expires_at > ?');
   const group = writeGroupOf(db);
   return {
+    withTranscript: true,
     async acquire(key, holder, ttlMs) {
       const at = now();
       // Held at once: the group keeps the file's write lock until it commits, and the turn's first durable write covers it.

@@ -3,19 +3,24 @@
  * atomic (its own savepoint in the connection's group commit,
  * `sqlite-write-group.ts`), so a crash leaves either the whole turn start
  * (turn row + user row) or nothing, and either the whole finish (answer row +
- * outcome) or none.
+ * outcome) or none. The session's lease (`sb_leases`, sqlite-leases.ts) is
+ * taken in the start's write and let go of in the finish's
+ * (`LeaseStore.withTranscript`).
  */
 import type Database from 'better-sqlite3';
 import type { SessionAccess, StoredMessage, TranscriptStore, TurnFinish, TurnRecord, TurnStart } from '../types.js';
 import { messageFromRow, turnFromRow, type MessageRow, type TurnRow } from '../rows.js';
 import { tenantOfOwner } from '../owner-key.js';
 import { writeGroupOf } from './sqlite-write-group.js';
+import { SQLITE_FREE_LEASE, SQLITE_TAKE_LEASE } from './sqlite-leases.js';
 import { listTurnRecordsSql, turnRecordColumns, turnRecordFromRow, type TurnRecordRow } from '../turn-record-rows.js';
 
-/** SQLite-backed transcript over an open, migrated connection. */
-export function createSqliteTranscript(db: Database.Database): TranscriptStore {
+/** SQLite-backed transcript over an open, migrated connection (`now`: the lease clock, as the lease store's). */
+export function createSqliteTranscript(db: Database.Database, now: () => number = Date.now): TranscriptStore {
   const group = writeGroupOf(db);
   const statements = {
+    takeLease: db.prepare<[string, string, number, number, string]>(SQLITE_TAKE_LEASE),
+    freeLease: db.prepare<[string, string]>(SQLITE_FREE_LEASE),
     owned: db.prepare<[string, string], { found: number }>('SELECT 1 AS found FROM sb_sessions WHERE user_id = ? AND session_id = ?'),
     owners: db.prepare<[string], { user_id: string }>('SELECT user_id FROM sb_sessions WHERE session_id = ?'),
     upsertSession: db.prepare(
@@ -53,7 +58,13 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
     statements.insertMessage.run(userId, sessionId, seq, turnId, role, content, JSON.stringify(metadata), createdAt);
   };
 
-  const begin = db.transaction((start: TurnStart): string[] => {
+  /** The interrupted turns, or undefined when the session's lease (`start.lease`) is another holder's: then nothing is written. */
+  const begin = db.transaction((start: TurnStart): string[] | undefined => {
+    if (start.lease) {
+      const at = now();
+      const { key, holder, ttlMs } = start.lease;
+      if (statements.takeLease.run(key, holder, at + ttlMs, at, holder).changes !== 1) return undefined;
+    }
     statements.upsertSession.run(start.userId, start.sessionId, start.createdAt, start.createdAt);
     const interrupted: string[] = [];
     for (const { turn_id } of statements.runningOthers.all(start.userId, start.sessionId, start.turnId)) {
@@ -68,6 +79,8 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
   });
 
   const finish = db.transaction((turnId: string, done: Omit<TurnFinish, 'outcome'> & { outcome: TurnFinish['outcome'] | 'interrupted' }): boolean => {
+    // The lease goes whether or not the turn is still open to record.
+    if (done.releaseLease) statements.freeLease.run(done.releaseLease.key, done.releaseLease.holder);
     const storedAt = new Date().toISOString();
     for (const event of done.events ?? []) statements.insertEvent.run(turnId, event.seq, event.data, storedAt);
     const turn = statements.turn.get(turnId);
@@ -104,7 +117,8 @@ export function createSqliteTranscript(db: Database.Database): TranscriptStore {
       // Written at once (the turn's first frame need not wait for the commit at the end of this loop turn); the
       // turn waits for `durable` before it goes on, and the answer's write is durable before `done` is sent.
       const interrupted = group.writeAhead(() => begin(start));
-      return { interrupted, durable: group.committed() };
+      if (interrupted === undefined) return { interrupted: [], leaseTaken: false };
+      return { interrupted, ...(start.lease ? { leaseTaken: true } : {}), durable: group.committed() };
     },
     async finishTurn(turnId, done) {
       return group.write(() => finish(turnId, done));
