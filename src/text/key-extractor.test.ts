@@ -259,6 +259,15 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys('not cardiology, dermatology', [department], TODAY).values).toEqual({ department: 'dermatology' });
   });
 
+  it('does not take a pattern value or a date the user ruled out', () => {
+    const patient = keySpec('patient_id', 'patient id', patternSpec('\\b(P[0-9]{6})\\b'));
+    const date = keySpec('date', 'date', { type: 'date' });
+    expect(extractKeys('show lab results for P654321, not P123456', [patient], TODAY).values).toEqual({ patient_id: 'P654321' });
+    expect(extractKeys('查P654321的报告，不是P123456', [patient], TODAY).values).toEqual({ patient_id: 'P654321' });
+    expect(extractKeys('December 3, not December 4', [date], TODAY).values).toEqual({ date: '2026-12-03' });
+    expect(extractKeys('not P123456', [patient], TODAY).values).toEqual({});
+  });
+
   it('reports an unsupported spec type instead of throwing', () => {
     const bogus = keySpec('x', 'x', { type: 'colour' } as unknown as ExtractSpec);
     expect(extractKeys('red', [bogus], TODAY).invalid).toEqual([{ key: 'x', raw: 'red', reason: 'unsupported extract type "colour"' }]);

@@ -167,6 +167,7 @@ function extractEnum(text: string, values: readonly string[], today: Date): KeyO
 function extractPattern(text: string, matcher: SafePattern): KeyOutcome {
   let last: { value: string; raw: string } | undefined;
   for (const match of matcher.findAll(text)) {
+    if (isRuledOut(text, match.start)) continue;
     const value = (match.groups.length > 0 && match.groups[0] !== null ? match.groups[0]! : match.text).trim();
     if (value.length > 0) last = { value, raw: match.text.trim() };
   }
@@ -174,7 +175,7 @@ function extractPattern(text: string, matcher: SafePattern): KeyOutcome {
 }
 
 function extractDate(text: string, today: Date): KeyOutcome {
-  const hits = findDates(text, today);
+  const hits = findDates(text, today).filter((hit) => !isRuledOut(text, hit.start));
   const last = hits[hits.length - 1];
   if (!last) return null;
   return last.value ? { value: last.value, raw: last.raw } : { raw: last.raw, reason: last.reason ?? 'not a date' };
