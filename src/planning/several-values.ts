@@ -17,7 +17,7 @@
  * names no request.
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
-import { enumValueMatcher, extractKeys, findDates } from '../text/index.js';
+import { enumValueMatcher, extractKeys, findDates, isRuledOut } from '../text/index.js';
 import { requestWordIn, splitClauses, type Clause } from '../understanding/index.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
 
@@ -65,7 +65,7 @@ export function findSeveralValues(text: string, card: AgentCard, extracted: Read
 function hitsOf(text: string, spec: SemanticKeySpec, now: Date): ValueHit[] {
   const extract = spec.extract;
   if (extract.type === 'enum') {
-    return enumValueMatcher(extract.values).findAll(text).map((hit) => ({ value: hit.payloads[0]!, raw: text.slice(hit.start, hit.end), start: hit.start, end: hit.end }));
+    return enumValueMatcher(extract.values).findAll(text).filter((hit) => !isRuledOut(text, hit.start)).map((hit) => ({ value: hit.payloads[0]!, raw: text.slice(hit.start, hit.end), start: hit.start, end: hit.end }));
   }
   if (extract.type === 'pattern') {
     return extract.matcher.findAll(text).flatMap((match) => {
