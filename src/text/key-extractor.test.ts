@@ -268,6 +268,14 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys('not P123456', [patient], TODAY).values).toEqual({});
   });
 
+  it('does not take a phone number or an e-mail address the user ruled out', () => {
+    const phone = keySpec('phone', 'phone', { type: 'phone' });
+    const email = keySpec('email', 'email', { type: 'email' });
+    expect(extractKeys('call 13900002222, not 13812345678', [phone], TODAY).values).toEqual({ phone: '13900002222' });
+    expect(extractKeys('号码是13900002222，不是13812345678', [phone], TODAY).values).toEqual({ phone: '13900002222' });
+    expect(extractKeys('send it to a@b.com rather than c@d.com', [email], TODAY).values).toEqual({ email: 'a@b.com' });
+  });
+
   it('reports an unsupported spec type instead of throwing', () => {
     const bogus = keySpec('x', 'x', { type: 'colour' } as unknown as ExtractSpec);
     expect(extractKeys('red', [bogus], TODAY).invalid).toEqual([{ key: 'x', raw: 'red', reason: 'unsupported extract type "colour"' }]);

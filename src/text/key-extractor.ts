@@ -182,10 +182,11 @@ function extractDate(text: string, today: Date): KeyOutcome {
 }
 
 function extractEmail(text: string): KeyOutcome {
-  const tokens = text
-    .split(/[^A-Za-z0-9._%+\-@]+/)
-    .map((token) => token.replace(/^[.\-]+|[.\-]+$/g, ''))
-    .filter((token) => token.includes('@'));
+  const tokens: string[] = [];
+  for (const match of text.matchAll(/[A-Za-z0-9._%+\-@]+/g)) {
+    const token = match[0].replace(/^[.\-]+|[.\-]+$/g, '');
+    if (token.includes('@') && !isRuledOut(text, match.index)) tokens.push(token);
+  }
   const valid = tokens.filter(isEmailAddress);
   if (valid.length > 0) return { value: valid[valid.length - 1]!, raw: valid[valid.length - 1]! };
   const last = tokens[tokens.length - 1];
@@ -199,6 +200,7 @@ function phoneCandidates(text: string): { spans: Span[]; valid: { value: string;
   for (const match of text.matchAll(/(?<![\d\w])(?:\+?86[\s-]?)?(1\d{2}(?:[\s-]?\d{4}){2})(?!\d)/g)) {
     const digits = match[1]!.replace(/[\s-]/g, '');
     spans.push({ start: match.index, end: match.index + match[0].length });
+    if (isRuledOut(text, match.index)) continue;
     if (isCnMobile(digits)) valid = { value: digits, raw: match[0] };
     else invalid = digits;
   }
