@@ -68,13 +68,13 @@ function hitsOf(text: string, spec: SemanticKeySpec, now: Date): ValueHit[] {
     return enumValueMatcher(extract.values).findAll(text).filter((hit) => !isRuledOut(text, hit.start)).map((hit) => ({ value: hit.payloads[0]!, raw: text.slice(hit.start, hit.end), start: hit.start, end: hit.end }));
   }
   if (extract.type === 'pattern') {
-    return extract.matcher.findAll(text).flatMap((match) => {
+    return extract.matcher.findAll(text).filter((match) => !isRuledOut(text, match.start)).flatMap((match) => {
       const value = (match.groups.length > 0 && match.groups[0] !== null ? match.groups[0]! : match.text).trim();
       return value.length > 0 ? [{ value, raw: match.text, start: match.start, end: match.end }] : [];
     });
   }
   if (extract.type === 'date') {
-    return findDates(text, now).flatMap((hit) => (hit.value ? [{ value: hit.value, raw: hit.raw, start: hit.start, end: hit.end }] : []));
+    return findDates(text, now).filter((hit) => !isRuledOut(text, hit.start)).flatMap((hit) => (hit.value ? [{ value: hit.value, raw: hit.raw, start: hit.start, end: hit.end }] : []));
   }
   return [];
 }

@@ -259,6 +259,23 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys('not cardiology, dermatology', [department], TODAY).values).toEqual({ department: 'dermatology' });
   });
 
+  it('does not take a pattern value or a date the user ruled out', () => {
+    const patient = keySpec('patient_id', 'patient id', patternSpec('\\b(P[0-9]{6})\\b'));
+    const date = keySpec('date', 'date', { type: 'date' });
+    expect(extractKeys('show lab results for P654321, not P123456', [patient], TODAY).values).toEqual({ patient_id: 'P654321' });
+    expect(extractKeys('查P654321的报告，不是P123456', [patient], TODAY).values).toEqual({ patient_id: 'P654321' });
+    expect(extractKeys('December 3, not December 4', [date], TODAY).values).toEqual({ date: '2026-12-03' });
+    expect(extractKeys('not P123456', [patient], TODAY).values).toEqual({});
+  });
+
+  it('does not take a phone number or an e-mail address the user ruled out', () => {
+    const phone = keySpec('phone', 'phone', { type: 'phone' });
+    const email = keySpec('email', 'email', { type: 'email' });
+    expect(extractKeys('call 13900002222, not 13812345678', [phone], TODAY).values).toEqual({ phone: '13900002222' });
+    expect(extractKeys('号码是13900002222，不是13812345678', [phone], TODAY).values).toEqual({ phone: '13900002222' });
+    expect(extractKeys('send it to a@b.com rather than c@d.com', [email], TODAY).values).toEqual({ email: 'a@b.com' });
+  });
+
   it('reports an unsupported spec type instead of throwing', () => {
     const bogus = keySpec('x', 'x', { type: 'colour' } as unknown as ExtractSpec);
     expect(extractKeys('red', [bogus], TODAY).invalid).toEqual([{ key: 'x', raw: 'red', reason: 'unsupported extract type "colour"' }]);

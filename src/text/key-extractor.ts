@@ -167,6 +167,7 @@ function extractEnum(text: string, values: readonly string[], today: Date): KeyO
 function extractPattern(text: string, matcher: SafePattern): KeyOutcome {
   let last: { value: string; raw: string } | undefined;
   for (const match of matcher.findAll(text)) {
+    if (isRuledOut(text, match.start)) continue;
     const value = (match.groups.length > 0 && match.groups[0] !== null ? match.groups[0]! : match.text).trim();
     if (value.length > 0) last = { value, raw: match.text.trim() };
   }
@@ -174,17 +175,18 @@ function extractPattern(text: string, matcher: SafePattern): KeyOutcome {
 }
 
 function extractDate(text: string, today: Date): KeyOutcome {
-  const hits = findDates(text, today);
+  const hits = findDates(text, today).filter((hit) => !isRuledOut(text, hit.start));
   const last = hits[hits.length - 1];
   if (!last) return null;
   return last.value ? { value: last.value, raw: last.raw } : { raw: last.raw, reason: last.reason ?? 'not a date' };
 }
 
 function extractEmail(text: string): KeyOutcome {
-  const tokens = text
-    .split(/[^A-Za-z0-9._%+\-@]+/)
-    .map((token) => token.replace(/^[.\-]+|[.\-]+$/g, ''))
-    .filter((token) => token.includes('@'));
+  const tokens: string[] = [];
+  for (const match of text.matchAll(/[A-Za-z0-9._%+\-@]+/g)) {
+    const token = match[0].replace(/^[.\-]+|[.\-]+$/g, '');
+    if (token.includes('@') && !isRuledOut(text, match.index)) tokens.push(token);
+  }
   const valid = tokens.filter(isEmailAddress);
   if (valid.length > 0) return { value: valid[valid.length - 1]!, raw: valid[valid.length - 1]! };
   const last = tokens[tokens.length - 1];
@@ -198,6 +200,7 @@ function phoneCandidates(text: string): { spans: Span[]; valid: { value: string;
   for (const match of text.matchAll(/(?<![\d\w])(?:\+?86[\s-]?)?(1\d{2}(?:[\s-]?\d{4}){2})(?!\d)/g)) {
     const digits = match[1]!.replace(/[\s-]/g, '');
     spans.push({ start: match.index, end: match.index + match[0].length });
+    if (isRuledOut(text, match.index)) continue;
     if (isCnMobile(digits)) valid = { value: digits, raw: match[0] };
     else invalid = digits;
   }
