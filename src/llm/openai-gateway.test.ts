@@ -263,6 +263,31 @@ describe('createLlmGateway: retries and failures', () => {
     fake.assertComplete();
   });
 
+  it('reads a tool-call reply of a JSON call as its text, and keeps the tokens of a reply it cannot use', async () => {
+    const toolCallReply: typeof globalThis.fetch = async () =>
+      new Response(
+        JSON.stringify({
+          id: 'c1',
+          object: 'chat.completion',
+          created: 0,
+          model: 'fake-main',
+          choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 't1', type: 'function', function: { name: 'task_plan', arguments: '{"steps":[]}' } }] } }],
+          usage: { prompt_tokens: 30, completion_tokens: 7, total_tokens: 37 },
+        }),
+        { status: 200, headers: { 'content-type': 'application/json' } },
+      );
+    const { gateway } = await setup([], { fetch: toolCallReply, maxRetries: 0 });
+    const usage: LlmUsage = { calls: [] };
+    expect(await gateway.complete(call({ jsonSchema: PLAN_SCHEMA, usage }))).toMatchObject({ text: '{"steps":[]}', promptTokens: 30, completionTokens: 7 });
+    // A free-text call has no use for a tool call: it fails, but the tokens the endpoint reported are still counted.
+    const error = await rejection(gateway.complete(call({ usage })));
+    expect(error.reason).toBe('malformed');
+    expect(usage.calls.map((entry) => [entry.ok, entry.promptTokens, entry.completionTokens])).toEqual([
+      [true, 30, 7],
+      [false, 30, 7],
+    ]);
+  });
+
   it('treats a malformed body as a failure and retries it', async () => {
     const { fake, gateway } = await setup([{ malformed: true }, { malformed: true }], { maxRetries: 1 });
     const error = await rejection(gateway.complete(call()));

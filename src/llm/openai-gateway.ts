@@ -153,7 +153,7 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
       };
       if (!call.onToken) {
         const completion: unknown = await client.chat.completions.create(body, { signal: controller.signal, headers });
-        return readCompletion(completion);
+        return readCompletion(completion, call.jsonSchema !== undefined);
       }
       const stream = await client.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
@@ -227,9 +227,11 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
       return entry;
     };
 
+    // Tokens the endpoint reported for replies that could not be used: they were spent all the same.
+    const spent = { prompt: 0, completion: 0 };
     const fail = (reason: LlmFailureReason, message: string, status?: number, cause?: unknown): never => {
       const error = new LlmCallError(reason, `LLM call "${call?.purpose ?? 'unknown'}" failed: ${message}`, { attempts, status, cause });
-      record({ ok: false, promptTokens: 0, completionTokens: 0, error: `${reason}: ${message}` }, reason);
+      record({ ok: false, promptTokens: spent.prompt, completionTokens: spent.completion, error: `${reason}: ${message}` }, reason);
       throw error;
     };
 
@@ -247,11 +249,15 @@ export function createLlmGateway(options: LlmGatewayOptions): OpenAiCompatibleGa
         attempts += 1;
         const outcome = await runThroughBreaker(() => runAttempt(model, messages, responseFormat, call, state, traceHeaders));
         const estimated = outcome.promptTokens === undefined || outcome.completionTokens === undefined;
-        const promptTokens = outcome.promptTokens ?? estimateMessagesTokens(messages);
-        const completionTokens = outcome.completionTokens ?? estimateTokens(outcome.text);
+        const promptTokens = (outcome.promptTokens ?? estimateMessagesTokens(messages)) + spent.prompt;
+        const completionTokens = (outcome.completionTokens ?? estimateTokens(outcome.text)) + spent.completion;
         const entry = record({ ok: true, promptTokens, completionTokens, tokensEstimated: estimated });
         return { text: outcome.text, model, promptTokens, completionTokens, latencyMs: entry.latencyMs, attempts, tokensEstimated: estimated };
       } catch (error) {
+        if (error instanceof MalformedResponseError) {
+          spent.prompt += error.promptTokens ?? 0;
+          spent.completion += error.completionTokens ?? 0;
+        }
         const breakerOpen = (error as { code?: unknown }).code === 'EOPENBREAKER';
         if (breakerOpen) attempts -= 1; // nothing was sent
         if (jsonMode && jsonMode !== 'prompt' && !call.signal?.aborted && isResponseFormatRejection(error)) {
@@ -300,17 +306,28 @@ function clientLogger(logger: Logger): { error: ClientLogFunction; warn: ClientL
 
 type ClientLogFunction = (message: string, ...rest: unknown[]) => void;
 
-function readCompletion(completion: unknown): AttemptOutcome {
+/**
+ * The reply's text and reported tokens. A JSON call answered with a tool call
+ * (content null, the JSON in the first call's `arguments`, as some compatible
+ * servers answer) is read from the arguments; the caller validates it like any
+ * text. A reply that cannot be used still cost what its `usage` says: the
+ * error carries those tokens.
+ */
+function readCompletion(completion: unknown, json: boolean): AttemptOutcome {
   if (typeof completion !== 'object' || completion === null || !Array.isArray((completion as ChatCompletion).choices)) {
     throw new MalformedResponseError('the body is not a chat completion (no choices array)');
   }
   const typed = completion as ChatCompletion;
   const message = typed.choices[0]?.message;
+  const tokens = { promptTokens: typed.usage?.prompt_tokens, completionTokens: typed.usage?.completion_tokens };
+  const argumentsText = message?.tool_calls?.[0]?.type === 'function' ? message.tool_calls[0].function.arguments : undefined;
+  const fromToolCall = json && typeof argumentsText === 'string' && argumentsText.trim() !== '' && !message?.content?.trim();
+  if (fromToolCall) return { text: argumentsText, ...tokens };
   if (typeof message?.content !== 'string') {
     const refusal = (message as { refusal?: unknown } | undefined)?.refusal;
-    throw new MalformedResponseError(typeof refusal === 'string' ? `the model refused: ${refusal}` : 'choices[0].message.content is missing');
+    throw new MalformedResponseError(typeof refusal === 'string' ? `the model refused: ${refusal}` : 'choices[0].message.content is missing', tokens);
   }
-  return { text: message.content, promptTokens: typed.usage?.prompt_tokens, completionTokens: typed.usage?.completion_tokens };
+  return { text: message.content, ...tokens };
 }
 
 function modeStrength(mode: JsonMode): number {

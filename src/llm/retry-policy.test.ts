@@ -42,6 +42,13 @@ describe('retryDelayMs', () => {
 });
 
 describe('classifyAttemptError', () => {
+  it('does not retry when the endpoint asks for a wait longer than the longest it honours', () => {
+    expect(classifyAttemptError(apiError(429, 'slow down', { 'retry-after': '3600' }), context, 10_000)).toMatchObject({ reason: 'rate_limited', retryable: false });
+    expect(classifyAttemptError(apiError(503, 'down', { 'retry-after': '120' }), context, 10_000)).toMatchObject({ reason: 'server_error', retryable: false });
+    expect(classifyAttemptError(apiError(429, 'slow down', { 'retry-after': '2' }), context, 10_000)).toMatchObject({ retryable: true, retryAfterMs: 2000 });
+    expect(classifyAttemptError(apiError(429, 'slow down'), context, 10_000)).toMatchObject({ retryable: true });
+  });
+
   it.each([
     [apiError(429, 'slow down', { 'retry-after': '3' }), { reason: 'rate_limited', retryable: true, status: 429, retryAfterMs: 3000 }],
     [apiError(500, 'boom'), { reason: 'server_error', retryable: true, status: 500 }],

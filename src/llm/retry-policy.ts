@@ -101,11 +101,14 @@ export function classifyAttemptError(error: unknown, context: AttemptContext, ma
   if (error instanceof APIError && typeof error.status === 'number') {
     const status = error.status;
     const detail = error.message;
+    // An endpoint that asks for a longer wait than the longest honoured is not retried: waiting the cap would only stall the turn.
+    const asked = parseRetryAfter(error.headers, Number.POSITIVE_INFINITY);
+    const retryable = asked === undefined || asked <= maxRetryAfterMs;
     if (status === 429) {
-      return { reason: 'rate_limited', retryable: true, status, message: `rate limited (429): ${detail}`, retryAfterMs: parseRetryAfter(error.headers, maxRetryAfterMs) };
+      return { reason: 'rate_limited', retryable, status, message: `rate limited (429): ${detail}`, retryAfterMs: parseRetryAfter(error.headers, maxRetryAfterMs) };
     }
     if (status >= 500) {
-      return { reason: 'server_error', retryable: true, status, message: `endpoint error (${status}): ${detail}`, retryAfterMs: parseRetryAfter(error.headers, maxRetryAfterMs) };
+      return { reason: 'server_error', retryable, status, message: `endpoint error (${status}): ${detail}`, retryAfterMs: parseRetryAfter(error.headers, maxRetryAfterMs) };
     }
     if (status === 408 || status === 409) {
       return { reason: 'server_error', retryable: true, status, message: `endpoint asked to retry (${status}): ${detail}` };
@@ -134,9 +137,14 @@ export function isResponseFormatRejection(error: unknown): boolean {
 
 /** A 2xx answer that is not a usable chat completion (no choices, no content, cut-off stream). */
 export class MalformedResponseError extends Error {
-  constructor(message: string) {
+  /** Tokens the endpoint reported for the unusable reply, when it did. */
+  readonly promptTokens?: number;
+  readonly completionTokens?: number;
+  constructor(message: string, tokens: { promptTokens?: number; completionTokens?: number } = {}) {
     super(message);
     this.name = 'MalformedResponseError';
+    if (tokens.promptTokens !== undefined) this.promptTokens = tokens.promptTokens;
+    if (tokens.completionTokens !== undefined) this.completionTokens = tokens.completionTokens;
   }
 }
 

@@ -24,7 +24,8 @@ import { createDraftReader } from './draft-reader.js';
 import type { Logger } from '../logger.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
 import { findCycle, topologicalOrder } from './dag.js';
-import { assemblePlan, buildSubTasks, extractOptionalInputs } from './sub-tasks.js';
+import { splitSeveralValues } from './several-values.js';
+import { assemblePlan, buildSubTasks, extractOptionalInputs, joinWords } from './sub-tasks.js';
 import type { Planner, PlanRequest, PlanResult, RankedIntent } from './types.js';
 
 /** Dependencies of the LLM planner. */
@@ -157,7 +158,10 @@ export function planFromDraft(
     for (const upstream of card.dependsOn) if (taskIdOf.has(upstream)) dependsOn.add(upstream);
     // The draft's description is the model's words too: when it states a value that was dropped, the user's own words describe the task.
     const modelDescription = draftTask.description.trim();
-    const userDescription = userOwn?.text || request.turnQuery?.trim() || offlineTask.description;
+    // A parked task answered this turn keeps its own request in front of the answer (as the offline planner words it).
+    const parkedDescription = request.memory.pending.find((task) => task.agent_id === card.id)?.description.trim();
+    const userWordsNow = userOwn?.text || request.turnQuery?.trim() || '';
+    const userDescription = parkedDescription ? joinWords(parkedDescription, userWordsNow) : userWordsNow || offlineTask.description;
     const statesDropped =
       droppedHere.some((value) => squash(modelDescription).includes(squash(String(value)))) || statesUngrounded(modelDescription, card, evidence, request.now);
     return {
@@ -190,9 +194,15 @@ export function planFromDraft(
     if (remaining.length > 0) invalidKeys[task.task_id] = remaining.map((item) => ({ ...item }));
   }
 
-  const ordered = topologicalOrder(tasks);
+  // Several values the user joined for one key: a read-only task per value, a side effect asked which (as offline, planning/several-values.ts).
+  const userWordsOf = (agentId: string): string | undefined => {
+    const own = userWords ? userWords.get(agentId) : offline.attributed.get(agentId);
+    return own?.scope === 'clause' ? own.text : undefined;
+  };
+  const several = splitSeveralValues({ tasks, cardOf: (agentId) => snapshot.byId.get(agentId), textOf: userWordsOf, invalidKeys, planId: request.planId, now: request.now });
+  const ordered = topologicalOrder(several.tasks);
   const reasoning = envelope.task_plan.reasoning?.trim() || `drafted with the intents: ${cards.map((card) => card.name).join('、')}`;
-  return { result: { plan: assemblePlan(request.planId, ordered, reasoning, ''), invalidKeys }, corrections };
+  return { result: { plan: assemblePlan(request.planId, ordered, reasoning, ''), invalidKeys: several.invalidKeys }, corrections };
 }
 
 function allowedKeys(card: AgentCard): Set<string> {

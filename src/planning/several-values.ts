@@ -17,7 +17,7 @@
  * names no request.
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
-import { enumValueMatcher, extractKeys, findDates } from '../text/index.js';
+import { enumValueMatcher, extractKeys, findDates, isRuledOut } from '../text/index.js';
 import { requestWordIn, splitClauses, type Clause } from '../understanding/index.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
 
@@ -65,16 +65,16 @@ export function findSeveralValues(text: string, card: AgentCard, extracted: Read
 function hitsOf(text: string, spec: SemanticKeySpec, now: Date): ValueHit[] {
   const extract = spec.extract;
   if (extract.type === 'enum') {
-    return enumValueMatcher(extract.values).findAll(text).map((hit) => ({ value: hit.payloads[0]!, raw: text.slice(hit.start, hit.end), start: hit.start, end: hit.end }));
+    return enumValueMatcher(extract.values).findAll(text).filter((hit) => !isRuledOut(text, hit.start)).map((hit) => ({ value: hit.payloads[0]!, raw: text.slice(hit.start, hit.end), start: hit.start, end: hit.end }));
   }
   if (extract.type === 'pattern') {
-    return extract.matcher.findAll(text).flatMap((match) => {
+    return extract.matcher.findAll(text).filter((match) => !isRuledOut(text, match.start)).flatMap((match) => {
       const value = (match.groups.length > 0 && match.groups[0] !== null ? match.groups[0]! : match.text).trim();
       return value.length > 0 ? [{ value, raw: match.text, start: match.start, end: match.end }] : [];
     });
   }
   if (extract.type === 'date') {
-    return findDates(text, now).flatMap((hit) => (hit.value ? [{ value: hit.value, raw: hit.raw, start: hit.start, end: hit.end }] : []));
+    return findDates(text, now).filter((hit) => !isRuledOut(text, hit.start)).flatMap((hit) => (hit.value ? [{ value: hit.value, raw: hit.raw, start: hit.start, end: hit.end }] : []));
   }
   return [];
 }

@@ -80,7 +80,8 @@ function describeTask(own: AgentClauseValues, pending: PendingTask | undefined, 
 }
 
 /** Two pieces of a message joined in their own script: "，" between Chinese words, ", " otherwise. */
-function joinWords(first: string, second: string): string {
+/** Two texts as one, joined the way the language of either joins clauses. */
+export function joinWords(first: string, second: string): string {
   if (second.trim().length === 0) return first;
   return `${first}${/[\u3400-\u9fff]/u.test(first + second) ? '，' : ', '}${second.trim()}`;
 }

@@ -11,6 +11,7 @@ export { findDates, type DateHit } from './date-extractor.js';
 export { addLocalDays, formatLocalDate, startOfLocalDay } from './local-date.js';
 export {
   enumValueMatcher,
+  isRuledOut,
   extractForAgent,
   extractKeys,
   extractOne,

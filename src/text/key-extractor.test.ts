@@ -67,6 +67,17 @@ describe('number', () => {
   ])('%s → %s', (text, value) => {
     expect(run(text, { type: 'number' })).toMatchObject({ value });
   });
+  it.each([
+    ['充值1,000元', 1000],
+    ['claim 12,500.50 dollars', 12500.5],
+    ['充1万元', 10000],
+    ['报销3千块', 3000],
+    ['top up 2k', 2000],
+    ['预算1.5万', 15000],
+    ['订好了,住2晚', 2],
+  ])('%s → %s (grouped digits and multipliers)', (text, value) => {
+    expect(run(text, { type: 'number' })).toMatchObject({ value });
+  });
   it.each(['帮我查一下', '一起去', '', '12月1日'])('%j → nothing', (text) => {
     expect(run(text, { type: 'number' })).toBeNull();
   });
@@ -234,6 +245,35 @@ describe('extractKeys / extractForAgent', () => {
     const pharmacy = keySpec('pharmacy', 'pharmacy', { type: 'enum', values: ['Main Street Pharmacy', 'Harbor Pharmacy'] });
     expect(extractKeys('yes but send it to Main Street Pharmacy', [medication, pharmacy], TODAY)).toEqual({ values: { pharmacy: 'Main Street Pharmacy' }, invalid: [] });
     expect(extractKeys('refill my aspirin at Harbor Pharmacy', [medication, pharmacy], TODAY).values).toEqual({ pharmacy: 'Harbor Pharmacy' });
+  });
+
+  it('does not take an enum value the user ruled out (not / instead of / rather than / 不是 / 别用)', () => {
+    const department = keySpec('department', 'department', { type: 'enum', values: ['cardiology', 'dermatology', 'pediatrics'] });
+    const leave = keySpec('leave_type', 'leave type', { type: 'enum', values: ['年假', '病假', 'annual', 'sick'] });
+    expect(extractKeys('dermatology, not cardiology', [department], TODAY).values).toEqual({ department: 'dermatology' });
+    expect(extractKeys('book dermatology instead of cardiology', [department], TODAY).values).toEqual({ department: 'dermatology' });
+    expect(extractKeys('sick leave rather than annual', [leave], TODAY).values).toEqual({ leave_type: 'sick' });
+    expect(extractKeys('要病假，不是年假', [leave], TODAY).values).toEqual({ leave_type: '病假' });
+    expect(extractKeys('改成病假，别用年假', [leave], TODAY).values).toEqual({ leave_type: '病假' });
+    expect(extractKeys('not cardiology', [department], TODAY)).toEqual({ values: {}, invalid: [] });
+    expect(extractKeys('not cardiology, dermatology', [department], TODAY).values).toEqual({ department: 'dermatology' });
+  });
+
+  it('does not take a pattern value or a date the user ruled out', () => {
+    const patient = keySpec('patient_id', 'patient id', patternSpec('\\b(P[0-9]{6})\\b'));
+    const date = keySpec('date', 'date', { type: 'date' });
+    expect(extractKeys('show lab results for P654321, not P123456', [patient], TODAY).values).toEqual({ patient_id: 'P654321' });
+    expect(extractKeys('查P654321的报告，不是P123456', [patient], TODAY).values).toEqual({ patient_id: 'P654321' });
+    expect(extractKeys('December 3, not December 4', [date], TODAY).values).toEqual({ date: '2026-12-03' });
+    expect(extractKeys('not P123456', [patient], TODAY).values).toEqual({});
+  });
+
+  it('does not take a phone number or an e-mail address the user ruled out', () => {
+    const phone = keySpec('phone', 'phone', { type: 'phone' });
+    const email = keySpec('email', 'email', { type: 'email' });
+    expect(extractKeys('call 13900002222, not 13812345678', [phone], TODAY).values).toEqual({ phone: '13900002222' });
+    expect(extractKeys('号码是13900002222，不是13812345678', [phone], TODAY).values).toEqual({ phone: '13900002222' });
+    expect(extractKeys('send it to a@b.com rather than c@d.com', [email], TODAY).values).toEqual({ email: 'a@b.com' });
   });
 
   it('reports an unsupported spec type instead of throwing', () => {

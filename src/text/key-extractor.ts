@@ -145,10 +145,21 @@ export function enumValueMatcher(values: readonly string[]): PhraseMatcher<strin
   return matcher;
 }
 
+/** Words right before a value that rule it out ("not cardiology", "instead of Beijing", "不是年假"). */
+const RULED_OUT_BEFORE = /(?:\b(?:not|instead of|rather than|except)\s+(?:the\s+|a\s+|an\s+)?|(?:不是|不要|别用|不用|别选|不选|除了)\s*)$/i;
+
+/** Whether the value starting at `start` is one the user ruled out by the words just before it. */
+export function isRuledOut(text: string, start: number): boolean {
+  return RULED_OUT_BEFORE.test(text.slice(Math.max(0, start - 16), start));
+}
+
 function extractEnum(text: string, values: readonly string[], today: Date): KeyOutcome {
   const hits = enumValueMatcher(values).findAll(text);
-  const last = hits[hits.length - 1];
+  // A value ruled out is never the value; when every one named was ruled out, the key is not given.
+  const meant = hits.filter((hit) => !isRuledOut(text, hit.start));
+  const last = meant[meant.length - 1];
   if (last) return { value: last.payloads[0]!, raw: text.slice(last.start, last.end) };
+  if (hits.length > 0) return null;
   const offList = findOffListValue(text, values, today);
   return offList ? { raw: offList.raw, reason: `"${offList.raw}" is not one of ${values.join(', ')}` } : null;
 }
@@ -156,6 +167,7 @@ function extractEnum(text: string, values: readonly string[], today: Date): KeyO
 function extractPattern(text: string, matcher: SafePattern): KeyOutcome {
   let last: { value: string; raw: string } | undefined;
   for (const match of matcher.findAll(text)) {
+    if (isRuledOut(text, match.start)) continue;
     const value = (match.groups.length > 0 && match.groups[0] !== null ? match.groups[0]! : match.text).trim();
     if (value.length > 0) last = { value, raw: match.text.trim() };
   }
@@ -163,17 +175,18 @@ function extractPattern(text: string, matcher: SafePattern): KeyOutcome {
 }
 
 function extractDate(text: string, today: Date): KeyOutcome {
-  const hits = findDates(text, today);
+  const hits = findDates(text, today).filter((hit) => !isRuledOut(text, hit.start));
   const last = hits[hits.length - 1];
   if (!last) return null;
   return last.value ? { value: last.value, raw: last.raw } : { raw: last.raw, reason: last.reason ?? 'not a date' };
 }
 
 function extractEmail(text: string): KeyOutcome {
-  const tokens = text
-    .split(/[^A-Za-z0-9._%+\-@]+/)
-    .map((token) => token.replace(/^[.\-]+|[.\-]+$/g, ''))
-    .filter((token) => token.includes('@'));
+  const tokens: string[] = [];
+  for (const match of text.matchAll(/[A-Za-z0-9._%+\-@]+/g)) {
+    const token = match[0].replace(/^[.\-]+|[.\-]+$/g, '');
+    if (token.includes('@') && !isRuledOut(text, match.index)) tokens.push(token);
+  }
   const valid = tokens.filter(isEmailAddress);
   if (valid.length > 0) return { value: valid[valid.length - 1]!, raw: valid[valid.length - 1]! };
   const last = tokens[tokens.length - 1];
@@ -187,6 +200,7 @@ function phoneCandidates(text: string): { spans: Span[]; valid: { value: string;
   for (const match of text.matchAll(/(?<![\d\w])(?:\+?86[\s-]?)?(1\d{2}(?:[\s-]?\d{4}){2})(?!\d)/g)) {
     const digits = match[1]!.replace(/[\s-]/g, '');
     spans.push({ start: match.index, end: match.index + match[0].length });
+    if (isRuledOut(text, match.index)) continue;
     if (isCnMobile(digits)) valid = { value: digits, raw: match[0] };
     else invalid = digits;
   }
@@ -219,9 +233,12 @@ function extractNumber(text: string, today: Date, min: number | undefined, max: 
   ];
   const free = (start: number, end: number) => !masked.some((span) => start < span.end && span.start < end);
   const found: { start: number; raw: string; value: number }[] = [];
-  for (const match of text.matchAll(/(?<![\w.\-])-?\d+(?:\.\d+)?(?![\d.]?\d)/g)) {
+  // Digits grouped by thousands ("1,000") are one number; 万 / 千 / k after one multiply it ("1万" = 10000, "2k" = 2000).
+  for (const match of text.matchAll(/(?<![\w.\-])-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\d.]?\d)(?:\s*(万|千|[kK](?![A-Za-z])))?/g)) {
+    const multiplier = match[1] === '万' ? 10000 : match[1] ? 1000 : 1;
     // Digits no number holds exactly (a card or account number) are never a number's value.
-    const value = Number(match[0]);
+    const value = Number(match[0].replace(/,|\s*(?:万|千|[kK])$/g, '')) * multiplier;
+    if (!Number.isFinite(value)) continue;
     if (Math.abs(value) > Number.MAX_SAFE_INTEGER) continue;
     if (free(match.index, match.index + match[0].length)) found.push({ start: match.index, raw: match[0], value });
   }
