@@ -181,6 +181,19 @@ describe('LLM planner', () => {
     expect((await planner.plan(request('帮我订北京的酒店，明天入住', [grounded]))).plan.sub_tasks[0]!.description).toBe('订北京的酒店，明天入住');
   });
 
+  it('gives each of several values the user joined its own read-only task, and asks a booking which one', async () => {
+    const weather = await planner.plan(request('北京和上海明天的天气', [sub('t1', 'weather_agent', { city: '北京' }), sub('t2', 'weather_agent', { city: '上海' })]));
+    expect(weather.plan.sub_tasks.map((task) => [task.assigned_agent, task.inputs.city])).toEqual([
+      ['weather_agent', '北京'],
+      ['weather_agent', '上海'],
+    ]);
+
+    const booking = await planner.plan(request('帮我订北京和上海的酒店，明天入住', [sub('t1', 'hotel_agent', { city: '北京', check_in_date: TOMORROW })]));
+    expect(booking.plan.sub_tasks).toHaveLength(1);
+    expect(booking.plan.sub_tasks[0]!.inputs.city).toBeUndefined();
+    expect(booking.invalidKeys[booking.plan.sub_tasks[0]!.task_id]).toEqual([expect.objectContaining({ key: 'city', several: ['北京', '上海'] })]);
+  });
+
   it('adds intents the draft forgot and keeps invalid values reported', async () => {
     const { plan, invalidKeys } = await planner.plan(
       request('帮我订北京的酒店，13月40日入住，再看看北京天气', [sub('t1', 'hotel_agent', { city: '北京' })], { intents: ['hotel_agent', 'weather_agent'] }),

@@ -24,6 +24,7 @@ import { createDraftReader } from './draft-reader.js';
 import type { Logger } from '../logger.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
 import { findCycle, topologicalOrder } from './dag.js';
+import { splitSeveralValues } from './several-values.js';
 import { assemblePlan, buildSubTasks, extractOptionalInputs, joinWords } from './sub-tasks.js';
 import type { Planner, PlanRequest, PlanResult, RankedIntent } from './types.js';
 
@@ -193,9 +194,15 @@ export function planFromDraft(
     if (remaining.length > 0) invalidKeys[task.task_id] = remaining.map((item) => ({ ...item }));
   }
 
-  const ordered = topologicalOrder(tasks);
+  // Several values the user joined for one key: a read-only task per value, a side effect asked which (as offline, planning/several-values.ts).
+  const userWordsOf = (agentId: string): string | undefined => {
+    const own = userWords ? userWords.get(agentId) : offline.attributed.get(agentId);
+    return own?.scope === 'clause' ? own.text : undefined;
+  };
+  const several = splitSeveralValues({ tasks, cardOf: (agentId) => snapshot.byId.get(agentId), textOf: userWordsOf, invalidKeys, planId: request.planId, now: request.now });
+  const ordered = topologicalOrder(several.tasks);
   const reasoning = envelope.task_plan.reasoning?.trim() || `drafted with the intents: ${cards.map((card) => card.name).join('、')}`;
-  return { result: { plan: assemblePlan(request.planId, ordered, reasoning, ''), invalidKeys }, corrections };
+  return { result: { plan: assemblePlan(request.planId, ordered, reasoning, ''), invalidKeys: several.invalidKeys }, corrections };
 }
 
 function allowedKeys(card: AgentCard): Set<string> {
