@@ -74,6 +74,25 @@ describe('createPiiMasker', () => {
     }
   });
 
+  it('returns timestamps and ids at once, without a lookup, and still masks numbers written with spaces or dashes', () => {
+    const fresh = createPiiMasker();
+    const idMasked = masker.mask('id 110105194912310021');
+    costLedger.enabled = true;
+    costLedger.counts.clear();
+    try {
+      for (const text of ['2026-11-29T13:35:13.123Z', 'task_3f2a1b4c-9d8e-4f70-8123-0a1b2c3d4e5f', 'seq 1234567890 and 1234567890']) expect(fresh.mask(text)).toBe(text);
+      expect(costLedger.counts.get('masking cache lookups') ?? 0).toBe(0);
+      expect(fresh.mask('card 6222-0212-3456-7890-128')).toBe('card 6222***********0128');
+      expect(fresh.mask('call 1 3 8 1 2 3 4 5 6 7 8')).toBe('call 138****5678');
+      expect(fresh.mask('id 11010519491231002X')).toBe('id 110105********002X');
+      expect(fresh.mask('id 110105194912310021')).toBe(idMasked);
+      expect(costLedger.counts.get('masking cache lookups')).toBe(4);
+    } finally {
+      costLedger.enabled = false;
+      costLedger.counts.clear();
+    }
+  });
+
   it('leaves ordinary text, dates and times alone', () => {
     const text = '帮我订2026-12-01北京的酒店，明天早上7点，订单 A1001，价格 880 元';
     expect(masker.mask(text)).toBe(text);

@@ -103,18 +103,28 @@ export function createPiiMasker(extraPatterns: readonly PiiPattern[] = []): PiiM
 }
 
 /**
- * True when `text` is ASCII (NFKC leaves it as it is) without an `@` and with
- * fewer than 11 digits: no built-in kind can match it. Checked before the
- * memory of masked texts, which costs a hash of the text and a lookup.
+ * True when `text` is ASCII (NFKC leaves it as it is) without an `@` and
+ * without a run of 11 digits (a single space or dash allowed between two of
+ * them, as the number kinds allow): no built-in kind can match it. Checked
+ * before the memory of masked texts, which costs a hash of the text and a
+ * lookup, and would otherwise keep every timestamp and id a record holds.
  */
 function cannotHoldBuiltInKind(text: string): boolean {
-  let digits = 0;
+  let run = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (code >= 0x80 || code === 0x40) return false;
-    if (code >= 0x30 && code <= 0x39 && ++digits >= 11) return false;
+    if (code >= 0x30 && code <= 0x39) {
+      if (++run >= 11) return false;
+    } else if (!(run > 0 && (code === 0x20 || code === 0x2d) && isDigitCode(text.charCodeAt(index + 1)))) {
+      run = 0;
+    }
   }
   return true;
+}
+
+function isDigitCode(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
 }
 
 /**
