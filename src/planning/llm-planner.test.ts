@@ -176,6 +176,11 @@ describe('LLM planner', () => {
     expect(parked.plan.sub_tasks[0]!.inputs).toEqual({ city: '上海', check_in_date: '2026-11-24' });
     expect(parked.plan.sub_tasks[0]!.description).toBe('帮我订个酒店，后天');
 
+    // An agent the draft forgot is described by the offline reading of the rewrite, unless that states a value the user never gave.
+    const forgotten = request('查天气', [sub('t1', 'hotel_agent', {})], { intents: ['hotel_agent', 'weather_agent'] });
+    const rewritten = await planner.plan({ ...forgotten, query: '订酒店，再查北京12月1日的天气', turnQuery: '订酒店，再查天气' });
+    expect(rewritten.plan.sub_tasks.find((task) => task.assigned_agent === 'weather_agent')!.description).not.toMatch(/12月1日|北京/);
+
     // A description whose values all come from the user is kept.
     const grounded = { ...invented, description: '订北京的酒店，明天入住' };
     expect((await planner.plan(request('帮我订北京的酒店，明天入住', [grounded]))).plan.sub_tasks[0]!.description).toBe('订北京的酒店，明天入住');

@@ -166,7 +166,7 @@ export function planFromDraft(
       droppedHere.some((value) => squash(modelDescription).includes(squash(String(value)))) || statesUngrounded(modelDescription, card, evidence, request.now);
     return {
       task_id: taskIdOf.get(card.id)!,
-      description: modelDescription && !statesDropped ? modelDescription : modelDescription ? userDescription : offlineTask.description,
+      description: modelDescription && !statesDropped ? modelDescription : modelDescription || statesUngrounded(offlineTask.description, card, evidence, request.now) ? userDescription : offlineTask.description,
       assigned_agent: card.id,
       inputs,
       dependencies: [...dependsOn].map((agentId) => taskIdOf.get(agentId)!),

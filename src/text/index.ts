@@ -8,6 +8,7 @@ export { detectLanguage, isFunctionTerm, isHan, normalizeText, stemWord, termsOf
 export { createPhraseMatcher, lowerAscii, type PhraseHit, type PhraseMatcher } from './phrase-matcher.js';
 export { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
 export { findDates, type DateHit } from './date-extractor.js';
+export { statesValueOutside } from './value-grounding.js';
 export { addLocalDays, formatLocalDate, startOfLocalDay } from './local-date.js';
 export {
   enumValueMatcher,

@@ -318,4 +318,14 @@ describe('LLM mode', () => {
     // Neither the plan shown nor the answer repeats the made-up id.
     for (const event of [...stageEvents(events, 'plan_done'), ...stageEvents(events, 'final')]) expect(JSON.stringify(event)).not.toContain('Z9999');
   });
+
+  it('repro 1: the answer model is not shown a rewrite that states a value the user never gave; it reads the user\'s own words', async () => {
+    fake.push(intentReply('查询订单 Z8888 的物流', [{ assigned_agent: 'order_agent', inputs: { order_id: 'Z8888' } }]), { content: '请告诉我您的订单号。', usage: false });
+    const events = await board.chat('帮我查查订单现在什么状态', { sessionId: session('llm-made-up-answer') });
+    expect(askedOf(events)).toEqual([['order_agent', 'miss', ['order_id']]]);
+    const answerRequest = fake.requests[fake.requests.length - 1]!;
+    const prompt = answerRequest.messages.map((message) => message.content).join('\n');
+    expect(prompt).toContain('帮我查查订单现在什么状态');
+    expect(prompt).not.toContain('Z8888');
+  });
 });

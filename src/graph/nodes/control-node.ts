@@ -14,6 +14,7 @@
 import type { EmotionScorer } from '../../escalation/index.js';
 import type { RegistrySnapshot } from '../../registry/index.js';
 import { planFromConfirmed } from '../control/confirmation.js';
+import { readSelectiveReply } from '../control/selective-reply.js';
 import { readClarificationAnswer } from '../control/clarification-answer.js';
 import { askAgainText, unknownChoiceText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
@@ -115,7 +116,12 @@ export function createControlNode(dependencies: ControlDependencies) {
     const byFields = state.confirm.length > 0 || state.reject.length > 0;
     let confirmIds: string[] = [];
     let rejectIds: string[] = [];
-    if (byFields) {
+    // "充值确认，宽带不要了": a yes or no for each held task the message names.
+    const selective = !byFields && !word ? readSelectiveReply(state.query, awaiting, snapshot) : undefined;
+    if (selective) {
+      confirmIds = selective.confirm;
+      rejectIds = selective.reject;
+    } else if (byFields) {
       rejectIds = [...new Set(state.reject)];
       confirmIds = [...new Set(state.confirm)].filter((id) => !rejectIds.includes(id));
     } else if (word === 'cancel') {

@@ -14,6 +14,7 @@ import type { Logger } from '../../logger.js';
 import type { ProfileStore } from '../../store/index.js';
 import { profileEvidence, profileNote } from '../memory/profile-facts.js';
 import { answerMayBeKept, type AnswerCache } from '../caches/answer-cache.js';
+import { statesValueOutside } from '../../text/index.js';
 
 /** agent id → key → refused value, from the task-keyed invalid keys of the plan. */
 function refusedValuesByAgent(plan: TaskPlan, invalidKeys: Readonly<Record<string, readonly InvalidKey[]>>): Record<string, Record<string, string>> {
@@ -60,7 +61,7 @@ export function createSummarizeNode(dependencies: { answers: AnswerComposer; pro
         : recalled ??
           await dependencies.answers.summarize(
             {
-              query: state.rewritten_query,
+              query: answeredQuery(state, context.now),
               language: context.language,
               plan: rest.length === plan.sub_tasks.length ? plan : { ...plan, sub_tasks: rest, total_tasks: rest.length },
               outcomes,
@@ -198,4 +199,18 @@ function keptReply(key: string, outcome: TaskOutcome) {
 export function routeAfterSummarize(state: SupervisorState, config: NodeConfig): 'escalate' | '__end__' {
   const threshold = turnContext(config).snapshot.supervisor.escalateAfterFailures;
   return threshold > 0 && state.memory.unresolved_turns >= threshold ? 'escalate' : '__end__';
+}
+
+/**
+ * The request the answer is written for: the model's rewrite, unless it states
+ * a date or number the user never gave (this turn, earlier turns, or a value
+ * the plan took from them) — then the user's own words, so the answer cannot
+ * repeat a value the model made up.
+ */
+function answeredQuery(state: SupervisorState, now: Date): string {
+  const rewrite = state.rewritten_query;
+  if (!rewrite || rewrite === state.query) return rewrite || state.query;
+  const sources = [state.query, ...state.memory.history.map((turn) => turn.query)];
+  for (const task of state.task_plan?.sub_tasks ?? []) for (const value of Object.values(task.inputs)) if (typeof value === 'string' || typeof value === 'number') sources.push(String(value));
+  return statesValueOutside(rewrite, sources, now) ? state.query : rewrite;
 }

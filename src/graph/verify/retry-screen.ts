@@ -19,7 +19,7 @@
  * Retries name only tasks of the plan (the caller checks), so no task is
  * ever added.
  */
-import { findDates, hasInjectionSignals } from '../../text/index.js';
+import { hasInjectionSignals, statesValueOutside } from '../../text/index.js';
 import type { SubTask, TaskOutcome } from '../../planning/index.js';
 
 /** Shortest run of characters that counts as copied text. */
@@ -102,22 +102,10 @@ export function screenRetries(input: RetryScreenInput): { allowed: RetryRequest[
       .filter((other) => !upstream.has(other.task_id))
       .some((other) => resultTexts(input.outcomes[other.task_id]).some((text) => [...windowsOf(text)].some((window) => messageWindows.has(window) && !allowedWindows.has(window))));
     if (copied) refused.push({ task_id: task.task_id, reason: 'copied_result' });
-    else if (statesUngroundedValue(retry.revised_message, [...(input.userWords ?? input.userTexts), task.description, ...Object.values(task.inputs).map(String), ...[...upstream].flatMap((id) => resultTexts(input.outcomes[id]))], input.now ?? new Date()))
+    else if (statesValueOutside(retry.revised_message, [...(input.userWords ?? input.userTexts), task.description, ...Object.values(task.inputs).map(String), ...[...upstream].flatMap((id) => resultTexts(input.outcomes[id]))], input.now ?? new Date()))
       refused.push({ task_id: task.task_id, reason: 'ungrounded_value' });
     else allowed.push(retry);
   }
   return { allowed, refused, tainted };
 }
 
-/** True when `text` states a date or a number that none of `sources` gives (dates compared as the days they name). */
-function statesUngroundedValue(text: string, sources: readonly string[], now: Date): boolean {
-  const normalised = sources.map((source) => source.normalize('NFKC'));
-  const days = new Set(normalised.flatMap((source) => findDates(source, now).map((hit) => hit.value).filter((value): value is string => value !== undefined)));
-  const numbers = new Set(normalised.flatMap((source) => (source.match(/\d+(?:\.\d+)?/g) ?? []).map(Number)));
-  let rest = text.normalize('NFKC');
-  for (const hit of findDates(rest, now)) {
-    if (hit.value && !days.has(hit.value)) return true;
-    rest = rest.slice(0, hit.start) + ' '.repeat(hit.end - hit.start) + rest.slice(hit.end);
-  }
-  return (rest.match(/\d+(?:\.\d+)?/g) ?? []).some((number) => !numbers.has(Number(number)));
-}

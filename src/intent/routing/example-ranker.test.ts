@@ -143,6 +143,19 @@ describe('example ranker training', () => {
     expect(ranker.rank(readTurnQuery('帮我买张火车票'), first).intents.map((intent) => intent.agentId)).not.toContain('train_agent');
   });
 
+  it("routes a clause that is one of a card's own examples there, though it holds another card's keyword", () => {
+    const ranker = createExampleRanker();
+    const hr = snapshotOf([
+      card({ id: 'leave_agent', name: '请假申请', description: '提交年假、病假等请假申请', keywords: ['请假', '年假', '病假'], examples: ['我想请三天年假', '明天请病假', '下周一开始休年假'] }),
+      card({ id: 'policy_agent', name: '制度问答', description: '回答公司考勤、休假、福利制度问题', keywords: ['制度', '规定', '福利'], examples: ['年假有几天', '加班怎么算', '迟到扣钱吗'] }),
+      card({ id: 'payslip_agent', name: '工资条', description: '查询某个月的工资条', keywords: ['工资条', '工资'], examples: ['查一下十月的工资条', '上个月工资发了多少'] }),
+    ]);
+    const agentsOf = (query: string) => ranker.rank(readTurnQuery(query), hr).intents.map((intent) => intent.agentId);
+    expect(agentsOf('年假有几天')).toEqual(['policy_agent']);
+    expect(agentsOf('我想请三天年假')).toEqual(['leave_agent']);
+    expect(agentsOf('请两天病假')).toEqual(['leave_agent']);
+  });
+
   it('ranks nothing for an empty query or an empty registry', () => {
     const ranker = createExampleRanker();
     expect(ranker.rank(readTurnQuery(''), snapshotOf(travelCards())).intents).toEqual([]);

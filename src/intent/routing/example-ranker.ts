@@ -84,6 +84,10 @@ export interface ExampleRanker extends AgentRanker {
 
 /** Floor of the calibrated similarity threshold. */
 const MIN_SIMILARITY = 0.12;
+/** A clause this close to one of a card's examples is that example (values aside): it goes there, whatever keyword it holds. */
+const OWN_EXAMPLE = 0.95;
+/** ... when every card whose keyword it holds is at least this much farther from it. */
+const OWN_EXAMPLE_MARGIN = 0.4;
 /** Ceiling of the calibrated similarity threshold. */
 const MAX_CALIBRATED_SIMILARITY = 0.3;
 
@@ -297,6 +301,15 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
         }
         if (keywordCards.size > 0) {
           const scores = scoresOf();
+          // The clause is one of another card's own examples (values aside) and far from every keyword card's:
+          // the registry said where it goes ("年假有几天" is the policy card's example, though 年假 is the leave card's keyword).
+          const exampleCard = argmax(scores.nearest);
+          const keywordNearest = Math.max(...[...keywordCards.keys()].map((cardIndex) => scores.nearest[cardIndex]!));
+          if (!keywordCards.has(exampleCard) && scores.nearest[exampleCard]! >= OWN_EXAMPLE && keywordNearest <= scores.nearest[exampleCard]! - OWN_EXAMPLE_MARGIN) {
+            const similarity = scores.nearest[exampleCard]!;
+            choose(exampleCard, { score: round(0.75 + 0.25 * similarity), keywords: [], coverage: round(similarity), clause: unit.text, position: unit.start });
+            continue;
+          }
           const best = Math.max(...[...keywordCards.keys()].map((cardIndex) => scores.posterior[cardIndex]!));
           const coordinated = coordinatedCards(text, keywordCards);
           for (const [cardIndex, entry] of keywordCards) {
