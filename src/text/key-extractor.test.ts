@@ -276,6 +276,15 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys('send it to a@b.com rather than c@d.com', [email], TODAY).values).toEqual({ email: 'a@b.com' });
   });
 
+  it('prefers an amount of money to another bare number, and never reads a number out of a slashed date', () => {
+    const amount = keySpec('amount', 'amount', { type: 'number' });
+    expect(extractKeys('claim $45.50 for lunch on 12/3', [amount], TODAY).values).toEqual({ amount: 45.5 });
+    expect(extractKeys('充值50元，3号线旁边的营业厅', [amount], TODAY).values).toEqual({ amount: 50 });
+    expect(extractKeys('I paid 30 dollars for 2 taxis', [amount], TODAY).values).toEqual({ amount: 30 });
+    const nights = keySpec('nights', '入住晚数', { type: 'number' });
+    expect(extractKeys('预算500元，住3晚', [nights], TODAY).values).toEqual({ nights: 3 });
+  });
+
   it('reports an unsupported spec type instead of throwing', () => {
     const bogus = keySpec('x', 'x', { type: 'colour' } as unknown as ExtractSpec);
     expect(extractKeys('red', [bogus], TODAY).invalid).toEqual([{ key: 'x', raw: 'red', reason: 'unsupported extract type "colour"' }]);
