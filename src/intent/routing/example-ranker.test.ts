@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadRegistryFile } from '../../registry/index.js';
 import type { RegistrySnapshot } from '../../registry/types.js';
 import { createExampleRanker } from './example-ranker.js';
-import { card, ecommerceCards, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
+import { card, ecommerceCards, patternSpec, snapshotOf, travelCards } from '../../../test/support/registry-fixtures.js';
 import { readTurnQuery } from '../../understanding/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -154,6 +154,19 @@ describe('example ranker training', () => {
     expect(agentsOf('年假有几天')).toEqual(['policy_agent']);
     expect(agentsOf('我想请三天年假')).toEqual(['leave_agent']);
     expect(agentsOf('请两天病假')).toEqual(['leave_agent']);
+  });
+
+  it("keeps a keyword's clause as the request when a value in another clause names the same card", () => {
+    const ranker = createExampleRanker();
+    const telecom = snapshotOf([
+      card({ id: 'sim_agent', name: '补办SIM卡', description: '手机卡丢失或损坏时补办新卡', keywords: ['补卡', '换卡'], examples: ['我手机卡丢了要补卡', '补办一张SIM卡'],
+        requiredKeys: [{ key: 'id_card', description: '身份证号', widget: '', extract: patternSpec('([0-9]{17}[0-9Xx])') }] }),
+      card({ id: 'usage_agent', name: '流量查询', description: '查询剩余流量', keywords: ['流量'], examples: ['我还剩多少流量', '查一下流量'] }),
+    ]);
+    for (const query of ['我要补卡，身份证号11010519491231002X，另外查一下还剩多少流量', '身份证号11010519491231002X，我要补卡，另外查一下还剩多少流量']) {
+      const sim = ranker.rank(readTurnQuery(query), telecom).intents.find((intent) => intent.agentId === 'sim_agent');
+      expect(sim).toMatchObject({ clause: '我要补卡', keywords: ['补卡'] });
+    }
   });
 
   it('ranks nothing for an empty query or an empty registry', () => {

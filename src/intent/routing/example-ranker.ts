@@ -237,7 +237,11 @@ export function createExampleRanker(options: ExampleRankerOptions = {}): Example
       const chosen = new Map<number, AgentMatch>();
       const choose = (cardIndex: number, match: Omit<AgentMatch, 'agentId'>) => {
         const previous = chosen.get(cardIndex);
-        if (!previous || match.score > previous.score) chosen.set(cardIndex, { agentId: model.cards[cardIndex]!.id, ...match });
+        // A card a keyword named keeps that clause: a value elsewhere that names the same card ("我要补卡，身份证号…")
+        // is that request's attribute, not the request.
+        const keepsKeyword = previous !== undefined && previous.keywords.length > 0 && match.keywords.length === 0;
+        const takesKeyword = previous !== undefined && previous.keywords.length === 0 && match.keywords.length > 0;
+        if (!previous || takesKeyword || (match.score > previous.score && !keepsKeyword)) chosen.set(cardIndex, { agentId: model.cards[cardIndex]!.id, ...match });
       };
 
       const similarityOnly: { cardIndex: number; similarity: number; unit: Unit }[] = [];
