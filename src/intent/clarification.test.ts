@@ -18,6 +18,16 @@ describe('buildClarification', () => {
     for (const option of zh.options) expect(option.label).not.toMatch(/_agent/);
     expect(buildClarification(['nobody'], snapshot, 'en')).toBeUndefined();
   });
+
+  it('leaves out a description written in the other language: the label is then the name alone', () => {
+    const mixed = snapshotOf([
+      card({ id: 'vaccine_agent', name: 'Vaccine schedule', description: '查询宠物疫苗接种时间表' }),
+      card({ id: 'booking_agent', name: '兽医预约', description: 'Book a vet appointment' }),
+    ]);
+    expect(buildClarification(['vaccine_agent', 'booking_agent'], mixed, 'en')!.options.map((option) => option.label)).toEqual(['Vaccine schedule', '兽医预约 (Book a vet appointment)']);
+    expect(buildClarification(['vaccine_agent', 'booking_agent'], mixed, 'zh')!.options.map((option) => option.label)).toEqual(['Vaccine schedule（查询宠物疫苗接种时间表）', '兽医预约']);
+    expect(buildClarification(['reports_agent'], snapshot, 'zh')!.options[0]!.label).toBe('Spending reports');
+  });
 });
 
 describe('optionNamedIn', () => {

@@ -25,6 +25,17 @@ function gistOf(description: string): string {
   return first.length <= MAX_GIST_CHARS ? first : `${first.slice(0, MAX_GIST_CHARS - 1).trimEnd()}…`;
 }
 
+const HAN = /\p{Script=Han}/u;
+
+/**
+ * Whether a gist reads in `language`: Chinese holds Han characters, English none. A description written in one
+ * language only ("查询宠物疫苗接种时间表" under an English name) is left out of the other language's label, which
+ * then is the name alone.
+ */
+function readsIn(gist: string, language: Language): boolean {
+  return HAN.test(gist) === (language === 'zh');
+}
+
 /**
  * The clarification offering `agentIds` (enabled agents only, duplicates dropped, at most three) in
  * `language`; undefined when none is left.
@@ -36,9 +47,15 @@ export function buildClarification(agentIds: readonly string[], snapshot: Pick<R
     options: cards.map((card, index) => ({
       option_id: `opt_${index + 1}`,
       sub_agent_id: card!.id,
-      label: clarificationLabelText(cardName(card!, language), gistOf(cardDescription(card!, language)), language),
+      label: labelOf(card!, language),
     })),
   };
+}
+
+/** An option's label: the card's name, and the gist of its description when that reads in `language`. */
+function labelOf(card: Parameters<typeof cardName>[0] & Parameters<typeof cardDescription>[0], language: Language): string {
+  const gist = gistOf(cardDescription(card, language));
+  return clarificationLabelText(cardName(card, language), readsIn(gist, language) ? gist : '', language);
 }
 
 /**
