@@ -260,6 +260,9 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys('改成病假，别用年假', [leave], TODAY).values).toEqual({ leave_type: '病假' });
     expect(extractKeys('not cardiology', [department], TODAY)).toEqual({ values: {}, invalid: [] });
     expect(extractKeys('not cardiology, dermatology', [department], TODAY).values).toEqual({ department: 'dermatology' });
+    // A question (是不是 / 要不要) rules nothing out.
+    expect(extractKeys('是不是病假更合适', [leave], TODAY).values).toEqual({ leave_type: '病假' });
+    expect(extractKeys('要不要年假', [leave], TODAY).values).toEqual({ leave_type: '年假' });
   });
 
   it('does not take a pattern value or a date the user ruled out', () => {

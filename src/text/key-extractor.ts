@@ -164,7 +164,7 @@ export function enumValueMatcher(values: readonly string[]): PhraseMatcher<strin
 }
 
 /** Words right before a value that rule it out ("not cardiology", "instead of Beijing", "不是年假"). */
-const RULED_OUT_BEFORE = /(?:\b(?:not|instead of|rather than|except)\s+(?:the\s+|a\s+|an\s+)?|(?:不是|不要|别用|不用|别选|不选|除了)\s*)$/i;
+const RULED_OUT_BEFORE = /(?:\b(?:not|instead of|rather than|except)\s+(?:the\s+|a\s+|an\s+)?|(?:(?<!是)不是|(?<!要)不要|别用|不用|别选|不选|除了)\s*)$/i;
 
 /** Whether the value starting at `start` is one the user ruled out by the words just before it. */
 export function isRuledOut(text: string, start: number): boolean {
