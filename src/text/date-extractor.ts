@@ -13,8 +13,8 @@
  *   `1st December`): the next such date on or after today.
  * - `今天 明天 后天 大后天`, `today tomorrow`, `the day after tomorrow`.
  * - Weeks start on Monday. A bare weekday (`周五`, `星期五`, `friday`) is the
- *   next such day, today included; `本周五`/`这周五`/`this friday` is the one in
- *   the current week (possibly past); `下周五`/`next friday` is the one in the
+ *   next such day, today included (`this friday` too: what is ahead); `本周五`/`这周五`
+ *   is the one in the current week (possibly past); `下周五`/`next friday` is the one in the
  *   following week; `下下周五` one week later.
  * - A month or day out of range (`13月40日`, `2026-02-30`) is reported as an
  *   invalid date with the reason, never silently corrected.
@@ -80,7 +80,8 @@ const RECOGNIZERS: readonly Recognizer[] = [
     pattern: /\b(?:(next|this|coming)\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/gi,
     resolve: (match, today) => {
       const qualifier = match[1]?.toLowerCase();
-      const week = qualifier === 'next' ? 1 : qualifier === 'this' ? 0 : undefined;
+      // "this friday" said after this week's friday is the coming one (English speaks of what is ahead).
+      const week = qualifier === 'next' ? 1 : undefined;
       return { value: formatLocalDate(weekdayDate(today, WEEKDAYS_EN.indexOf(match[2]!.toLowerCase()), week)) };
     },
   },

@@ -155,6 +155,9 @@ describe('date (today = Wednesday 2026-11-25)', () => {
     ['the day after tomorrow', '2026-11-27'],
     ['next monday', '2026-11-30'],
     ['on Friday', '2026-11-27'],
+    ['this Friday', '2026-11-27'],
+    ['this Monday', '2026-11-30'],
+    ['this Wednesday', '2026-11-25'],
     ['Dec 1', '2026-12-01'],
     ['December 31st', '2026-12-31'],
     ['1 Dec 2027', '2027-12-01'],
@@ -274,6 +277,15 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys('call 13900002222, not 13812345678', [phone], TODAY).values).toEqual({ phone: '13900002222' });
     expect(extractKeys('号码是13900002222，不是13812345678', [phone], TODAY).values).toEqual({ phone: '13900002222' });
     expect(extractKeys('send it to a@b.com rather than c@d.com', [email], TODAY).values).toEqual({ email: 'a@b.com' });
+  });
+
+  it('prefers an amount of money to another bare number, and never reads a number out of a slashed date', () => {
+    const amount = keySpec('amount', 'amount', { type: 'number' });
+    expect(extractKeys('claim $45.50 for lunch on 12/3', [amount], TODAY).values).toEqual({ amount: 45.5 });
+    expect(extractKeys('充值50元，3号线旁边的营业厅', [amount], TODAY).values).toEqual({ amount: 50 });
+    expect(extractKeys('I paid 30 dollars for 2 taxis', [amount], TODAY).values).toEqual({ amount: 30 });
+    const nights = keySpec('nights', '入住晚数', { type: 'number' });
+    expect(extractKeys('预算500元，住3晚', [nights], TODAY).values).toEqual({ nights: 3 });
   });
 
   it('reports an unsupported spec type instead of throwing', () => {

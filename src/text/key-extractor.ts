@@ -70,6 +70,21 @@ export function isCnMobile(value: string): boolean {
   return CN_MOBILE.test(value);
 }
 const MEASURE_WORDS = '个位晚间天张人次件本台份夜名只条岁辆家层楼元块斤箱瓶杯双套周月年号';
+const CURRENCY_BEFORE = /(?:[$¥￥€£]|\b(?:rmb|usd|cny|eur)\s*)$/i;
+const CURRENCY_AFTER = /^\s*(?:元|块|美元|欧元|英镑|人民币|(?:dollars?|bucks|yuan|rmb|usd|cny|euros?|pounds?)\b)/i;
+
+/** A number key that asks for an amount of money (by its name or description). */
+function isMoneyKey(spec: SemanticKeySpec): boolean {
+  const words = [spec.key, spec.description, ...Object.values(spec.descriptions ?? {})].join(' ');
+  return /amount|price|cost|fee|money|budget|salary|payment|refund|金额|价|费|钱|元|款|预算/i.test(words);
+}
+
+/** Whether the number found at `entry` is an amount of money (a currency sign before it or a currency word after it). */
+function isMoney(text: string, entry: { start: number; raw: string }): boolean {
+  const end = entry.start + entry.raw.length;
+  return CURRENCY_BEFORE.test(text.slice(Math.max(0, entry.start - 4), entry.start)) || CURRENCY_AFTER.test(text.slice(end, end + 10));
+}
+
 /** Words that make the digits after them an identifier (an order, invoice or card number), not a quantity. */
 const IDENTIFIER_LABEL = /(?:号码?|编号|单号|卡号|账号|工号|\bid|\bno\.?|#|\bnumber|\bcode)\s*(?:是|为|[:：])?\s*$/i;
 const TIME_EXPRESSION = /\d{1,2}\s*(?:[:：]\s*\d{2}|点|时|am\b|pm\b)/gi;
@@ -84,7 +99,10 @@ export const extractKeys: KeyExtractor = (text, specs, today) => {
   for (const spec of specs) if (spec.extract.type !== 'number') outcomes.set(spec, extractOne(normalized, spec.extract, today));
   const taken = [...outcomes.values()].flatMap((outcome) => (outcome && 'value' in outcome && outcome.raw.length > 0 ? [outcome.raw] : []));
   const forNumbers = taken.reduce((rest, raw) => rest.split(raw).join(' '.repeat(raw.length)), normalized);
-  for (const spec of specs) if (spec.extract.type === 'number') outcomes.set(spec, extractOne(forNumbers, spec.extract, today));
+  for (const spec of specs) {
+    if (spec.extract.type !== 'number') continue;
+    outcomes.set(spec, isMoneyKey(spec) ? extractNumber(forNumbers, today, spec.extract.min, spec.extract.max, true) : extractOne(forNumbers, spec.extract, today));
+  }
   // A value one key took is not an off-list value of another ("send it to Main Street Pharmacy" names the pharmacy, not a medication).
   const takenBy = new Map<SemanticKeySpec, string>();
   for (const [spec, outcome] of outcomes) if (outcome && 'value' in outcome && outcome.raw.trim().length > 0) takenBy.set(spec, outcome.raw.trim().toLowerCase());
@@ -224,12 +242,15 @@ function extractPhone(text: string): KeyOutcome {
   return invalid ? { raw: invalid, reason: `"${invalid}" is not a valid mobile number (11 digits starting with 13–19)` } : null;
 }
 
-function extractNumber(text: string, today: Date, min: number | undefined, max: number | undefined): KeyOutcome {
+function extractNumber(text: string, today: Date, min: number | undefined, max: number | undefined, preferMoney = false): KeyOutcome {
   const masked: Span[] = [
     ...findDates(text, today),
     ...[...text.matchAll(TIME_EXPRESSION)].map((match) => ({ start: match.index, end: match.index + match[0].length })),
     ...phoneCandidates(text).spans,
     ...[...text.matchAll(/[A-Za-z0-9._%+\-]*@[A-Za-z0-9.\-]*/g)].map((match) => ({ start: match.index, end: match.index + match[0].length })),
+
+    // Numbers joined by a slash are a date or a fraction ("12/3"), not a count or an amount.
+    ...[...text.matchAll(/\d+(?:\s*\/\s*\d+)+/g)].map((match) => ({ start: match.index, end: match.index + match[0].length })),
   ];
   const free = (start: number, end: number) => !masked.some((span) => start < span.end && span.start < end);
   const found: { start: number; raw: string; value: number }[] = [];
@@ -256,7 +277,9 @@ function extractNumber(text: string, today: Date, min: number | undefined, max: 
   const unlabelled = found.filter((entry) => !labelled(entry));
   if (unlabelled.length === 0) return null;
   const short = unlabelled.filter((entry) => !/^\d{8,}$/.test(entry.raw));
-  const last = (short.length > 0 ? short : unlabelled).reduce((latest, entry) => (entry.start > latest.start ? entry : latest));
+  // An amount of money ("$45.50", "50元") is what a money key beside other numbers is asked for.
+  const money = preferMoney ? short.filter((entry) => isMoney(text, entry)) : [];
+  const last = (money.length > 0 ? money : short.length > 0 ? short : unlabelled).reduce((latest, entry) => (entry.start > latest.start ? entry : latest));
   if (min !== undefined && last.value < min) return { raw: last.raw, reason: `${last.value} is less than the minimum ${min}` };
   if (max !== undefined && last.value > max) return { raw: last.raw, reason: `${last.value} is more than the maximum ${max}` };
   return { value: last.value, raw: last.raw };
