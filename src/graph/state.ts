@@ -113,6 +113,8 @@ export const SupervisorStateAnnotation = Annotation.Root({
   expired_agents: replace<string[]>(() => []),
   /** A confirmation turn: parked tasks it did not touch are kept as they were. */
   confirm_turn: replace<boolean>(() => false),
+  /** On a confirmation turn: per confirmed task, the outputs of the earlier turn's tasks it depends on (its `upstream`). */
+  carried_upstream: replace<Record<string, TaskOutcome[]>>(() => ({})),
   escalation: replace<EscalationTrigger | null>(() => null),
   /** The answer cache's key for this turn's plan, and whether it was answered from it. */
   answer_cache: replace<AnswerCacheState | null>(() => null),

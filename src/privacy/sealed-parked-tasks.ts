@@ -53,6 +53,8 @@ export function sealPendingTask(task: PendingTask, masker: PiiMasker, sealer: Da
     description,
     inputs: plainInputs,
     ...(task.confirmation ? { confirmation: { ...task.confirmation, summary: summary! } } : {}),
+    // Upstream outputs are stored masked, not sealed: an agent receives personal values only as its own keys.
+    ...(task.upstream ? { upstream: masker.maskDeep(task.upstream) } : {}),
   };
   if (untouched) return stored;
   const sealed: SealedValues = { description: task.description, inputs: personalInputs, ...(task.confirmation ? { summary: task.confirmation.summary } : {}) };

@@ -30,4 +30,9 @@ export interface PendingTask {
   parked_at?: string;
   /** Present when the task has every key and waits only for the user's yes (side-effect agents). */
   confirmation?: { summary: string; language: 'zh' | 'en' };
+  /**
+   * The completed tasks of the plan that parked it which it depends on, with their outputs: sent again as its
+   * `upstream` when it runs in a later turn (absent when it depends on none, and in memory saved before).
+   */
+  upstream?: { task_id: string; agent_id: string; output: Record<string, unknown> }[];
 }

@@ -23,6 +23,15 @@ export function rememberTurn(memory: SessionMemory, turn: MemoryTurn, limit: num
  * folded into the layered summary (with the model's prose summary when its
  * intent call wrote one).
  */
+/** What a parked task keeps of the completed tasks it depends on (`PendingTask.upstream`). */
+function upstreamOf(task: SubTask, outcomes: Readonly<Record<string, TaskOutcome>>): Pick<PendingTask, 'upstream'> {
+  const upstream = task.dependencies
+    .map((id) => outcomes[id])
+    .filter((outcome): outcome is TaskOutcome => outcome?.status === 'completed')
+    .map((outcome) => ({ task_id: outcome.task_id, agent_id: outcome.agent_id, output: outcome.output ?? {} }));
+  return upstream.length > 0 ? { upstream } : {};
+}
+
 export function appendTurn(memory: SessionMemory, turn: MemoryTurn, limit: number, modelSummary?: string): Pick<SessionMemory, 'history' | 'summary'> {
   const entry = { ...turn, answer: turn.answer.slice(0, MAX_ANSWER_CHARS) };
   const all = [...memory.history, entry];
@@ -88,6 +97,7 @@ export function memoryAfterBusinessTurn(options: {
         missing_keys: missing,
         parked_at: parkedAt,
         ...(summary !== undefined ? { confirmation: { summary, language: options.language ?? 'zh' } } : {}),
+        ...upstreamOf(task, outcomes),
       });
     }
   }

@@ -176,6 +176,12 @@ export function createControlNode(dependencies: ControlDependencies) {
       notices,
       task_plan: plan,
       confirm_turn: true,
+      // What the confirmed tasks' upstream tasks gave in the turn that held them, sent again as their `upstream`.
+      carried_upstream: Object.fromEntries(
+        runnable
+          .filter((task) => task.task_id && (task.upstream ?? []).length > 0)
+          .map((task) => [task.task_id!, task.upstream!.map((item) => ({ task_id: item.task_id, agent_id: item.agent_id, status: 'completed' as const, output: item.output }))]),
+      ),
       rewritten_query: runnable.map((task) => task.description).join(language === 'zh' ? '；' : '; '),
       execution_path: path,
     };

@@ -51,7 +51,12 @@ export function createExecuteNode(dependencies: ExecuteDependencies) {
       }
     }
 
-    const run = dispatch({ state, context, emit, extraInfo });
+    const dispatchTask = dispatch({ state, context, emit, extraInfo });
+    // A confirmed task also gets what its upstream tasks gave in the turn that held it (`carried_upstream`).
+    const run: typeof dispatchTask = (task, upstream, options) => {
+      const carried = (state.carried_upstream?.[task.task_id] ?? []).filter((item) => !upstream.some((outcome) => outcome.task_id === item.task_id));
+      return dispatchTask(task, carried.length > 0 ? [...carried, ...upstream] : upstream, options);
+    };
     const outcomes = await runTaskGraph({
       tasks,
       maxParallel: snapshot.supervisor.maxParallel,

@@ -21,6 +21,7 @@ export function createInitNode() {
       confirmation: [],
       notices: [],
       confirm_turn: false,
+      carried_upstream: {},
       clarified: null,
       expired_agents: [],
       escalation: null,
