@@ -36,6 +36,10 @@ const NOTICES = {
     zh: (items: string) => `抱歉，${items}所需的服务目前已停用或下线，该操作没有执行，已为您取消。`,
     en: (items: string) => `Sorry, the service needed for (${items}) is no longer available, so it was not done and has been cancelled.`,
   },
+  outdated: {
+    zh: (items: string) => `抱歉，服务的可选项已更新，${items}中的信息已不再有效，该操作没有执行，已为您取消；如仍需要，请重新告诉我。`,
+    en: (items: string) => `Sorry, the service's options have changed and (${items}) no longer fits them, so it was not done and has been cancelled; please ask again if you still want it.`,
+  },
 } as const;
 
 /** Why parked tasks were dropped without running. */

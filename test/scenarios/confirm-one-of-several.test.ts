@@ -4,6 +4,7 @@
  * refill but cancel the appointment"): only the one said yes to runs, the other
  * is dropped and never sent.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { ResponseState } from '../../src/events/index.js';
 import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
@@ -77,4 +78,26 @@ it.each([
   await board.chat(_language === 'zh' ? '确认' : 'yes', { sessionId });
   expect(topup.calls).toHaveLength(1);
   expect(broadband.calls).toHaveLength(0);
+});
+
+it('does not run a confirmed task whose held value the live registry no longer accepts (an enum value removed by a reload)', async () => {
+  const sessionId = 'held-then-reloaded';
+  const held = confirmationOf(finalEvent(await board.chat('在杭州装宽带，12月5号上门', { sessionId })));
+  expect(held).toHaveLength(1);
+  const original = readFileSync(board.configPath, 'utf8');
+  const before = ((await (await fetch(`${board.url}/v1/agents`)).json()) as { version: string }).version;
+  writeFileSync(board.configPath, original.replace('enum: [北京, 杭州, Beijing, Hangzhou]', 'enum: [北京, Beijing]'));
+  try {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const view = (await (await fetch(`${board.url}/v1/agents`)).json()) as { version: string };
+      if (view.version !== before) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const answer = await board.chat('', { sessionId, confirm: [held[0]!.task_id] });
+    expect(broadband.calls).toHaveLength(0);
+    expect(finalEvent(answer).content).toMatch(/不再有效/);
+    expect(finalEvent(answer).content).not.toContain('broadband_agent');
+  } finally {
+    writeFileSync(board.configPath, original);
+  }
 });

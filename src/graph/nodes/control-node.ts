@@ -15,6 +15,7 @@ import type { EmotionScorer } from '../../escalation/index.js';
 import type { RegistrySnapshot } from '../../registry/index.js';
 import { planFromConfirmed } from '../control/confirmation.js';
 import { readSelectiveReply } from '../control/selective-reply.js';
+import { checkKeyValue } from '../../planning/index.js';
 import { readClarificationAnswer } from '../control/clarification-answer.js';
 import { askAgainText, unknownChoiceText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
@@ -158,12 +159,15 @@ export function createControlNode(dependencies: ControlDependencies) {
     const unmatched = [...confirmIds, ...rejectIds].filter((id) => !awaitingById.has(id) && !expiredIds.has(id));
     const available = (task: PendingTask) => snapshot.byId.get(task.agent_id)?.enabled === true;
     const unavailable = confirmed.filter((task) => !available(task));
-    const runnable = withWaitingDependents(confirmed.filter(available), live, snapshot);
+    // A registry reload since the task was held may no longer accept a value it holds (an enum value removed).
+    const outdated = confirmed.filter((task) => available(task) && !fitsLiveCard(task, snapshot));
+    const runnable = withWaitingDependents(confirmed.filter((task) => available(task) && !outdated.includes(task)), live, snapshot);
     const touched = new Set([...runnable, ...confirmed, ...rejected]);
     const remaining = live.filter((task) => !touched.has(task));
 
     if (rejected.length > 0) notices.push(noticeText('rejected', parkedTaskLabels(rejected, snapshot, language), language));
     if (unavailable.length > 0) notices.push(noticeText('unavailable', parkedTaskLabels(unavailable, snapshot, language), language));
+    if (outdated.length > 0) notices.push(noticeText('outdated', parkedTaskLabels(outdated, snapshot, language), language));
     if (unmatched.length > 0) notices.push(unknownConfirmationText(language));
     if (runnable.length === 0) return reply(notices, remaining);
 
@@ -186,6 +190,13 @@ export function createControlNode(dependencies: ControlDependencies) {
       execution_path: path,
     };
   };
+}
+
+/** Whether every value the held task carries for a key of its agent still passes that key's check in the live registry. */
+function fitsLiveCard(task: PendingTask, snapshot: RegistrySnapshot): boolean {
+  const card = snapshot.byId.get(task.agent_id);
+  if (!card) return false;
+  return card.requiredKeys.every((spec) => !(spec.key in task.inputs) || checkKeyValue(spec.extract, task.inputs[spec.key]) === null);
 }
 
 /**
