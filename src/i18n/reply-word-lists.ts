@@ -20,6 +20,8 @@ export const NO_WORDS: readonly string[] = Object.freeze(['不', '不要', '不�
 export const CANCEL_WORDS: readonly string[] = Object.freeze([
   '取消', '算了', '不用了', '不用', '别办了', '先不要了', '取消吧', '算了吧',
   'cancel', 'never mind', 'nevermind', 'stop', 'forget it', 'cancel it',
+  '不办了', '先不办了', '不弄了', '不必了', '撤销', '先别办', '别办', '都取消', '全部取消', '算了，不要了', '算了，不用了',
+  'forget about it', "don't bother", 'no need', 'cancel that', 'cancel everything', 'cancel all', 'never mind that',
 ]);
 
 /** Polite words and particles around a reply word that do not change it ("请确认", "好的吧", "ok thanks"). */

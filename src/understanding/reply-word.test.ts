@@ -13,6 +13,12 @@ describe('classifyReplyWord', () => {
     for (const word of ['不需要', '不用了，谢谢', 'nah', 'no thanks']) expect(['no', 'cancel']).toContain(classifyReplyWord(word));
   });
 
+  it('recognises everyday ways of calling the whole thing off as cancel', () => {
+    for (const word of ['不办了', '先不办了', '不必了', '撤销', '全部取消', '算了，不要了', 'forget about it', "don't bother", 'no need', 'cancel that', 'cancel everything']) {
+      expect(classifyReplyWord(word)).toBe('cancel');
+    }
+  });
+
   it('ignores messages that say more than that', () => {
     for (const text of ['好的，帮我再订一间', 'yes please book two rooms', '取消明天的酒店', '不是北京是上海', '', 'stop the car at the hotel']) {
       expect(classifyReplyWord(text)).toBeNull();
