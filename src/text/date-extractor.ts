@@ -11,7 +11,7 @@
  * - Full dates: `2026-12-01`, `2026/12/1`, `2026.12.1`, `2026年12月1日`.
  * - Month and day without a year (`12月1日`, `12月1号`, `十二月一日`, `Dec 1`,
  *   `1st December`): the next such date on or after today.
- * - `今天 明天 后天 大后天`, `today tomorrow`, `the day after tomorrow`.
+ * - `今天 明天 后天 大后天` (`今晚 明晚` too), `today tomorrow tonight`, `the day after tomorrow`.
  * - Weeks start on Monday. A bare weekday (`周五`, `星期五`, `friday`) is the
  *   next such day, today included (`this friday` too: what is ahead); `本周五`/`这周五`
  *   is the one in the current week (possibly past); `下周五`/`next friday` is the one in the
@@ -65,7 +65,7 @@ const RECOGNIZERS: readonly Recognizer[] = [
     resolve: (match, today) => monthNameDate(match[2]!, Number(match[1]), match[3], today),
   },
   {
-    pattern: /大后天|后天|明天|明日|今天|今日|\b(?:the\s+)?day\s+after\s+tomorrow\b|\btomorrow\b|\btoday\b|\btonight\b/gi,
+    pattern: /大后天|后天|明天|明日|明晚|今天|今日|今晚|\b(?:the\s+)?day\s+after\s+tomorrow\b|\btomorrow\b|\btoday\b|\btonight\b/gi,
     resolve: (match, today) => ({ value: formatLocalDate(addLocalDays(today, relativeOffset(match[0].toLowerCase()))) }),
   },
   {
@@ -115,7 +115,7 @@ export function findDates(text: string, today: Date): DateHit[] {
 function relativeOffset(word: string): number {
   if (word === '大后天') return 3;
   if (word === '后天' || word.includes('after')) return 2;
-  if (word === '明天' || word === '明日' || word === 'tomorrow') return 1;
+  if (word === '明天' || word === '明日' || word === '明晚' || word === 'tomorrow') return 1;
   return 0;
 }
 
