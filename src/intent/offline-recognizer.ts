@@ -228,16 +228,23 @@ export function createOfflineRecognizer(options: OfflineRecognizerOptions = {}):
       // No longer than what a fragment may hold besides its values ("明天入住", "tomorrow"): not a request of its own.
       const units = residualUnits(part.text);
       if (units.han + units.words <= maxFragmentResidue) continue;
-      if (readAttributeClause(part.text, keys, today) !== undefined || isFragment(part.text, [part], routed, snapshot)) continue;
+      if (readAttributeClause(part.text, keys, today) !== undefined) continue;
+      // Values with a few words around them are the routed requests' ("电话13812345678"), unless the part starts a
+      // request of its own after 再, 另外, "also" … ("再给13812345678充50元": a top-up, whatever number it holds).
+      const ownRequest = startsUnroutedRequest(part);
+      if (!ownRequest && isFragment(part.text, [part], routed, snapshot)) continue;
       if (classifier.findSmallTalk(part.text) || classifier.findOverride(part.text)) continue;
       const alone = { normalizedQuery: part.text, clauses: [{ text: part.text, start: 0 }] };
       const decision = askAbout ? undefined : decideClarification(ranker.shortlist(alone, snapshot, MAX_CLARIFICATION_OPTIONS), undefined, clarify);
-      const offer = !decision ? [] : 'offer' in decision ? decision.offer : 'route' in decision && decision.agentId !== undefined ? [decision.agentId] : [];
+      let offer = !decision ? [] : 'offer' in decision ? decision.offer : 'route' in decision && decision.agentId !== undefined ? [decision.agentId] : [];
+      // A request of its own the shortlist leaves open but the ranker routes when it stands alone
+      // ("给13812345678充50元" → the top-up): asked about with that one option rather than run or dropped.
+      if (decision && offer.length === 0 && ownRequest) offer = ranker.rank(alone, snapshot).intents.slice(0, 1).map((match) => match.agentId);
       // Nearest to a card already routed this turn ("帮我订一家上海的酒店，后天入住"): part of that request.
       if (offer.length > 0 && routed.includes(offer[0]!)) continue;
       const clarification = offer.length > 0 ? buildClarification(offer, snapshot, language) : undefined;
       if (clarification) askAbout = { query: part.text, clarification };
-      else if (startsUnroutedRequest(part)) unplaced.push(part.text);
+      else if (ownRequest) unplaced.push(part.text);
     }
     return { ...(askAbout ? { askAbout } : {}), unplaced };
   }
