@@ -8,6 +8,7 @@ export { announcesEarly, hasNoLanguage, readingInSession, readMessage, readText,
 export { separatorBetween, splitClauses, splitRequests, type Clause } from './clause-splitter.js';
 export { createWordOwnership, isFollowUp, refersToPreviousTurn, withoutComparison, withoutPlaceReference } from './follow-up.js';
 export { classifyReplyWord, type ReplyWord } from './reply-word.js';
+export { readSelectiveReply, type HeldTaskNames } from './selective-reply.js';
 export { requestWordIn, requestWordOf, type ReadClause, type RequestWord, type RequestWordCard } from './request-words.js';
 export { spannedWords, spanOfValue, valueForm, type ValueSpan } from './value-spans.js';
 export { cacheForm, cacheFormOfNormal, taskNormalForm } from './cache-form.js';

@@ -14,7 +14,6 @@
 import type { EmotionScorer } from '../../escalation/index.js';
 import type { RegistrySnapshot } from '../../registry/index.js';
 import { planFromConfirmed } from '../control/confirmation.js';
-import { readSelectiveReply } from '../control/selective-reply.js';
 import { checkKeyValue } from '../../planning/index.js';
 import { readClarificationAnswer } from '../control/clarification-answer.js';
 import { askAgainText, unknownChoiceText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
@@ -23,7 +22,7 @@ import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { rememberTurn } from '../memory/memory.js';
 import type { PendingTask, SessionMemory, SupervisorState, SupervisorUpdate } from '../state.js';
 import { newPlanId } from './plan-node.js';
-import { announcesEarly, hasNoLanguage, readingInSession, readMessage } from '../../understanding/index.js';
+import { announcesEarly, hasNoLanguage, readingInSession, readMessage, readSelectiveReply, type HeldTaskNames } from '../../understanding/index.js';
 import { readAsAnswer } from '../../planning/index.js';
 import { detectLanguage, extractOne } from '../../text/index.js';
 
@@ -118,7 +117,7 @@ export function createControlNode(dependencies: ControlDependencies) {
     let confirmIds: string[] = [];
     let rejectIds: string[] = [];
     // "充值确认，宽带不要了": a yes or no for each held task the message names.
-    const selective = !byFields && !word ? readSelectiveReply(state.query, awaiting, snapshot) : undefined;
+    const selective = !byFields && !word ? readSelectiveReply(context.message.asRequest.normalizedQuery, heldTaskNames(awaiting, snapshot)) : undefined;
     if (selective) {
       confirmIds = selective.confirm;
       rejectIds = selective.reject;
@@ -272,4 +271,12 @@ export function routeAfterControl(state: SupervisorState): 'execute' | 'recogniz
   if (state.task_plan) return 'execute';
   if (state.final_answer) return '__end__';
   return 'recognize_intent';
+}
+
+/** The held tasks and the words that name them (their agents' names and keywords), for a reply that names them. */
+function heldTaskNames(awaiting: readonly PendingTask[], snapshot: RegistrySnapshot): HeldTaskNames[] {
+  return awaiting.flatMap((task) => {
+    const card = snapshot.byId.get(task.agent_id);
+    return card && task.task_id ? [{ taskId: task.task_id, names: [card.name, ...Object.values(card.names ?? {}), ...card.keywords] }] : [];
+  });
 }
