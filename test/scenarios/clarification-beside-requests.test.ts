@@ -7,16 +7,13 @@
  * routed request, or a part near no agent asks nothing. The registry (an HR
  * desk: leave, payslips, IT tickets, meeting rooms) is written for this test.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAnsweringAgents, type AnsweringAgents, type FakeAgent } from '../support/fake-agent.js';
-import { finalEvent, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useAnsweringBoard } from '../support/answering-board.js';
+import { finalEvent, stageEvents } from '../support/switchboard-harness.js';
 import type { ResponseState } from '../../src/events/index.js';
 
 const NAMES = ['leave', 'payslip', 'ticket', 'room'] as const;
 type Name = (typeof NAMES)[number];
-let fleet: AnsweringAgents<Name>;
-let agents: Record<Name, FakeAgent>;
-let board: TestSwitchboard;
 
 function registry(urls: Record<Name, string>): string {
   return `version: 1
@@ -58,25 +55,15 @@ agents:
 `;
 }
 
-beforeAll(async () => {
-  fleet = await startAnsweringAgents(NAMES);
-  agents = fleet.agents;
-  board = await startTestSwitchboard({ registryYaml: registry(fleet.urls) });
-});
-
-afterAll(async () => {
-  await board.close();
-  await fleet.close();
-});
-
-const calls = () => fleet.calls();
+const running = useAnsweringBoard(NAMES, registry);
+const calls = () => running.calls();
 const outcomeOf = (events: readonly ResponseState[]) => events.find((event) => event.type === 'done')!.metadata.state?.outcome;
 const optionsOf = (events: readonly ResponseState[]) => finalEvent(events).metadata.clarification?.options ?? [];
 
 describe('a part of a several-request message that no agent took', () => {
   it('is asked about with options while the routed request runs', async () => {
     const before = calls();
-    const events = await board.chat('show my payslip for October, and I need a day off next Friday', { sessionId: 'aside-1' });
+    const events = await running.board.chat('show my payslip for October, and I need a day off next Friday', { sessionId: 'aside-1' });
     expect(calls()).toEqual({ ...before, payslip: before.payslip! + 1 });
     const options = optionsOf(events);
     expect(options.length).toBeGreaterThanOrEqual(1);
@@ -92,31 +79,31 @@ describe('a part of a several-request message that no agent took', () => {
   });
 
   it('a choice runs the part\'s words on the chosen agent: its side effect is held, then sent on yes with its own value', async () => {
-    const options = optionsOf(await board.chat('show my payslip for October, and I need a day off next Friday', { sessionId: 'aside-2' }));
+    const options = optionsOf(await running.board.chat('show my payslip for October, and I need a day off next Friday', { sessionId: 'aside-2' }));
     const leave = options.find((option) => option.sub_agent_id === 'leave_agent')!;
     const before = calls();
-    const held = await board.chat('', { sessionId: 'aside-2', choose: leave.option_id });
+    const held = await running.board.chat('', { sessionId: 'aside-2', choose: leave.option_id });
     expect(calls()).toEqual(before);
     expect(outcomeOf(held)).toBe('awaiting_confirmation');
     expect(finalEvent(held).content).toContain('I need a day off next Friday');
     expect(finalEvent(held).metadata.clarification).toBeUndefined();
-    await board.chat('yes', { sessionId: 'aside-2' });
+    await running.board.chat('yes', { sessionId: 'aside-2' });
     expect(calls()).toEqual({ ...before, leave: before.leave! + 1 });
-    const sent = agents.leave.calls.at(-1)!.body as { inputs: { start_date: string } };
+    const sent = running.agents.leave.calls.at(-1)!.body as { inputs: { start_date: string } };
     expect(sent.inputs.start_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(new Date(`${sent.inputs.start_date}T12:00:00Z`).getUTCDay()).toBe(5);
   });
 
   it('is answered by its ordinal in words too, and dropped by a new request', async () => {
-    const options = optionsOf(await board.chat('I need a day off next Friday and also my laptop screen is broken', { sessionId: 'aside-3' }));
+    const options = optionsOf(await running.board.chat('I need a day off next Friday and also my laptop screen is broken', { sessionId: 'aside-3' }));
     expect(options.map((option) => option.sub_agent_id)).toContain('leave_agent');
-    const dropped = await board.chat('show me my payslip for March', { sessionId: 'aside-3' });
+    const dropped = await running.board.chat('show me my payslip for March', { sessionId: 'aside-3' });
     expect(optionsOf(dropped)).toEqual([]);
     expect(outcomeOf(dropped)).toBe('completed');
-    const again = optionsOf(await board.chat('show my payslip for October, and I need a day off next Friday', { sessionId: 'aside-4' }));
+    const again = optionsOf(await running.board.chat('show my payslip for October, and I need a day off next Friday', { sessionId: 'aside-4' }));
     const ordinal = again.findIndex((option) => option.sub_agent_id === 'leave_agent');
     const words = ['the first one', 'the second one', 'the third one'][ordinal]!;
-    const held = await board.chat(words, { sessionId: 'aside-4' });
+    const held = await running.board.chat(words, { sessionId: 'aside-4' });
     expect(finalEvent(held).metadata.confirmation?.map((request) => request.sub_agent_id)).toEqual(['leave_agent']);
   });
 
@@ -127,7 +114,7 @@ describe('a part of a several-request message that no agent took', () => {
       ['show my payslip for October, and the weather on Mars is lovely', 'aside-7'],
       ['show my payslip for October, as soon as possible please', 'aside-8'],
     ] as const) {
-      const events = await board.chat(query, { sessionId: session });
+      const events = await running.board.chat(query, { sessionId: session });
       expect(optionsOf(events), query).toEqual([]);
       expect(finalEvent(events).content, query).not.toMatch(/About "|nothing was done/);
     }
@@ -135,7 +122,7 @@ describe('a part of a several-request message that no agent took', () => {
 
   it('a request of its own that is near no agent is said to be not handled, not dropped in silence', async () => {
     const before = calls();
-    const events = await board.chat('帮我查下工资条，另外我想申请下周一的年假', { sessionId: 'aside-9' });
+    const events = await running.board.chat('帮我查下工资条，另外我想申请下周一的年假', { sessionId: 'aside-9' });
     expect(calls()).toEqual({ ...before, payslip: before.payslip! + 1 });
     const final = finalEvent(events);
     expect(final.content).toContain('payslip answered');

@@ -7,19 +7,16 @@
  * `choose`, an ordinal or the option's name answers it, and the chosen agent
  * handles the original message (its missing keys asked); anything else is a new request.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpAgent } from '@ag-ui/client';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
-import { startAnsweringAgents, type AnsweringAgents, type FakeAgent } from '../support/fake-agent.js';
-import { finalEvent, stageEvents, startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
+import { useAnsweringBoard } from '../support/answering-board.js';
+import { finalEvent, stageEvents } from '../support/switchboard-harness.js';
 import type { ResponseState } from '../../src/events/index.js';
 
 const NAMES = ['order', 'logistics', 'refund', 'points', 'reports'] as const;
 type Name = (typeof NAMES)[number];
-let fleet: AnsweringAgents<Name>;
-let agents: Record<Name, FakeAgent>;
-let board: TestSwitchboard;
 
 function registry(urls: Record<Name, string>): string {
   const card = (id: string, name: string, description: string, url: string, examples: string[], extra = '') =>
@@ -36,25 +33,15 @@ function registry(urls: Record<Name, string>): string {
   ].join('\n');
 }
 
-beforeAll(async () => {
-  fleet = await startAnsweringAgents(NAMES);
-  agents = fleet.agents;
-  board = await startTestSwitchboard({ registryYaml: registry(fleet.urls) });
-});
-
-afterAll(async () => {
-  await board.close();
-  await fleet.close();
-});
-
-const calls = () => fleet.calls();
+const running = useAnsweringBoard(NAMES, registry);
+const calls = () => running.calls();
 const doneOf = (events: readonly ResponseState[]) => events.find((event) => event.type === 'done')!;
 const optionsOf = (events: readonly ResponseState[]) => finalEvent(events).metadata.clarification?.options ?? [];
 
 describe('a request near some agents but routed to none', () => {
   it('asks with up to three options in the query language instead of answering out of scope', async () => {
     const before = calls();
-    const events = await board.chat('how much cashback have I built up', { sessionId: 'clarify-1' });
+    const events = await running.board.chat('how much cashback have I built up', { sessionId: 'clarify-1' });
     const options = optionsOf(events);
     expect(options.length).toBeGreaterThanOrEqual(1);
     expect(options.length).toBeLessThanOrEqual(3);
@@ -69,48 +56,48 @@ describe('a request near some agents but routed to none', () => {
   });
 
   it('runs the chosen agent on the original message when `choose` names an option; its missing key is asked, then filled', async () => {
-    const options = optionsOf(await board.chat('how much cashback have I built up', { sessionId: 'clarify-2' }));
+    const options = optionsOf(await running.board.chat('how much cashback have I built up', { sessionId: 'clarify-2' }));
     const points = options.find((option) => option.sub_agent_id === 'points_agent')!;
-    const before = agents.points.calls.length;
-    const chosen = await board.chat('', { sessionId: 'clarify-2', choose: points.option_id });
+    const before = running.agents.points.calls.length;
+    const chosen = await running.board.chat('', { sessionId: 'clarify-2', choose: points.option_id });
     expect(finalEvent(chosen).metadata.semantic_info?.map((info) => [info.sub_agent_id, info.keys])).toEqual([['points_agent', ['member_id']]]);
     expect(finalEvent(chosen).metadata.clarification).toBeUndefined();
     expect(doneOf(chosen).metadata.state?.outcome).toBe('input_required');
-    const events = await board.chat('M1234', { sessionId: 'clarify-2' });
-    expect(agents.points.calls.length).toBe(before + 1);
-    expect(agents.points.calls.at(-1)?.body).toMatchObject({ inputs: { member_id: 'M1234' } });
+    const events = await running.board.chat('M1234', { sessionId: 'clarify-2' });
+    expect(running.agents.points.calls.length).toBe(before + 1);
+    expect(running.agents.points.calls.at(-1)?.body).toMatchObject({ inputs: { member_id: 'M1234' } });
     expect(finalEvent(events).content).toContain('points answered');
   });
 
   it('reads an ordinal or the option name as the answer', async () => {
     const asked = (events: readonly ResponseState[]) => finalEvent(events).metadata.semantic_info?.map((info) => info.sub_agent_id) ?? [];
-    const first = optionsOf(await board.chat('how much cashback have I built up', { sessionId: 'clarify-3' }));
+    const first = optionsOf(await running.board.chat('how much cashback have I built up', { sessionId: 'clarify-3' }));
     const position = first.findIndex((option) => option.sub_agent_id === 'points_agent') + 1;
     expect(position).toBeGreaterThan(0);
-    expect(asked(await board.chat(['the first one', 'the second one', 'the third one'][position - 1]!, { sessionId: 'clarify-3' }))).toEqual(['points_agent']);
+    expect(asked(await running.board.chat(['the first one', 'the second one', 'the third one'][position - 1]!, { sessionId: 'clarify-3' }))).toEqual(['points_agent']);
 
-    await board.chat('how much cashback have I built up', { sessionId: 'clarify-4' });
-    expect(asked(await board.chat(String(position), { sessionId: 'clarify-4' }))).toEqual(['points_agent']);
+    await running.board.chat('how much cashback have I built up', { sessionId: 'clarify-4' });
+    expect(asked(await running.board.chat(String(position), { sessionId: 'clarify-4' }))).toEqual(['points_agent']);
 
-    await board.chat('how much cashback have I built up', { sessionId: 'clarify-5' });
-    expect(asked(await board.chat('Reward points', { sessionId: 'clarify-5' }))).toEqual(['points_agent']);
+    await running.board.chat('how much cashback have I built up', { sessionId: 'clarify-5' });
+    expect(asked(await running.board.chat('Reward points', { sessionId: 'clarify-5' }))).toEqual(['points_agent']);
   });
 
   it('drops the clarification when the next message is a new request', async () => {
-    await board.chat('how much cashback have I built up', { sessionId: 'clarify-6' });
-    const parcels = agents.logistics.calls.length;
-    const events = await board.chat('track my delivery please', { sessionId: 'clarify-6' });
-    expect(agents.logistics.calls.length).toBe(parcels + 1);
+    await running.board.chat('how much cashback have I built up', { sessionId: 'clarify-6' });
+    const parcels = running.agents.logistics.calls.length;
+    const events = await running.board.chat('track my delivery please', { sessionId: 'clarify-6' });
+    expect(running.agents.logistics.calls.length).toBe(parcels + 1);
     expect(finalEvent(events).metadata.clarification).toBeUndefined();
     // The dropped options no longer answer anything.
     const before = calls();
-    const stale = await board.chat('', { sessionId: 'clarify-6', choose: 'opt_1' });
+    const stale = await running.board.chat('', { sessionId: 'clarify-6', choose: 'opt_1' });
     expect(calls()).toEqual(before);
     expect(finalEvent(stale).content).toMatch(/no longer open/);
   });
 
   it('still answers a message near no agent out of scope, with no options', async () => {
-    const events = await board.chat('tell me a joke about penguins', { sessionId: 'clarify-7' });
+    const events = await running.board.chat('tell me a joke about penguins', { sessionId: 'clarify-7' });
     expect(finalEvent(events).metadata.clarification).toBeUndefined();
     expect(doneOf(events).metadata.state?.outcome).toBe('completed');
   });
@@ -118,7 +105,7 @@ describe('a request near some agents but routed to none', () => {
 
 describe('the same clarification over AG-UI and A2A', () => {
   it('AG-UI: a CUSTOM event named clarification with the options; the run finishes input_required', async () => {
-    const agent = new HttpAgent({ url: `${board.url}/v1/agui`, threadId: 'clarify-agui', initialMessages: [{ id: 'u-1', role: 'user', content: 'how much cashback have I built up' }] });
+    const agent = new HttpAgent({ url: `${running.board.url}/v1/agui`, threadId: 'clarify-agui', initialMessages: [{ id: 'u-1', role: 'user', content: 'how much cashback have I built up' }] });
     const events: { type: string; [key: string]: unknown }[] = [];
     await agent.runAgent({ runId: 'run-clarify', forwardedProps: { user_id: 'ag-u1' } }, { onEvent: ({ event }) => void events.push(event as never) });
     const custom = events.find((event) => event.type === 'CUSTOM' && event.name === 'clarification');
@@ -128,7 +115,7 @@ describe('the same clarification over AG-UI and A2A', () => {
   });
 
   it('A2A: input-required with a data part { clarification: { options } }', async () => {
-    const client = await new ClientFactory().createFromUrl(board.url);
+    const client = await new ClientFactory().createFromUrl(running.board.url);
     const message = {
       messageId: 'clarify-a2a-1',
       contextId: 'clarify-a2a',
