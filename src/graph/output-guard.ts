@@ -64,7 +64,7 @@ export const HOLD_FROM = 4;
 const SECRET_REPLACEMENT = '[redacted]';
 
 export interface OutputGuardOptions {
-  /** Language of the neutral phrase for ids the model made up. */
+  /** Language of the neutral phrase for ids the model made up, and of the agent names that replace ids. */
   language?: 'zh' | 'en';
   /** Replace made-up `*_agent` ids too (model text). Default true. */
   inventedIds?: boolean;
@@ -74,7 +74,10 @@ export interface OutputGuardOptions {
 
 /** Builds the guard of a snapshot (callers keep one leak check and pass it, as it only depends on constants). */
 export function createOutputGuard(snapshot: RegistrySnapshot, options: OutputGuardOptions = {}): OutputGuard {
-  const scrubber = createContentGuard(snapshot, options.inventedIds === false ? {} : { inventedIdsIn: options.language ?? 'zh' });
+  const scrubber = createContentGuard(snapshot, {
+    ...(options.inventedIds === false ? {} : { inventedIdsIn: options.language ?? 'zh' }),
+    ...(options.language ? { namesIn: options.language } : {}),
+  });
   const leakCheck = options.leakCheck ?? createSystemPromptLeakCheck();
   return {
     // Prompt text is cut first (it is looked for as the model wrote it); the scrubber's stream comes last,

@@ -231,7 +231,7 @@ function enabledCards(snapshot: RegistrySnapshot, agentIds: readonly string[]): 
 /** Turns a validated reply into an `IntentResult` for the turn's snapshot (see the file header). */
 function toIntentResult(reply: IntentReply, drafted: { agents: string[]; taskPlan: unknown } | undefined, input: IntentInput, text: string, logger: Logger, leakCheck: PromptLeakCheck): IntentResult {
   const { snapshot, language } = input;
-  const idScrubber = createContentGuard(snapshot, { inventedIdsIn: language });
+  const idScrubber = createContentGuard(snapshot, { inventedIdsIn: language, namesIn: language });
   // Model text for the user: ids named, addresses and secrets removed; a text repeating the prompt is dropped whole.
   const scrubber = {
     scrub(value: string): string {

@@ -22,6 +22,16 @@ describe('createContentGuard', () => {
     expect(guard.scrub(input)).toBe(expected);
   });
 
+  it('replaces an id by the agent\'s name in the language asked for, else by its default name', () => {
+    const named = snapshotOf([
+      card({ id: 'expense_agent', name: '费用报销', names: { en: 'Expense claims' }, description: '报销' }),
+      card({ id: 'room_agent', name: '会议室', description: '会议室预订' }),
+    ]);
+    expect(createContentGuard(named, { namesIn: 'en' }).scrub('expense_agent done; ask room_agent')).toBe('Expense claims done; ask 会议室');
+    expect(createContentGuard(named, { namesIn: 'zh' }).scrub('expense_agent done')).toBe('费用报销 done');
+    expect(createContentGuard(named).scrub('expense_agent done')).toBe('费用报销 done');
+  });
+
   it('returns text unchanged for an empty registry', () => {
     expect(createContentGuard(snapshotOf([])).scrub('hotel')).toBe('hotel');
   });

@@ -13,7 +13,7 @@
 import { agentSecrets, disguisedAgentSecrets } from './agent-secrets.js';
 import { personalValuesKeptWhole } from './pii-masker.js';
 import { relatedServiceText } from '../i18n/index.js';
-import type { RegistrySnapshot } from '../registry/index.js';
+import { cardName, type RegistrySnapshot } from '../registry/index.js';
 import { createTextScrubber, idTerms, inventedIdPattern, secretTerms, type ScrubTerm, type TextScrubber } from '../text/index.js';
 
 /** What stands in for an endpoint address of the registry. */
@@ -25,12 +25,14 @@ const SECRET_REPLACEMENT = '[redacted]';
 export interface ContentGuardOptions {
   /** Also replace made-up ids (`*_agent`) with a neutral phrase in this language (model-written text). */
   inventedIdsIn?: 'zh' | 'en';
+  /** The language an agent id is replaced by the agent's name in (its `names` entry, else its name). */
+  namesIn?: 'zh' | 'en';
 }
 
 /** Builds the content guard of one registry snapshot. */
 export function createContentGuard(snapshot: RegistrySnapshot, options: ContentGuardOptions = {}): TextScrubber {
   return createTextScrubber({
-    terms: guardedTerms(snapshot),
+    terms: guardedTerms(snapshot, options.namesIn),
     patterns: options.inventedIdsIn ? [inventedIdPattern(relatedServiceText(options.inventedIdsIn))] : [],
     keepWhole: personalValuesKeptWhole(snapshot.supervisor.piiPatterns ?? []),
     disguised: { secrets: disguisedAgentSecrets(snapshot), replacement: SECRET_REPLACEMENT },
@@ -99,8 +101,9 @@ export function createSubAgentText(guard: TextScrubber): SubAgentText {
   };
 }
 
-function guardedTerms(snapshot: RegistrySnapshot): ScrubTerm[] {
-  return [...idTerms(snapshot.agents), ...secretTerms(agentSecrets(snapshot)), ...addressTerms(snapshot)];
+function guardedTerms(snapshot: RegistrySnapshot, namesIn: 'zh' | 'en' | undefined): ScrubTerm[] {
+  const named = namesIn ? snapshot.agents.map((card) => ({ id: card.id, name: cardName(card, namesIn) })) : snapshot.agents;
+  return [...idTerms(named), ...secretTerms(agentSecrets(snapshot)), ...addressTerms(snapshot)];
 }
 
 /** Endpoint URLs of the registry (and the ticket webhook) and their `host:port` / host parts. */

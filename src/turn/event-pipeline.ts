@@ -9,6 +9,7 @@
  */
 import type { DeltaStream, MessageStream, TextScrubber } from '../text/index.js';
 import type { RegistrySnapshot } from '../registry/index.js';
+import type { Language } from '../i18n/index.js';
 import { createOutputGuard, createSystemPromptLeakCheck, type NodeEvent, type OutputGuard } from '../graph/index.js';
 import { createSecretGuard, scrubDeep } from '../privacy/index.js';
 import { isAnswerDelta, isCompleteFinal, serialiseEvent, stageRow, type ResponseState } from '../events/index.js';
@@ -66,15 +67,21 @@ function heldStreamKey(event: NodeEvent): string | undefined {
 type HeldText = { kind: 'deltas'; stream: DeltaStream; first: NodeEvent } | { kind: 'messages'; stream: MessageStream<NodeEvent> };
 
 /** One output guard per snapshot, built on first use and dropped with the snapshot. */
-export function createOutputGuards(): (snapshot: RegistrySnapshot) => OutputGuard {
-  const guards = new WeakMap<RegistrySnapshot, OutputGuard>();
+export function createOutputGuards(): (snapshot: RegistrySnapshot, language?: Language) => OutputGuard {
+  const guards = new WeakMap<RegistrySnapshot, Map<Language | undefined, OutputGuard>>();
   const leakCheck = createSystemPromptLeakCheck();
-  return (snapshot) => {
-    let guard = guards.get(snapshot);
+  return (snapshot, language) => {
+    let byLanguage = guards.get(snapshot);
+    if (!byLanguage) {
+      byLanguage = new Map();
+      guards.set(snapshot, byLanguage);
+    }
+    let guard = byLanguage.get(language);
     if (!guard) {
-      // Ids, endpoint addresses, header values and system-prompt text never reach the user.
-      guard = createOutputGuard(snapshot, { inventedIds: false, leakCheck });
-      guards.set(snapshot, guard);
+      // Ids, endpoint addresses, header values and system-prompt text never reach the user; an id shows as the
+      // agent's name in the turn's language.
+      guard = createOutputGuard(snapshot, { inventedIds: false, leakCheck, ...(language ? { language } : {}) });
+      byLanguage.set(language, guard);
     }
     return guard;
   };

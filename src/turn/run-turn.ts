@@ -8,7 +8,7 @@
 import type { SessionRelease } from './admission.js';
 import type { TextScrubber } from '../text/index.js';
 import { checkpointThread, type TurnOutcome } from '../store/index.js';
-import { intentStartText, turnFailedText, turnStoppedText } from '../i18n/index.js';
+import { intentStartText, turnFailedText, turnStoppedText, type Language } from '../i18n/index.js';
 import { announcesEarly, readMessage } from '../understanding/index.js';
 import type { AgentCallRecord, NodeEvent, OutputGuard, TaskRecorder, TurnContext } from '../graph/index.js';
 import type { LlmUsage } from '../llm/index.js';
@@ -28,7 +28,8 @@ import type { TurnRequest, TurnResult } from './turn-types.js';
 
 /** What the runner hands every turn it runs. */
 export interface TurnRunParts {
-  guardFor: (snapshot: RegistrySnapshot) => OutputGuard;
+  /** The output guard of a snapshot, with agent names in `language`. */
+  guardFor: (snapshot: RegistrySnapshot, language?: Language) => OutputGuard;
   dataGuardFor: (snapshot: RegistrySnapshot) => TextScrubber;
   recorderFor: (turn: RecordedTurn, snapshot: RegistrySnapshot) => TaskRecorder;
   /** The loop turn in which the graph's first steps, and later the turn's finish, may run (`loop-share.ts`). */
@@ -63,7 +64,9 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     const startedAt = Date.now();
     const signal = controller.signal;
     const snapshot = options.registry.current();
-    const guard = parts.guardFor(snapshot);
+    // The message is read once, here, before anything routes it; every step reads this reading, not the text.
+    const message = readMessage(request.query, snapshot);
+    const guard = parts.guardFor(snapshot, message.asRequest.language);
     const scrubData = parts.dataGuardFor(snapshot).scrub;
     const budgets = startTurnBudgets({ snapshot, logger, traceId: request.traceId, onReached: options.onBudgetReached, controller, graceMs: budgetGraceMs });
     const { budget } = budgets;
@@ -100,8 +103,6 @@ export function createTurnRun(options: TurnRunnerOptions, parts: TurnRunParts): 
     const send = pipeline.send;
     let outcome: Exclude<TurnOutcome, 'interrupted'> = 'completed';
 
-    // The message is read once, here, before anything routes it; every step reads this reading, not the text.
-    const message = readMessage(request.query, snapshot);
     const context: TurnContext = {
       snapshot,
       signal,

@@ -12,6 +12,7 @@
 import type { SubTask, TaskOutcome } from '../../planning/index.js';
 import { createContentGuard, createSecretGuard } from '../../privacy/index.js';
 import type { RegistrySnapshot } from '../../registry/index.js';
+import type { Language } from '../../i18n/index.js';
 import type { TextScrubber } from '../../text/index.js';
 import { callAgent } from './call-agent.js';
 import type { DispatchDependencies, DispatchOptions, DispatchScope, DispatchTurn } from './dispatch-types.js';
@@ -22,19 +23,25 @@ export type { DispatchDependencies, DispatchOptions, DispatchScope } from './dis
 
 /** Creates the dispatcher: `(scope) => (task, upstream, options) => outcome`. */
 export function createTaskDispatch(dependencies: DispatchDependencies) {
-  // The guards of a snapshot, built on first use and dropped with it.
-  const guards = new WeakMap<RegistrySnapshot, { text: TextScrubber; data: TextScrubber }>();
-  const guardsOf = (snapshot: RegistrySnapshot) => {
-    let entry = guards.get(snapshot);
+  // The guards of a snapshot per turn language (an agent id shows as the agent's name in it), built on first use
+  // and dropped with the snapshot.
+  const guards = new WeakMap<RegistrySnapshot, Map<Language, { text: TextScrubber; data: TextScrubber }>>();
+  const guardsOf = (snapshot: RegistrySnapshot, language: Language) => {
+    let byLanguage = guards.get(snapshot);
+    if (!byLanguage) {
+      byLanguage = new Map();
+      guards.set(snapshot, byLanguage);
+    }
+    let entry = byLanguage.get(language);
     if (!entry) {
-      entry = { text: createContentGuard(snapshot), data: createSecretGuard(snapshot) };
-      guards.set(snapshot, entry);
+      entry = { text: createContentGuard(snapshot, { namesIn: language }), data: createSecretGuard(snapshot) };
+      byLanguage.set(language, entry);
     }
     return entry;
   };
   return (scope: DispatchScope) => {
     const { snapshot, language } = scope.context;
-    const turn: DispatchTurn = { ...scope, dependencies, snapshot, language, guard: guardsOf(snapshot) };
+    const turn: DispatchTurn = { ...scope, dependencies, snapshot, language, guard: guardsOf(snapshot, language) };
     return async (task: SubTask, upstream: TaskOutcome[], options: DispatchOptions = {}): Promise<TaskOutcome> => {
       const prepared = await prepareTask(turn, task, options);
       if ('done' in prepared) return prepared.done;
