@@ -29,6 +29,21 @@ describe('sealed parked tasks', () => {
     expect(openPendingTask(JSON.parse(text), createDataSealer('a shared deployment key'))).toEqual(task);
   });
 
+  it('stores the outputs of its upstream tasks masked, also when nothing else of it is personal', () => {
+    const held: PendingTask = {
+      task_id: 'p2_task_2',
+      agent_id: 'vet_booking_agent',
+      description: '预约兽医',
+      inputs: { date: '2026-12-05' },
+      missing_keys: [],
+      upstream: [{ task_id: 'p2_task_1', agent_id: 'vaccine_agent', output: { due: ['rabies'], clinic_phone: '13912345678' } }],
+    };
+    const stored = sealPendingTask(held, masker, createDataSealer('k'));
+    expect(JSON.stringify(stored)).not.toContain('13912345678');
+    expect(stored.upstream?.[0]?.output).toEqual({ due: ['rabies'], clinic_phone: '139****5678' });
+    expect(held.upstream?.[0]?.output.clinic_phone).toBe('13912345678');
+  });
+
   it('leaves a task without personal data untouched', () => {
     const plain: PendingTask = { agent_id: 'weather_agent', description: '查天气', inputs: { city: '北京' }, missing_keys: ['date'] };
     const stored = sealPendingTask(plain, masker, createDataSealer('k'));
