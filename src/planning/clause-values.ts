@@ -134,6 +134,14 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
         break;
       }
     }
+    // A free-text key named by its label in a clause of the group ("原因是临时有事") takes the words after the label, not the whole group.
+    for (const index of [...group].sort((a, b) => a - b)) {
+      const clause = clauses[index]!;
+      for (const spec of card.requiredKeys) {
+        const labelled = readLabelledText(written.slice(clause.start, clause.start + clause.text.length), spec);
+        if (labelled !== undefined) extraction.values[spec.key] = labelled;
+      }
+    }
     const inherited: Record<string, string | number> = {};
     const first = Math.min(...indexes);
     const namesNothing = Object.keys(extraction.values).length === 0 && extraction.invalid.length === 0;
@@ -173,6 +181,13 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
       const answered = readAsAnswer(own, spec, request.now);
       if (answered !== undefined) extraction.values[spec.key] = answered;
     }
+    for (const index of scope === 'answer' ? open.filter((at) => at >= firstTurnClause) : owned.size === 0 ? clauses.map((_, at) => at) : open) {
+      const clause = clauses[index]!;
+      for (const spec of card.requiredKeys) {
+        const labelled = readLabelledText(written.slice(clause.start, clause.start + clause.text.length), spec);
+        if (labelled !== undefined) extraction.values[spec.key] = labelled;
+      }
+    }
     result.set(card.id, { text: own, scope, extraction, inherited: {} });
   }
   return result;
@@ -194,6 +209,36 @@ export function readAsAnswer(text: string, spec: SemanticKeySpec, now: Date): st
     if (outcome && 'value' in outcome && text.includes(String(outcome.value))) return outcome.value;
   }
   return undefined;
+}
+
+/**
+ * A free-text key's value from a clause that starts with the key's label and a copula ("原因是临时有事",
+ * "取消原因：出差", "the reason is I am running late"): the words after them. The label may be shortened to
+ * its head noun ("原因" for 取消原因, "reason" for cancellation reason). Other key types read their values
+ * by their own extraction.
+ */
+export function readLabelledText(clause: string, spec: SemanticKeySpec): string | undefined {
+  if (spec.extract.type !== 'text') return undefined;
+  for (const label of labelForms(spec)) {
+    const match = new RegExp(`^(?:(?:the|my|our)\\s+)?${escapeRegExp(label)}\\s*(?:是|为|:|：|(?:is|was)(?![A-Za-z]))\\s*(.+)$`, 'iu').exec(clause.trim());
+    const value = match?.[1]?.replace(/[。.!！?？;；]+$/u, '').trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/** A key's labels, each with its head noun: the last two characters of a Chinese label, the last word of an English one. */
+function labelForms(spec: SemanticKeySpec): string[] {
+  const forms: string[] = [];
+  for (const label of [spec.description, ...Object.values(spec.descriptions ?? {})]) {
+    const trimmed = label?.trim() ?? '';
+    if (trimmed.length === 0) continue;
+    forms.push(trimmed);
+    if (/^[\u4e00-\u9fff]{3,}$/u.test(trimmed)) forms.push(trimmed.slice(-2));
+    const words = trimmed.split(/\s+/);
+    if (words.length > 1 && /^[A-Za-z]{4,}$/.test(words[words.length - 1]!)) forms.push(words[words.length - 1]!);
+  }
+  return [...new Set(forms)];
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
