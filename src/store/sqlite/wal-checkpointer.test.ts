@@ -37,6 +37,15 @@ const walBytes = (path: string) => (existsSync(`${path}-wal`) ? statSync(`${path
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const autocheckpoint = (db: Database.Database) => db.pragma('wal_autocheckpoint', { simple: true });
 
+function rowsOf(path: string, table: string): number {
+  const reader = new Database(path, { readonly: true });
+  try {
+    return reader.prepare<[], { n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).get()!.n;
+  } finally {
+    reader.close();
+  }
+}
+
 /** Rows of `t` in the database file alone (copied without its WAL): what a checkpoint copied there. */
 function rowsInDatabaseFile(path: string): number {
   const copy = `${path}.copy`;
@@ -157,5 +166,29 @@ for (let n = 1; ; n++) {
     const turns = reopened.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM sb_turns').get()!.n;
     expect(turns).toBeGreaterThanOrEqual(killedAfter);
     expect(reopened.pragma('integrity_check', { simple: true })).toBe('ok');
+  }, 60_000);
+
+  it('lets a process whose last step is closing the storage end normally, the WAL checkpointed', async () => {
+    const dir = scratch();
+    const path = join(dir, 'cli.db');
+    const script = join(dir, 'close.mts');
+    const storage = pathToFileURL(join(process.cwd(), 'src/store/index.ts')).href;
+    writeFileSync(
+      script,
+      `import { openSqliteStorage } from ${JSON.stringify(storage)};
+const storage = openSqliteStorage(process.argv[2]);
+await storage.transcript.beginTurn({ turnId: 't1', userId: 'u', sessionId: 's', query: 'q', traceId: 'x', createdAt: new Date().toISOString() });
+await storage.close();
+process.stdout.write('closed');
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script, path], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // An unsettled wait on the worker would end the process with code 13 before 'closed'.
+    expect({ code, output }).toEqual({ code: 0, output: 'closed' });
+    expect(walBytes(path)).toBe(0);
+    expect(rowsOf(path, 'sb_turns')).toBe(1);
   }, 60_000);
 });

@@ -156,6 +156,8 @@ export function startWalCheckpointer(db: Database.Database, path: string, option
       if (stopping) return exited;
       stopping = true;
       running = false;
+      // Waited for: the process stays up until the worker has closed its connection.
+      thread.ref();
       thread.postMessage('stop');
       await exited;
       checkpointHere();
