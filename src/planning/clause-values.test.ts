@@ -141,4 +141,29 @@ describe('attributeClauseValues', () => {
     const bare = '取消预约 AP1234';
     expect(attribute(bare, [cancel], { intents: intents(bare) })).toEqual({ cancel_visit: { appointment_id: 'AP1234', reason: '取消预约 AP1234' } });
   });
+
+  it('never reads the request’s own word as an off-list value of an enum key ("预约", "话费套餐")', () => {
+    const book = card({
+      id: 'book_visit',
+      name: '预约挂号',
+      description: '预约医院门诊',
+      keywords: ['挂号', '预约'],
+      sideEffects: true,
+      requiredKeys: [keySpec('hospital', '医院', { type: 'enum', values: ['协和医院', '同仁医院'] }), keySpec('department', '科室', { type: 'enum', values: ['牙科', '眼科'] })],
+    });
+    const plan = card({
+      id: 'plan_change',
+      name: '套餐变更',
+      description: '更换手机资费套餐',
+      keywords: ['套餐', '改套餐'],
+      requiredKeys: [keySpec('plan_name', '新套餐', { type: 'enum', values: ['畅享99', '畅享129'] })],
+    });
+    const invalidOf = (text: string, chosen: AgentCard) =>
+      attributeClauseValues({ text: readText(text, [chosen]), intents: [{ agentId: chosen.id, clause: readText(text, [chosen]).normal }], cards: [chosen], now: NOW }).get(chosen.id)!.extraction.invalid;
+    expect(invalidOf('预约', book)).toEqual([]);
+    expect(invalidOf('话费套餐', plan)).toEqual([]);
+    // A name off the list is still reported as one.
+    const hospitalOnly = { ...book, requiredKeys: book.requiredKeys.slice(0, 1) };
+    expect(invalidOf('我在南京，预约', hospitalOnly).map((item) => [item.key, item.raw])).toEqual([['hospital', '南京']]);
+  });
 });

@@ -28,7 +28,7 @@
  * A key with no value attributed this way stays missing and is asked for.
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
-import { requestWordOf, separatorBetween, type Clause, type ReadClause, type ReadText, type RequestWord } from '../understanding/index.js';
+import { requestWordIn, requestWordOf, separatorBetween, type Clause, type ReadClause, type ReadText, type RequestWord } from '../understanding/index.js';
 import { type ExtractionResult, extractKeys, extractOne, termsOf } from '../text/index.js';
 import type { RankedIntent } from './types.js';
 
@@ -123,7 +123,7 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
       }
     }
     const ownText = joinClauses(written, clauses, [...group]);
-    const extraction = extractKeys(ownText, card.requiredKeys, request.now);
+    const extraction = withoutRequestWords(extractKeys(ownText, card.requiredKeys, request.now), ownText, card.requiredKeys, request.cards, request.now);
     // An attribute clause that names the key before its value ("订单号是 A1001") gives that key.
     for (const spec of card.requiredKeys) {
       if (spec.key in extraction.values || extraction.invalid.some((item) => item.key === spec.key)) continue;
@@ -175,7 +175,7 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
   for (const card of request.cards) {
     if (result.has(card.id)) continue;
     const [scope, own] = pending.has(card.id) ? (['answer', answerText] as const) : (['open', openText] as const);
-    const extraction = extractKeys(own, card.requiredKeys, request.now);
+    const extraction = withoutRequestWords(extractKeys(own, card.requiredKeys, request.now), own, card.requiredKeys, request.cards, request.now);
     // A bare answer to the parked request's question ("A1001" when it asked for 订单号) is read as the answer to that key.
     if (scope === 'answer') for (const spec of card.requiredKeys) if (!(spec.key in extraction.values) && !extraction.invalid.some((item) => item.key === spec.key)) {
       const answered = readAsAnswer(own, spec, request.now);
@@ -192,6 +192,32 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
   }
   return result;
 }
+
+/**
+ * The extraction less the off-list values that hold a request word of one of the agents ("预约" asks for a
+ * booking, "话费套餐" names the plan service): the words that name a request are never a value the user gave.
+ * The key is read again without those words, so a name off the list said before them still counts.
+ */
+function withoutRequestWords(extraction: ExtractionResult, text: string, specs: readonly SemanticKeySpec[], cards: readonly AgentCard[], now: Date): ExtractionResult {
+  const namesRequest = (raw: string) => raw.trim().length > 0 && cards.some((card) => requestWordIn(raw, card) !== undefined);
+  if (!extraction.invalid.some((item) => namesRequest(item.raw))) return extraction;
+  const invalid: ExtractionResult['invalid'] = [];
+  for (const item of extraction.invalid) {
+    const spec = specs.find((candidate) => candidate.key === item.key);
+    let [raw, rest] = [item.raw, text];
+    for (let attempt = 0; spec && namesRequest(raw) && attempt < MAX_REREADS; attempt++) {
+      rest = rest.split(raw).join('#'.repeat(raw.length));
+      const again = extractKeys(rest, [spec], now).invalid[0];
+      raw = again?.raw ?? '';
+      if (again && raw.length > 0 && !namesRequest(raw)) invalid.push(again);
+    }
+    if (!namesRequest(item.raw)) invalid.push(item);
+  }
+  return { values: extraction.values, invalid };
+}
+
+/** How many times a key is read again without a request word that stood as its off-list value. */
+const MAX_REREADS = 3;
 
 /**
  * A pattern key's value from a message that only answers the question for it:
