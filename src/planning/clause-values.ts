@@ -207,9 +207,9 @@ function withoutRequestWords(extraction: ExtractionResult, text: string, specs: 
     let [raw, rest] = [item.raw, text];
     for (let attempt = 0; spec && namesRequest(raw) && attempt < MAX_REREADS; attempt++) {
       rest = rest.split(raw).join('#'.repeat(raw.length));
-      const outcome = extractOne(rest.normalize('NFKC'), spec.extract, now);
-      raw = outcome && !('value' in outcome) ? outcome.raw : '';
-      if (raw.length > 0 && !namesRequest(raw)) invalid.push({ key: item.key, raw, reason: (outcome as { reason: string }).reason });
+      const again = extractKeys(rest, [spec], now).invalid[0];
+      raw = again?.raw ?? '';
+      if (again && raw.length > 0 && !namesRequest(raw)) invalid.push(again);
     }
     if (!namesRequest(item.raw)) invalid.push(item);
   }
