@@ -228,6 +228,8 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     started = await startSwitchboard(settings, io);
   } catch (error) {
     io.stderr(`switchboard serve: ${(error as Error).message}\n`);
+    // A worker's channel to the primary would keep it alive, and the primary waiting for it, forever.
+    cluster.worker?.disconnect();
     return 1;
   }
   // stdout carries only JSON log lines; this human line goes to stderr (with workers, the primary writes it).
