@@ -12,14 +12,15 @@ import { createParser } from 'eventsource-parser';
 import { EventType } from '@ag-ui/core';
 import { AGUI_MEDIA_TYPE } from '@ag-ui/encoder';
 import { runHttpRequest, transformHttpEventStream } from '@ag-ui/client';
-import { jsonReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
+import { jsonReply, sseReply, startFakeAgent, type FakeAgent } from '../support/fake-agent.js';
 import { startTestSwitchboard, type TestSwitchboard } from '../support/switchboard-harness.js';
 
 let weather: FakeAgent;
 let orders: FakeAgent;
+let ticker: FakeAgent;
 let board: TestSwitchboard;
 
-const registry = (weatherUrl: string, ordersUrl: string) => `version: 1
+const registry = (weatherUrl: string, ordersUrl: string, tickerUrl: string) => `version: 1
 supervisor:
   default_timeout_ms: 3000
 agents:
@@ -39,18 +40,27 @@ agents:
     examples: [查一下我的订单 A1001, where is my order A1001]
     keywords: [订单, order]
     endpoint: { url: ${ordersUrl}, protocol: http-json, timeout_ms: 3000 }
+  - id: ticker
+    name: { zh: 股票行情, en: Stock ticker }
+    description: { zh: 股票报价, en: Stock quotes }
+    examples: [stock ticker for ACME, 股票行情]
+    keywords: [ticker, 股票]
+    endpoint: { url: ${tickerUrl}, protocol: http-sse, timeout_ms: 3000 }
 `;
 
 beforeAll(async () => {
   weather = await startFakeAgent((body) => jsonReply({ output: { sky: 'clear' }, message: `Clear in ${(body as { inputs?: { city?: string } }).inputs?.city}` }));
   orders = await startFakeAgent(jsonReply({ output: { state: 'shipped' }, message: 'Shipped' }));
-  board = await startTestSwitchboard({ registryYaml: registry(weather.url, orders.url) });
+  // Progress lines that end in letters or digits (a tail the guard must wait on), then the result.
+  ticker = await startFakeAgent(sseReply({ progress: ['hello', 'world', 'step 199'], result: { status: 'completed', output: { price: 42 }, message: 'ACME at 42' } }));
+  board = await startTestSwitchboard({ registryYaml: registry(weather.url, orders.url, ticker.url) });
 });
 
 afterAll(async () => {
   await board.close();
   await weather.close();
   await orders.close();
+  await ticker.close();
 });
 
 async function post(path: string, body: string | undefined, headers: Record<string, string>): Promise<{ status: number; type: string; text: string }> {
@@ -169,5 +179,15 @@ describe('resume with a Last-Event-ID of an earlier turn', () => {
     expect(midFirst.events.map((event) => event.id)).toEqual([...first.slice(-2), ...second].map((event) => `${event.metadata!.turn_id}:${event.metadata!.seq}`));
 
     expect((await resume('two-turns', secondDone)).status).toBe(204);
+  });
+});
+
+describe('an http-sse agent\'s progress', () => {
+  it('reaches the client as agent_stream events, each as it was sent, and never inside the result\'s agent_done text', async () => {
+    const events = await board.chat('stock ticker for ACME', { userId: 'progress-user' });
+    const stream = events.filter((event) => event.metadata?.stage === 'agent_stream').map((event) => event.content);
+    const done = events.find((event) => event.metadata?.stage === 'agent_done');
+    expect(stream).toEqual(['hello', 'world', 'step 199']);
+    expect(done?.content).toBe('ACME at 42');
   });
 });
