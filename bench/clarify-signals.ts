@@ -41,6 +41,7 @@ import { createOfflineRecognizer } from '../src/intent/offline-recognizer.js';
 import { DEFAULT_CLARIFY_THRESHOLDS, type ClarifyThresholds } from '../src/intent/clarification.js';
 import type { RankShortlist } from '../src/intent/routing/card-ranker.js';
 import { readTurnQuery } from '../src/understanding/index.js';
+import { isFunctionTerm } from '../src/text/index.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -108,6 +109,9 @@ export const SIGNALS = [
   'posterior, max',
   'familiar',
   'nearest example',
+  'covered margin',
+  'nearest ÷ own spread',
+  'word-drop stability',
 ] as const;
 export type SignalName = (typeof SIGNALS)[number];
 
@@ -117,6 +121,7 @@ export function signalAreas(set: PublicRoutingSet): { areas: Record<SignalName, 
   if (!loaded.ok) throw new Error('the generated registry does not load');
   // The ranker's own model, built the way `example-ranker.ts` builds it (the registry has no synonyms or slot values).
   const model = buildModel(loaded.snapshot);
+  const spread = ownSpread(model);
   const values = new Map<SignalName, { in: number[]; out: number[] }>(SIGNALS.map((name) => [name, { in: [], out: [] }]));
   for (const line of set.lines) {
     const text = String(readTurnQuery(line.text).normalizedQuery);
@@ -138,11 +143,53 @@ export function signalAreas(set: PublicRoutingSet): { areas: Record<SignalName, 
       'posterior, max': Math.max(...scores.posterior),
       familiar: scores.familiar,
       'nearest example': scores.nearest[list.backed] ?? 0,
+      'covered margin': list.covered - Math.max(0, ...Array.from(scores.covered).filter((_, card) => card !== list.backed)),
+      'nearest ÷ own spread': (scores.nearest[list.backed] ?? 0) / Math.max(spread[list.backed] ?? 0, 0.05),
+      'word-drop stability': wordDropStability(model, text, list.entries[0]?.cardIndex ?? -1),
     };
     for (const name of SIGNALS) values.get(name)![line.agentId === undefined ? 'out' : 'in'].push(row[name]);
   }
   const areas = Object.fromEntries(SIGNALS.map((name) => [name, areaUnderCurve(values.get(name)!.in, values.get(name)!.out)])) as Record<SignalName, number>;
   return { areas, covered: { inScope: values.get('covered')!.in, outOfScope: values.get('covered')!.out } };
+}
+
+/**
+ * How close a card's examples are to each other: the median, over its examples, of each one's nearest other example
+ * of the card (cosine, leave-one-out). `nearest ÷ own spread` reads a query's nearest example against it: a query as
+ * close to the card as its examples are to each other scores 1, whatever the card's wording.
+ */
+function ownSpread(model: ReturnType<typeof buildModel>): number[] {
+  return model.cards.map((card, cardIndex) => {
+    const nearest: number[] = [];
+    card.examples.forEach((example, exampleIndex) => {
+      const document = model.index.exampleDocument(cardIndex, exampleIndex);
+      if (document === undefined) return;
+      const text = example.normalize('NFKC');
+      nearest.push(model.index.score(text, model.masksOf(text), document).nearest[cardIndex]!);
+    });
+    nearest.sort((a, b) => a - b);
+    return nearest[Math.floor(nearest.length / 2)] ?? 0;
+  });
+}
+
+/**
+ * Share of the text's content words (two letters or more, no function word) whose removal leaves `first` the
+ * shortlist's first card: a request told in several of a card's words keeps it, a question that met the card on one
+ * word loses it. 1 when there is no such word. Costs one scoring per word.
+ */
+function wordDropStability(model: ReturnType<typeof buildModel>, text: string, first: number): number {
+  const words = text.split(/\s+/u).filter((word) => word.length > 0);
+  let kept = 0;
+  let tried = 0;
+  words.forEach((word, at) => {
+    const plain = word.toLowerCase().replace(/[^\p{L}']/gu, '');
+    if (plain.length < 2 || isFunctionTerm(plain)) return;
+    const rest = [...words.slice(0, at), ...words.slice(at + 1)].join(' ');
+    const list = shortlistOf(model.index.score(rest, model.masksOf(rest)), model.grams.probabilities(rest, []), 1);
+    tried += 1;
+    if (list.entries[0]?.cardIndex === first) kept += 1;
+  });
+  return tried === 0 ? 1 : kept / tried;
 }
 
 /** The coverage figures of a registry's own examples, left out one at a time (see the header). */

@@ -9,7 +9,7 @@ import { createAgentBreakers, createAgentClient, createAgentHealthTracker, creat
 import { createTicketWebhook, type TicketWebhookOptions } from './escalation/index.js';
 import { type AnswerComposer, buildSupervisorGraph, createAnswerCache, createLlmAnswers, createLlmVerifier, createOfflineAnswers, createOfflineVerifier, createResponseCache, type Verifier } from './graph/index.js';
 import { createLlmPlanner, createOfflinePlanner, type Planner } from './planning/index.js';
-import { createTurnFeed, createTurnIdempotency, createTurnRunner, recordCacheLookup, recordModelTokens, recordTurnMetrics, startTurnSweeper, traceTurns, type BudgetName, type StreamCaps, type TurnRunner } from './turn/index.js';
+import { createTurnFeed, createTurnIdempotency, createTurnStartWindow, createTurnRunner, recordCacheLookup, recordModelTokens, recordTurnMetrics, startTurnSweeper, traceTurns, type BudgetName, type StreamCaps, type TurnRunner } from './turn/index.js';
 import { createApp, createStreamTracker, type StreamTracker } from './http/index.js';
 import { type CardPreselector, createCardPreselector, createExampleRanker, createIntentCache, createLlmRecognizer, createOfflineRecognizer, type IntentRecognizer } from './intent/index.js';
 import { type LlmGateway, summariseUsage, withTurnBudget } from './llm/index.js';
@@ -274,7 +274,8 @@ export async function createSwitchboard(options: SwitchboardOptions): Promise<Sw
     registry,
     streams,
     turns,
-    messages: storage.transcript,
+    // A session whose first turn is starting is found, not 404 (turn-start-window.ts).
+    messages: createTurnStartWindow({ transcript: storage.transcript, leases: storage.leases }).reader(storage.transcript),
     feed,
     idempotency: createTurnIdempotency({ kv: storage.kv }),
     isReady: () => !turns.draining,

@@ -6,13 +6,20 @@
  * with `-32600`, as JSON-RPC 2.0 says, never with the REST error body of
  * `/v1`. Both are HTTP 200, as the SDK answers its own JSON-RPC errors. A
  * body too large or sent too slowly keeps the app's REST answer (413 / 408):
- * the JSON-RPC layer is never reached.
+ * the JSON-RPC layer is never reached. An empty body is a parse error; a
+ * body sent without a content type is read as JSON; one declared as another
+ * media type gets `-32005` (ContentTypeNotSupported, as the SDK's own guard
+ * answers) naming the type it got.
  */
 import express, { type RequestHandler } from 'express';
 
 /** JSON-RPC 2.0 error codes answered before the SDK sees the request. */
 export const JSON_RPC_PARSE_ERROR = -32700;
 export const JSON_RPC_INVALID_REQUEST = -32600;
+/** A2A ContentTypeNotSupportedError: the request's media type is not JSON. */
+export const A2A_CONTENT_TYPE_NOT_SUPPORTED = -32005;
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** What is wrong with a parsed body as a JSON-RPC 2.0 request object, or undefined when nothing is. */
 export function jsonRpcRequestProblem(body: unknown): string | undefined {
@@ -35,27 +42,35 @@ function idOf(body: unknown): string | number | null {
 }
 
 /**
- * Reads a JSON body as text (JSON media types only; any other content type is
- * left to the SDK, which answers it with its own JSON-RPC error) and parses it
- * here, so parse errors and non-request JSON get their JSON-RPC answers.
+ * Reads the body as text whatever its content type and parses it here, so an
+ * empty body, a body of another media type, parse errors and non-request JSON
+ * all get their JSON-RPC answers instead of reaching the SDK without a body.
  */
 export function createJsonRpcBody(limitBytes: number): RequestHandler[] {
-  const text = express.text({ limit: limitBytes, type: ['application/json', 'application/*+json'] });
+  const text = express.text({ limit: limitBytes, type: () => true });
   const parse: RequestHandler = (request, response, next) => {
-    if (typeof request.body !== 'string') {
-      next();
+    const answer = (id: string | number | null, code: number, message: string) => {
+      response.status(200).json({ jsonrpc: '2.0', id, error: { code, message } });
+    };
+    if (typeof request.body !== 'string' || request.body.trim() === '') {
+      answer(null, JSON_RPC_PARSE_ERROR, 'Invalid JSON payload: the body is empty; send one JSON-RPC 2.0 request object');
+      return;
+    }
+    const declared = request.headers['content-type'];
+    if (declared !== undefined && declared.trim() !== '' && request.is(JSON_TYPES) === false) {
+      answer(null, A2A_CONTENT_TYPE_NOT_SUPPORTED, `Unsupported Content-Type: content-type must be application/json (got ${declared})`);
       return;
     }
     let body: unknown;
     try {
       body = JSON.parse(request.body) as unknown;
     } catch (error) {
-      response.status(200).json({ jsonrpc: '2.0', id: null, error: { code: JSON_RPC_PARSE_ERROR, message: `Invalid JSON payload: ${(error as Error).message}` } });
+      answer(null, JSON_RPC_PARSE_ERROR, `Invalid JSON payload: ${(error as Error).message}`);
       return;
     }
     const problem = jsonRpcRequestProblem(body);
     if (problem !== undefined) {
-      response.status(200).json({ jsonrpc: '2.0', id: idOf(body), error: { code: JSON_RPC_INVALID_REQUEST, message: `Invalid Request: ${problem}` } });
+      answer(idOf(body), JSON_RPC_INVALID_REQUEST, `Invalid Request: ${problem}`);
       return;
     }
     request.body = body;

@@ -13,10 +13,14 @@
  * one TEXT_MESSAGE_CONTENT per piece the model streams, TEXT_MESSAGE_END; CUSTOM
  * `semantic_info` and `confirmation` when keys are missing or a side effect is
  * held; then RUN_FINISHED (its result names the outcome) or RUN_ERROR.
+ *
+ * Framing follows the `Accept` header: `text/event-stream` frames unless the
+ * client prefers AG-UI's protobuf media type over them (`*\/*` or no header
+ * is SSE), so the content type always says what the bytes are.
  */
 import type { BaseEvent, Message } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { EventEncoder } from '@ag-ui/encoder';
+import { AGUI_MEDIA_TYPE, EventEncoder } from '@ag-ui/encoder';
 import type { RequestHandler, Response } from 'express';
 import { UserError } from '../errors.js';
 import type { ResponseState } from '../events/index.js';
@@ -113,7 +117,8 @@ export function createAguiHandler(options: AguiHandlerOptions): RequestHandler {
   return async (request, response) => {
     const turn = readRunInput(request.body, response, options);
     const traceId = requireTraceId(response);
-    const encoder = new EventEncoder({ accept: request.headers.accept });
+    const protobuf = request.accepts(['text/event-stream', AGUI_MEDIA_TYPE]) === AGUI_MEDIA_TYPE;
+    const encoder = new EventEncoder({ accept: protobuf ? AGUI_MEDIA_TYPE : 'text/event-stream' });
     const translator = createAguiTranslator(turn.threadId, turn.runId, turn.messages);
 
     const controller = new AbortController();
@@ -151,7 +156,7 @@ export function createAguiHandler(options: AguiHandlerOptions): RequestHandler {
     response.setHeader('x-session-id', started.sessionId);
     response.flushHeaders();
     const send = (event: BaseEvent) => {
-      if (!response.writableEnded && !response.destroyed) response.write(encoder.encodeSSE(event));
+      if (!response.writableEnded && !response.destroyed) response.write(protobuf ? encoder.encodeBinary(event) : encoder.encodeSSE(event));
     };
     const untrack = options.tracker.add({
       shutdown: async () => {

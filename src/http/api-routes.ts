@@ -6,6 +6,7 @@
  * here but not mounted). Adding a route means adding its row here.
  */
 
+import { AGUI_MEDIA_TYPE } from '@ag-ui/encoder';
 import { AUTH_ERRORS, errorResponses } from './api-error-responses.js';
 import { DEPTH_HEADER } from './delegation-depth.js';
 import { OPEN_OBJECT } from './openapi-components.js';
@@ -442,12 +443,24 @@ export const API_ROUTES: readonly ApiRoute[] = [
       tags: ['interop'],
       security: [{}, { bearer: [] }],
       parameters: [
-        { name: 'accept', in: 'header', required: false, description: 'The encoding the AG-UI encoder answers with (text/event-stream).', schema: { type: 'string' } },
+        {
+          name: 'accept',
+          in: 'header',
+          required: false,
+          description: `text/event-stream (the default, also for */* or no header), or ${AGUI_MEDIA_TYPE} when preferred: AG-UI protobuf frames, each a 4-byte big-endian length and the event.`,
+          schema: { type: 'string' },
+        },
         { name: DEPTH_HEADER, in: 'header', required: false, description: 'Delegation depth, as on /v1/chat.', schema: { type: 'string', pattern: '^[0-9]{1,6}$' } },
       ],
       requestBody: { required: true, content: json(AGUI_RUN_INPUT_SCHEMA) },
       responses: {
-        '200': { description: 'AG-UI events', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        '200': {
+          description: 'AG-UI events',
+          content: {
+            'text/event-stream': { schema: { type: 'string', description: 'Frames `data: <AG-UI event JSON>` + blank line.' } },
+            [AGUI_MEDIA_TYPE]: { schema: { type: 'string', contentMediaType: AGUI_MEDIA_TYPE, description: 'Length-prefixed AG-UI protobuf events (accept asked for it).' } },
+          },
+        },
         ...errorResponses({
           BAD_REQUEST: 'Not a valid RunAgentInput, no user message, or no forwardedProps.user_id; the message names the field',
           DELEGATION_DEPTH_EXCEEDED: `${DEPTH_HEADER} is at or past supervisor.max_delegation_depth`,
@@ -455,6 +468,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
           REQUEST_TIMEOUT: 'The body did not arrive in time',
           TURN_IN_PROGRESS: 'A turn is already running on this session',
           PAYLOAD_TOO_LARGE: 'Body too large',
+          UNSUPPORTED_MEDIA_TYPE: 'Body is not JSON',
           RATE_LIMITED: 'Over supervisor.rate_limit for this caller (API key, else forwardedProps.user_id); wait retry-after seconds',
           OVERLOADED: 'The process carries supervisor.max_concurrent_turns turns; refused at once, before the body is read; wait retry-after seconds (or try another replica)',
         }),

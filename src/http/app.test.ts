@@ -317,7 +317,7 @@ describe('POST /v1/chat rejects bad input', () => {
     const { url } = await serve();
     const response = await postChat(url, '{"query": "q", ');
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: { code: 'BAD_REQUEST', message: 'body is not valid JSON' } });
+    expect(await response.json()).toMatchObject({ error: { code: 'BAD_REQUEST', message: expect.stringMatching(/^body is not valid JSON: /), details: { field: 'body' } } });
   });
 
   it('rejects a body over the limit with 413', async () => {

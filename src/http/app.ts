@@ -99,14 +99,14 @@ function createRequestMetricsMiddleware(metrics: Metrics): RequestHandler {
   };
 }
 
-/** Rejects a chat body that is absent or not JSON before the parser runs. */
-function requireJsonBody(): RequestHandler {
+/** Rejects a body that is absent or not JSON before the parser runs; `expected` says what the body should be. */
+function requireJsonBody(expected: string): RequestHandler {
   return (request, _response, next) => {
     const length = request.headers['content-length'];
     const hasBody = request.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
     const matched = hasBody ? request.is(['application/json', 'application/*+json']) : null;
     if (matched === null) {
-      throw new UserError('BAD_REQUEST', 'body is required: a JSON object with "query" and "user_id"', { field: 'body' });
+      throw new UserError('BAD_REQUEST', `body is required: ${expected}`, { field: 'body' });
     }
     if (matched === false) {
       const given = request.headers['content-type'] ?? 'none';
@@ -207,6 +207,8 @@ export function createApp(options: AppOptions): Express {
     .post(
       admission.gate,
       depthGuard,
+      requireJsonBody('an AG-UI RunAgentInput JSON object (threadId, runId, messages, forwardedProps.user_id)'),
+      refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024),
       createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       jsonBody,
       rateLimit.forRoute(aguiCaller),
@@ -217,7 +219,7 @@ export function createApp(options: AppOptions): Express {
     .post(
       admission.gate,
       createDelegationDepthGuard(options.registry, options.metrics),
-      requireJsonBody(),
+      requireJsonBody('a JSON object with "query" and "user_id"'),
       refuseDeclaredOversize(options.bodyLimitBytes ?? 64 * 1024),
       createBodyTimeout(options.bodyTimeoutMs ?? 30_000),
       express.json({ limit: options.bodyLimitBytes ?? 64 * 1024, type: ['application/json', 'application/*+json'], strict: true }),

@@ -42,9 +42,11 @@ describe('mapError', () => {
       code: 'PAYLOAD_TOO_LARGE',
       message: 'body is too large (limit 10 bytes)',
     });
-    expect(mapError(Object.assign(new Error('bad'), { type: 'entity.parse.failed', status: 400 })).body.error.message).toBe(
-      'body is not valid JSON',
-    );
+    expect(mapError(Object.assign(new Error('Unexpected end of JSON input'), { type: 'entity.parse.failed', status: 400 })).body.error).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'body is not valid JSON: Unexpected end of JSON input',
+      details: { field: 'body' },
+    });
     expect(mapError(Object.assign(new Error('enc'), { type: 'encoding.unsupported', status: 415 })).status).toBe(415);
   });
 });

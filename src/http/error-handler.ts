@@ -49,8 +49,11 @@ function mapBodyParserError(error: BodyParserError): MappedError {
       const limit = typeof error.limit === 'number' ? ` (limit ${error.limit} bytes)` : '';
       return { status: 413, body: errorBody('PAYLOAD_TOO_LARGE', `body is too large${limit}`) };
     }
-    case 'entity.parse.failed':
-      return { status: 400, body: errorBody('BAD_REQUEST', 'body is not valid JSON') };
+    case 'entity.parse.failed': {
+      // The parser's own words say where it stopped ("Unexpected end of JSON input", "... at position 12").
+      const where = error instanceof Error && error.message ? `: ${error.message}` : '';
+      return { status: 400, body: errorBody('BAD_REQUEST', `body is not valid JSON${where}`, { field: 'body' }) };
+    }
     case 'encoding.unsupported':
       return { status: 415, body: errorBody('UNSUPPORTED_MEDIA_TYPE', 'content-encoding is not supported') };
     case 'charset.unsupported':

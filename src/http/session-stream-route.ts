@@ -27,7 +27,23 @@ async function requireOwner(messages: TranscriptReader, owner: string, sessionId
   return owner;
 }
 
-/** Replays a turn's events after `Last-Event-ID`, then follows it live until `done`; 204 when nothing can follow that id. */
+/**
+ * The session's turns that started after `turnId`, oldest first (from its
+ * transcript: each turn's rows carry its id).
+ */
+async function turnsAfter(messages: TranscriptReader, owner: string, sessionId: string, turnId: string): Promise<string[]> {
+  const order = new Set<string>();
+  for (const message of await messages.listMessages(owner, sessionId)) if (message.turn_id) order.add(message.turn_id);
+  const turns = [...order];
+  const index = turns.indexOf(turnId);
+  return index < 0 ? [] : turns.slice(index + 1);
+}
+
+/**
+ * Replays the events after `Last-Event-ID` — the rest of that turn, then every
+ * later turn of the session — and follows the running one live until `done`;
+ * 204 when nothing follows that id (it is at or past the last turn's `done`).
+ */
 export function createSessionStreamHandler(options: SessionStreamOptions): RequestHandler {
   return async (request, response) => {
     const sessionId = requireIdParameter('session_id', request.params.session_id);
@@ -42,7 +58,10 @@ export function createSessionStreamHandler(options: SessionStreamOptions): Reque
       if (point.reason === 'bad_id') throw new UserError('BAD_REQUEST', 'Last-Event-ID must be <turn_id>:<seq> as sent in an event id', { field: 'last-event-id' });
       throw new UserError('NOT_FOUND', lastEventId ? `no event ${lastEventId} in session ${sessionId}` : `session ${sessionId} has no turn yet`);
     }
-    if (await options.feed.exhausted(point.turnId, point.afterSeq)) {
+    // Without the header the latest turn is replayed; with it, what came after the id, later turns included.
+    const later = lastEventId ? await turnsAfter(options.messages, owner, sessionId, point.turnId) : [];
+    const namedExhausted = await options.feed.exhausted(point.turnId, point.afterSeq);
+    if (namedExhausted && later.length === 0) {
       // Nothing will follow that id: 204 tells a browser EventSource to stop reconnecting.
       response.status(204).end();
       return;
@@ -51,7 +70,11 @@ export function createSessionStreamHandler(options: SessionStreamOptions): Reque
     response.once('close', () => controller.abort());
     const stream = openSseStream(response, { heartbeatMs: options.heartbeatMs });
     try {
-      await options.feed.follow(point.turnId, point.afterSeq, (event) => stream.sendSerialised(event.data, `${point.turnId}:${event.seq}`), controller.signal);
+      const parts = [...(namedExhausted ? [] : [{ turnId: point.turnId, afterSeq: point.afterSeq }]), ...later.map((turnId) => ({ turnId, afterSeq: 0 }))];
+      for (const part of parts) {
+        if (controller.signal.aborted) break;
+        await options.feed.follow(part.turnId, part.afterSeq, (event) => stream.sendSerialised(event.data, `${part.turnId}:${event.seq}`), controller.signal);
+      }
     } finally {
       stream.end();
     }

@@ -3,7 +3,7 @@ import type { AgentCard } from '../registry/types.js';
 import { createExampleRanker } from '../intent/routing/example-ranker.js';
 import { attributeClauseValues, type ClauseValuesRequest } from './clause-values.js';
 import { readText, readTurnQuery } from '../understanding/index.js';
-import { ecommerceCards, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
+import { card, ecommerceCards, keySpec, patternSpec, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 
 const NOW = new Date(2026, 10, 22, 10, 0, 0);
 const TOMORROW = '2026-11-23';
@@ -116,5 +116,54 @@ describe('attributeClauseValues', () => {
     const [hotel] = travelCards() as [AgentCard];
     const result = attributeClauseValues({ text: readText('帮我订北京的酒店，上海呢', [hotel]), intents: [{ agentId: 'hotel_agent' }], cards: [hotel], now: NOW });
     expect(result.get('hotel_agent')).toMatchObject({ scope: 'open', extraction: { values: { city: '上海' } } });
+  });
+
+  it('reads a free-text key from the clause that names it by its label ("原因是临时有事", "reason: running late")', () => {
+    const cancel = card({
+      id: 'cancel_visit',
+      name: '取消预约',
+      description: '取消已有的门诊预约',
+      keywords: ['取消预约'],
+      requiredKeys: [
+        keySpec('appointment_id', '预约号', patternSpec('(AP\\d{4})', 'i')),
+        { ...keySpec('reason', '取消原因', { type: 'text' }), descriptions: { zh: '取消原因', en: 'cancellation reason' } },
+      ],
+    });
+    const intents = (text: string) => [{ agentId: 'cancel_visit', score: 1, clause: text }];
+    const zh = '我要取消预约，预约号是AP1234，原因是临时有事';
+    expect(attribute(zh, [cancel], { intents: intents(zh) })).toEqual({ cancel_visit: { appointment_id: 'AP1234', reason: '临时有事' } });
+    expect(attribute(zh, [cancel])).toEqual({ cancel_visit: { appointment_id: 'AP1234', reason: '临时有事' } });
+    const full = '取消预约 AP1234，取消原因：出差';
+    expect(attribute(full, [cancel], { intents: intents(full) })).toEqual({ cancel_visit: { appointment_id: 'AP1234', reason: '出差' } });
+    const en = 'cancel appointment AP1234, the reason is I am running late';
+    expect(attribute(en, [cancel], { intents: intents(en) })).toEqual({ cancel_visit: { appointment_id: 'AP1234', reason: 'I am running late' } });
+    // No clause names the key: the request's own words stay its value.
+    const bare = '取消预约 AP1234';
+    expect(attribute(bare, [cancel], { intents: intents(bare) })).toEqual({ cancel_visit: { appointment_id: 'AP1234', reason: '取消预约 AP1234' } });
+  });
+
+  it('never reads the request’s own word as an off-list value of an enum key ("预约", "话费套餐")', () => {
+    const book = card({
+      id: 'book_visit',
+      name: '预约挂号',
+      description: '预约医院门诊',
+      keywords: ['挂号', '预约'],
+      sideEffects: true,
+      requiredKeys: [keySpec('hospital', '医院', { type: 'enum', values: ['协和医院', '同仁医院'] }), keySpec('department', '科室', { type: 'enum', values: ['牙科', '眼科'] })],
+    });
+    const plan = card({
+      id: 'plan_change',
+      name: '套餐变更',
+      description: '更换手机资费套餐',
+      keywords: ['套餐', '改套餐'],
+      requiredKeys: [keySpec('plan_name', '新套餐', { type: 'enum', values: ['畅享99', '畅享129'] })],
+    });
+    const invalidOf = (text: string, chosen: AgentCard) =>
+      attributeClauseValues({ text: readText(text, [chosen]), intents: [{ agentId: chosen.id, clause: readText(text, [chosen]).normal }], cards: [chosen], now: NOW }).get(chosen.id)!.extraction.invalid;
+    expect(invalidOf('预约', book)).toEqual([]);
+    expect(invalidOf('话费套餐', plan)).toEqual([]);
+    // A name off the list is still reported as one.
+    const hospitalOnly = { ...book, requiredKeys: book.requiredKeys.slice(0, 1) };
+    expect(invalidOf('我在南京，预约', hospitalOnly).map((item) => [item.key, item.raw])).toEqual([['hospital', '南京']]);
   });
 });

@@ -28,7 +28,7 @@
  * A key with no value attributed this way stays missing and is asked for.
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
-import { requestWordOf, separatorBetween, type Clause, type ReadClause, type ReadText, type RequestWord } from '../understanding/index.js';
+import { requestWordIn, requestWordOf, separatorBetween, type Clause, type ReadClause, type ReadText, type RequestWord } from '../understanding/index.js';
 import { type ExtractionResult, extractKeys, extractOne, termsOf } from '../text/index.js';
 import type { RankedIntent } from './types.js';
 
@@ -123,7 +123,7 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
       }
     }
     const ownText = joinClauses(written, clauses, [...group]);
-    const extraction = extractKeys(ownText, card.requiredKeys, request.now);
+    const extraction = withoutRequestWords(extractKeys(ownText, card.requiredKeys, request.now), ownText, card.requiredKeys, request.cards, request.now);
     // An attribute clause that names the key before its value ("订单号是 A1001") gives that key.
     for (const spec of card.requiredKeys) {
       if (spec.key in extraction.values || extraction.invalid.some((item) => item.key === spec.key)) continue;
@@ -132,6 +132,14 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
         if (answered === undefined) continue;
         extraction.values[spec.key] = answered;
         break;
+      }
+    }
+    // A free-text key named by its label in a clause of the group ("原因是临时有事") takes the words after the label, not the whole group.
+    for (const index of [...group].sort((a, b) => a - b)) {
+      const clause = clauses[index]!;
+      for (const spec of card.requiredKeys) {
+        const labelled = readLabelledText(written.slice(clause.start, clause.start + clause.text.length), spec);
+        if (labelled !== undefined) extraction.values[spec.key] = labelled;
       }
     }
     const inherited: Record<string, string | number> = {};
@@ -167,16 +175,49 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
   for (const card of request.cards) {
     if (result.has(card.id)) continue;
     const [scope, own] = pending.has(card.id) ? (['answer', answerText] as const) : (['open', openText] as const);
-    const extraction = extractKeys(own, card.requiredKeys, request.now);
+    const extraction = withoutRequestWords(extractKeys(own, card.requiredKeys, request.now), own, card.requiredKeys, request.cards, request.now);
     // A bare answer to the parked request's question ("A1001" when it asked for 订单号) is read as the answer to that key.
     if (scope === 'answer') for (const spec of card.requiredKeys) if (!(spec.key in extraction.values) && !extraction.invalid.some((item) => item.key === spec.key)) {
       const answered = readAsAnswer(own, spec, request.now);
       if (answered !== undefined) extraction.values[spec.key] = answered;
     }
+    for (const index of scope === 'answer' ? open.filter((at) => at >= firstTurnClause) : owned.size === 0 ? clauses.map((_, at) => at) : open) {
+      const clause = clauses[index]!;
+      for (const spec of card.requiredKeys) {
+        const labelled = readLabelledText(written.slice(clause.start, clause.start + clause.text.length), spec);
+        if (labelled !== undefined) extraction.values[spec.key] = labelled;
+      }
+    }
     result.set(card.id, { text: own, scope, extraction, inherited: {} });
   }
   return result;
 }
+
+/**
+ * The extraction less the off-list values that hold a request word of one of the agents ("预约" asks for a
+ * booking, "话费套餐" names the plan service): the words that name a request are never a value the user gave.
+ * The key is read again without those words, so a name off the list said before them still counts.
+ */
+function withoutRequestWords(extraction: ExtractionResult, text: string, specs: readonly SemanticKeySpec[], cards: readonly AgentCard[], now: Date): ExtractionResult {
+  const namesRequest = (raw: string) => raw.trim().length > 0 && cards.some((card) => requestWordIn(raw, card) !== undefined);
+  if (!extraction.invalid.some((item) => namesRequest(item.raw))) return extraction;
+  const invalid: ExtractionResult['invalid'] = [];
+  for (const item of extraction.invalid) {
+    const spec = specs.find((candidate) => candidate.key === item.key);
+    let [raw, rest] = [item.raw, text];
+    for (let attempt = 0; spec && namesRequest(raw) && attempt < MAX_REREADS; attempt++) {
+      rest = rest.split(raw).join('#'.repeat(raw.length));
+      const again = extractKeys(rest, [spec], now).invalid[0];
+      raw = again?.raw ?? '';
+      if (again && raw.length > 0 && !namesRequest(raw)) invalid.push(again);
+    }
+    if (!namesRequest(item.raw)) invalid.push(item);
+  }
+  return { values: extraction.values, invalid };
+}
+
+/** How many times a key is read again without a request word that stood as its off-list value. */
+const MAX_REREADS = 3;
 
 /**
  * A pattern key's value from a message that only answers the question for it:
@@ -194,6 +235,36 @@ export function readAsAnswer(text: string, spec: SemanticKeySpec, now: Date): st
     if (outcome && 'value' in outcome && text.includes(String(outcome.value))) return outcome.value;
   }
   return undefined;
+}
+
+/**
+ * A free-text key's value from a clause that starts with the key's label and a copula ("原因是临时有事",
+ * "取消原因：出差", "the reason is I am running late"): the words after them. The label may be shortened to
+ * its head noun ("原因" for 取消原因, "reason" for cancellation reason). Other key types read their values
+ * by their own extraction.
+ */
+export function readLabelledText(clause: string, spec: SemanticKeySpec): string | undefined {
+  if (spec.extract.type !== 'text') return undefined;
+  for (const label of labelForms(spec)) {
+    const match = new RegExp(`^(?:(?:the|my|our)\\s+)?${escapeRegExp(label)}\\s*(?:是|为|:|：|(?:is|was)(?![A-Za-z]))\\s*(.+)$`, 'iu').exec(clause.trim());
+    const value = match?.[1]?.replace(/[。.!！?？;；]+$/u, '').trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/** A key's labels, each with its head noun: the last two characters of a Chinese label, the last word of an English one. */
+function labelForms(spec: SemanticKeySpec): string[] {
+  const forms: string[] = [];
+  for (const label of [spec.description, ...Object.values(spec.descriptions ?? {})]) {
+    const trimmed = label?.trim() ?? '';
+    if (trimmed.length === 0) continue;
+    forms.push(trimmed);
+    if (/^[\u4e00-\u9fff]{3,}$/u.test(trimmed)) forms.push(trimmed.slice(-2));
+    const words = trimmed.split(/\s+/);
+    if (words.length > 1 && /^[A-Za-z]{4,}$/.test(words[words.length - 1]!)) forms.push(words[words.length - 1]!);
+  }
+  return [...new Set(forms)];
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

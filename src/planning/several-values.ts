@@ -10,14 +10,15 @@
  *   silently booked.
  *
  * Values count as several only when the sentence joins them: a coordinating
- * word between them ("和", "、", "and", "or"), or each in a clause of its own
+ * word between them ("和", "、", "and", "or"; also after words the second value
+ * repeats: "5G流量和10G流量", "5GB of data and 10GB of data"), or each in a clause of its own
  * that names the agent's request ("…北京的天气，再告诉我上海…的天气"). A value
  * another key of the same agent takes ("从北京到上海": origin and destination)
  * is that key's, and "我在北京，想知道上海的天气" is one city: the first clause
  * names no request.
  */
 import type { AgentCard, SemanticKeySpec } from '../registry/index.js';
-import { enumValueMatcher, extractKeys, findDates, isRuledOut } from '../text/index.js';
+import { enumValueMatcher, extractKeys, extractOne, findDates, findEmails, findPhones, isRuledOut } from '../text/index.js';
 import { requestWordIn, splitClauses, type Clause } from '../understanding/index.js';
 import type { InvalidKey, SubTask } from './plan-types.js';
 
@@ -43,6 +44,24 @@ export interface SeveralValues {
 export const MAX_VALUES_PER_KEY = 5;
 
 const COORDINATOR = /^(?:和|跟|与|及|以及|或|或者|还有|、|,|，|\/|&|and|or|plus|as well as)$/iu;
+/** A coordinating word ending the words between two values, and what comes before it. */
+const ENDS_IN_COORDINATOR = /^(.*?)\s*(?:以及|或者|还有|和|跟|与|及|或|、|,|，|\/|&|(?<![A-Za-z])(?:and|or|plus|as well as))$/isu;
+/** The longest run of words the second value may repeat after it ("流量", "of data"). */
+const MAX_REPEATED_WORDS = 12;
+
+/**
+ * Whether the words between two values coordinate them: a coordinating word alone ("北京和上海"), or the
+ * words after the first value, then the coordinating word, when the second value is followed by the same
+ * words ("5G流量和10G流量").
+ */
+function coordinated(text: string, left: { end: number }, right: { start: number; end: number }): boolean {
+  const between = text.slice(left.end, right.start).trim();
+  if (COORDINATOR.test(between)) return true;
+  const ending = ENDS_IN_COORDINATOR.exec(between);
+  const repeated = ending?.[1]?.trim() ?? '';
+  if (repeated.length === 0 || repeated.length > MAX_REPEATED_WORDS) return false;
+  return text.slice(right.end).trimStart().toLowerCase().startsWith(repeated.toLowerCase());
+}
 
 /** The first required key of `card` given several joined values in `text` (see the file header), or undefined. */
 export function findSeveralValues(text: string, card: AgentCard, extracted: Readonly<Record<string, unknown>>, now: Date): SeveralValues | undefined {
@@ -61,9 +80,12 @@ export function findSeveralValues(text: string, card: AgentCard, extracted: Read
   return undefined;
 }
 
-/** Every value of `spec` in `text`, left to right (enum, pattern and date keys; other types are read once). */
+/** Every value of `spec` in `text`, left to right (free-text keys are read once). */
 function hitsOf(text: string, spec: SemanticKeySpec, now: Date): ValueHit[] {
   const extract = spec.extract;
+  if (extract.type === 'phone') return findPhones(text).filter((hit) => !isRuledOut(text, hit.start));
+  if (extract.type === 'email') return findEmails(text).filter((hit) => !isRuledOut(text, hit.start));
+  if (extract.type === 'number') return numberHits(text, spec, now);
   if (extract.type === 'enum') {
     return enumValueMatcher(extract.values).findAll(text).filter((hit) => !isRuledOut(text, hit.start)).map((hit) => ({ value: hit.payloads[0]!, raw: text.slice(hit.start, hit.end), start: hit.start, end: hit.end }));
   }
@@ -77,6 +99,22 @@ function hitsOf(text: string, spec: SemanticKeySpec, now: Date): ValueHit[] {
     return findDates(text, now).filter((hit) => !isRuledOut(text, hit.start)).flatMap((hit) => (hit.value ? [{ value: hit.value, raw: hit.raw, start: hit.start, end: hit.end }] : []));
   }
   return [];
+}
+
+/**
+ * The numbers of a number key: runs of digits outside dates, phone numbers and e-mail addresses that the key
+ * itself reads as its value on their own (within its min and max).
+ */
+function numberHits(text: string, spec: SemanticKeySpec, now: Date): ValueHit[] {
+  const masked = [...findDates(text, now), ...findPhones(text), ...findEmails(text)];
+  const hits: ValueHit[] = [];
+  for (const match of text.matchAll(/(?<![\w.\-])\d+(?:\.\d+)?(?![\w.])/g)) {
+    const [start, end] = [match.index, match.index + match[0].length];
+    if (masked.some((span) => start < span.end && span.start < end) || isRuledOut(text, start)) continue;
+    const outcome = extractOne(match[0], spec.extract, now);
+    if (outcome && 'value' in outcome) hits.push({ value: outcome.value, raw: match[0], start, end });
+  }
+  return hits;
 }
 
 /** The run of hits ending at the last one in which each is joined to the next (see the file header). */
@@ -94,7 +132,7 @@ function joinedChain(text: string, hits: readonly ValueHit[], clauses: readonly 
 }
 
 function joined(text: string, left: ValueHit, right: ValueHit, clauses: readonly Clause[], card: AgentCard): boolean {
-  if (COORDINATOR.test(text.slice(left.end, right.start).trim())) return true;
+  if (coordinated(text, left, right)) return true;
   const [leftClause, rightClause] = [clauseAt(clauses, left.start), clauseAt(clauses, right.start)];
   return leftClause !== undefined && rightClause !== undefined && leftClause !== rightClause && requestWordIn(leftClause.text, card) !== undefined && requestWordIn(rightClause.text, card) !== undefined;
 }
@@ -109,7 +147,7 @@ function narrowedText(text: string, chain: readonly ValueHit[], hit: ValueHit, c
   const runs: ValueHit[][] = [];
   for (const other of chain) {
     const last = runs[runs.length - 1];
-    if (last && COORDINATOR.test(text.slice(last[last.length - 1]!.end, other.start).trim())) last.push(other);
+    if (last && coordinated(text, last[last.length - 1]!, other)) last.push(other);
     else runs.push([other]);
   }
   const run = runs.find((candidate) => candidate.includes(hit))!;

@@ -16,12 +16,15 @@ export {
   extractForAgent,
   extractKeys,
   extractOne,
+  findEmails,
+  findPhones,
   isCnMobile,
   isEmailAddress,
   missingKeys,
   type ExtractionResult,
   type KeyExtractor,
   type KeyOutcome,
+  type ValueAt,
 } from './key-extractor.js';
 export { orderByMention } from './mention-order.js';
 export { credentialParts, isOpaque } from './credential-parts.js';

@@ -225,9 +225,14 @@ function extractDate(text: string, today: Date): KeyOutcome {
   return last.value ? { value: last.value, raw: last.raw } : { raw: last.raw, reason: last.reason ?? 'not a date' };
 }
 
+/** A Chinese mobile number as written (spaces or dashes between its groups, +86 before it); group 1 is the number. */
+const MOBILE = /(?<![\d\w])(?:\+?86[\s-]?)?(1\d{2}(?:[\s-]?\d{4}){2})(?!\d)/g;
+/** A run of characters an e-mail address is made of. */
+const EMAIL_TOKEN = /[A-Za-z0-9._%+\-@]+/g;
+
 function extractEmail(text: string): KeyOutcome {
   const tokens: string[] = [];
-  for (const match of text.matchAll(/[A-Za-z0-9._%+\-@]+/g)) {
+  for (const match of text.matchAll(EMAIL_TOKEN)) {
     const token = match[0].replace(/^[.\-]+|[.\-]+$/g, '');
     if (token.includes('@') && !isRuledOut(text, match.index)) tokens.push(token);
   }
@@ -241,7 +246,7 @@ function phoneCandidates(text: string): { spans: Span[]; valid: { value: string;
   const spans: Span[] = [];
   let valid: { value: string; raw: string } | undefined;
   let invalid: string | undefined;
-  for (const match of text.matchAll(/(?<![\d\w])(?:\+?86[\s-]?)?(1\d{2}(?:[\s-]?\d{4}){2})(?!\d)/g)) {
+  for (const match of text.matchAll(MOBILE)) {
     const digits = match[1]!.replace(/[\s-]/g, '');
     spans.push({ start: match.index, end: match.index + match[0].length });
     if (isRuledOut(text, match.index)) continue;
@@ -260,6 +265,36 @@ function phoneCandidates(text: string): { spans: Span[]; valid: { value: string;
     }
   }
   return { spans, valid, invalid };
+}
+
+/** A value found in text and where it stands. */
+export interface ValueAt {
+  value: string;
+  raw: string;
+  start: number;
+  end: number;
+}
+
+/** Every valid mobile number in `text`, left to right (what a phone key could read, ruled out or not). */
+export function findPhones(text: string): ValueAt[] {
+  const found: ValueAt[] = [];
+  for (const match of text.matchAll(MOBILE)) {
+    const digits = match[1]!.replace(/[\s-]/g, '');
+    if (isCnMobile(digits)) found.push({ value: digits, raw: match[0], start: match.index, end: match.index + match[0].length });
+  }
+  return found;
+}
+
+/** Every valid e-mail address in `text`, left to right. */
+export function findEmails(text: string): ValueAt[] {
+  const found: ValueAt[] = [];
+  for (const match of text.matchAll(EMAIL_TOKEN)) {
+    const token = match[0].replace(/^[.\-]+/, '');
+    const start = match.index + (match[0].length - token.length);
+    const trimmed = token.replace(/[.\-]+$/, '');
+    if (isEmailAddress(trimmed)) found.push({ value: trimmed, raw: trimmed, start, end: start + trimmed.length });
+  }
+  return found;
 }
 
 function extractPhone(text: string): KeyOutcome {

@@ -52,6 +52,25 @@ describe('message streams', () => {
     expect(stream.flush()).toEqual([]);
   });
 
+  it('keep each held message under its own tag while they wait together, and give each as it came', () => {
+    const stream = scrubber.messages<number>();
+    // "s", then "secret-" may still begin a term: the messages wait, then go out as they came (no value spans them).
+    expect(stream.push('a s', 0)).toEqual([]);
+    expect(stream.push('ecret-', 1)).toEqual([]);
+    expect(stream.push('x', 2)).toEqual([
+      { text: 'a s', tag: 0 },
+      { text: 'ecret-', tag: 1 },
+      { text: 'x', tag: 2 },
+    ]);
+    // Still growing together at the end: each goes out under its own tag, never the last one's.
+    expect(stream.push('ready s', 3)).toEqual([]);
+    expect(stream.push('ecr', 4)).toEqual([]);
+    expect(stream.flush()).toEqual([
+      { text: 'ready s', tag: 3 },
+      { text: 'ecr', tag: 4 },
+    ]);
+  });
+
   it('give the held message at the end', () => {
     const stream = scrubber.messages<number>();
     expect(stream.push('total 99', 7)).toEqual([]);

@@ -21,7 +21,9 @@
  *   the previous one, so a message that ends in a held tail waits whole for
  *   the next one and then goes out as it came, unless a value spans the two:
  *   only then does the part from the value's start move to the next message.
- *   A progress line may therefore show one message late, never cut.
+ *   A progress line may therefore show one message late, never cut; messages
+ *   that wait together each go out under their own tag (a sub-agent's
+ *   progress never becomes part of its result's text).
  */
 
 /** A stretch `[start, end)` of a text and, for a match that is replaced, what shows instead. */
@@ -161,43 +163,40 @@ export function createDeltaStream(judge: StreamJudge): DeltaStream {
 /** Starts a stream of whole messages (see the file header). */
 export function createMessageStream<T>(judge: StreamJudge): MessageStream<T> {
   const hold = createHold(judge);
-  let heldTag: T | undefined;
-  const shown: ShownMessage<T>[] = [];
-  const show = (text: string, tag: T): void => {
-    if (text !== '') shown.push({ text, tag });
+  // The held messages in order: where each ends in the held text, and its tag. Each keeps its own tag however
+  // long it waits, so a message never comes out under a later one's tag (a progress line as a result's text).
+  let segments: { end: number; tag: T }[] = [];
+
+  /** Gives the held text up to `upTo` (a safe point), message by message; a value spanning two goes with the later. */
+  const release = (upTo: number, matches: readonly ScrubSpan[], spans: readonly ScrubSpan[]): ShownMessage<T>[] => {
+    const shown: ShownMessage<T>[] = [];
+    let from = 0;
+    for (const segment of segments) {
+      if (from >= upTo) break;
+      const to = Math.min(Math.max(from, safePoint(segment.end, spans)), upTo);
+      const text = hold.render(matches, from, to);
+      if (text !== '') shown.push({ text, tag: segment.tag });
+      from = to;
+    }
+    hold.take(upTo);
+    segments = segments.filter((segment) => segment.end > upTo).map((segment) => ({ end: segment.end - upTo, tag: segment.tag }));
+    return shown;
   };
+
   return {
     push(message, tag) {
       if (typeof message !== 'string' || message.length === 0) return [];
-      shown.length = 0;
-      const boundary = hold.held.length;
       hold.add(message);
+      segments.push({ end: hold.held.length, tag });
       const { cut, matches, spans } = hold.plan(false);
-      let start = 0;
-      if (boundary > 0) {
-        // The held message goes out as it came, or up to the start of a value that spans into this one.
-        start = safePoint(Math.min(cut, boundary), spans);
-        show(hold.render(matches, 0, start), heldTag as T);
-      }
-      if (cut === hold.held.length) {
-        show(hold.render(matches, start, cut), tag);
-        hold.take(cut);
-        heldTag = undefined;
-      } else {
-        // This message ends in a tail that may still grow: it waits whole for the next one.
-        hold.take(start);
-        heldTag = tag;
-      }
-      return [...shown];
+      // Whole messages go out: up to the last one that ends by the cut, less a value that spans into the next.
+      const lastWhole = segments.filter((segment) => segment.end <= cut).at(-1);
+      return lastWhole ? release(safePoint(lastWhole.end, spans), matches, spans) : [];
     },
     flush() {
       if (hold.held.length === 0) return [];
-      shown.length = 0;
-      const { cut, matches } = hold.plan(true);
-      show(hold.render(matches, 0, cut), heldTag as T);
-      hold.take(cut);
-      heldTag = undefined;
-      return [...shown];
+      const { cut, matches, spans } = hold.plan(true);
+      return release(cut, matches, spans);
     },
   };
 }

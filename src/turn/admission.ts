@@ -9,7 +9,7 @@
  */
 import type { Logger } from '../logger.js';
 import { UserError } from '../errors.js';
-import { acquireSessionLease, sessionLeaseKey, type HeldLease } from './session-lease.js';
+import { acquireSessionLease, sessionLeaseHolder, sessionLeaseKey, type HeldLease } from './session-lease.js';
 import { cancelChannel } from './turn-channels.js';
 import type { TurnStorage, TurnStopReason } from './runner-options.js';
 import type { TurnRequest } from './turn-types.js';
@@ -60,6 +60,9 @@ export interface Admission {
   /** Writes the turn ahead (unless it was with the lease) and subscribes to its cancel; returns what frees both. */
   openTurn(place: TurnPlace, lease: AdmittedLease): Promise<SessionRelease>;
 }
+
+/** How long a failed start waits before it is written again. */
+const START_RETRY_MS = 100;
 
 /** What `beginTurn` writes for the turn in this place. */
 function turnStart({ request, owner, sessionId, turnId }: TurnPlace): TurnStart {
@@ -118,11 +121,27 @@ export function createAdmission(options: AdmissionOptions): Admission {
   const interruptWaitMs = Math.max(leaseTtlMs, 10000);
   // Leases kept with the transcript are taken by the turn's start and let go of by its finish: one write each.
   const withTranscript = storage.leases.withTranscript === true;
+  const logInterrupted = (sessionId: string, turns: string[]) =>
+    logger.warn({ session: sessionId, turns }, 'earlier turns were cut short; recorded as interrupted');
+  /** Writes the turn's start; a failed write is tried once more (a repeated start changes nothing). Settles once durable. */
+  const writeStart = async (place: TurnPlace): Promise<void> => {
+    const start = turnStart(place);
+    let begun: Awaited<ReturnType<TurnStorage['transcript']['beginTurn']>>;
+    try {
+      begun = await storage.transcript.beginTurn(start);
+    } catch (error) {
+      logger.warn({ err: error, traceId: place.request.traceId }, 'writing the turn ahead failed; trying once more');
+      await new Promise((resolve) => setTimeout(resolve, START_RETRY_MS));
+      begun = await storage.transcript.beginTurn(start);
+    }
+    if (begun.interrupted.length > 0) logInterrupted(place.sessionId, begun.interrupted);
+    await begun.durable;
+  };
   return {
     async takeLease(place, signal) {
       const { request, owner, sessionId, turnId, stop } = place;
       const leaseKey = sessionLeaseKey(owner, sessionId);
-      const holder = `${replicaId}:${turnId}`;
+      const holder = sessionLeaseHolder(replicaId, turnId);
       const tryLease = async (): Promise<AdmittedLease | undefined> => {
         try {
           let begun: { interrupted: string[]; durable?: Promise<void> } | undefined;
@@ -166,21 +185,22 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
     async openTurn(place, held) {
       const { request, owner, sessionId, turnId, stop } = place;
+      // Where the lease was taken with the start (SQLite, Postgres alone), the start is written. Where the
+      // lease lives elsewhere (Redis), the start row is written while the first frame leaves: the run waits
+      // for it, and readers that come before it lands wait for it too (`turn-start-window.ts`, decision 0059).
+      const stored = held.begun ? (held.begun.durable ?? Promise.resolve()) : writeStart(place);
+      // Awaited by the runner; this handle only keeps a failure from going unhandled before it does.
+      stored.catch(() => {});
+      if (held.begun && held.begun.interrupted.length > 0) logInterrupted(sessionId, held.begun.interrupted);
       let unsubscribe: (() => Promise<void>) | undefined;
-      let stored: Promise<void>;
       try {
-        const { interrupted, durable } = held.begun ?? (await storage.transcript.beginTurn(turnStart(place)));
-        stored = durable ?? Promise.resolve();
-        // Awaited by the runner; this handle only keeps a failure from going unhandled before it does.
-        stored.catch(() => {});
-        if (interrupted.length > 0) logger.warn({ session: sessionId, turns: interrupted }, 'earlier turns were cut short; recorded as interrupted');
+        // Subscribed before the first frame leaves, so a cancel from a client that saw it reaches this turn.
         unsubscribe = await storage.signals.subscribe(cancelChannel(owner, sessionId), (message) => {
           if (message === turnId || message === '*') stop('user_cancel');
         });
       } catch (error) {
-        await unsubscribe?.().catch(() => {});
         await held.release();
-        logger.error({ err: error, traceId: request.traceId }, 'writing the turn ahead failed');
+        logger.error({ err: error, traceId: request.traceId }, 'subscribing to the turn\'s cancel failed');
         throw new UserError('NOT_READY', 'session storage is unavailable; retry shortly', { retryAfterSeconds: 2 });
       }
       const release = async () => {

@@ -9,6 +9,7 @@ export { createTurnRunner } from './turn-runner.js';
 export type { TurnRunnerOptions, TurnStorage, TurnStopReason } from './runner-options.js';
 export type { StartedTurn, TurnRequest, TurnResult, TurnRunner } from './turn-types.js';
 export { createTurnFeed, parseEventId, type ResumePoint, type TurnFeed } from './turn-feed.js';
+export { createTurnStartWindow, type TurnStartWindow } from './turn-start-window.js';
 export { startTurnSweeper, type TurnSweeper } from './turn-sweeper.js';
 export { traceTurns } from './traced-turns.js';
 export { createTurnIdempotency, type IdempotencyClaim, type TurnIdempotency } from './turn-idempotency.js';

@@ -25,6 +25,16 @@ export function sessionLeaseKey(userId: string, sessionId: string): string {
   return `session:${userId.length}:${userId}:${sessionId}`;
 }
 
+/** The holder a turn takes its session's lease as: the replica, then the turn id. */
+export function sessionLeaseHolder(replicaId: string, turnId: string): string {
+  return `${replicaId}:${turnId}`;
+}
+
+/** The turn a session lease's holder names (what follows its last colon). */
+export function turnOfLeaseHolder(holder: string): string {
+  return holder.slice(holder.lastIndexOf(':') + 1);
+}
+
 /**
  * Takes the lease or returns undefined when another holder has it. Throws
  * when the lease store cannot be reached (the caller answers 503). `take`

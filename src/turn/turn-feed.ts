@@ -4,11 +4,14 @@
  * then keeps reading as more is stored, until the `done` event. It is woken by
  * a signal after each stored batch where signals are cheap (SQLite in-process,
  * Redis) and polls otherwise, so it never depends on a signal arriving.
- * Cancel is a signal to whichever replica runs the session's turn.
+ * Cancel is a signal to whichever replica runs the session's turn. A turn
+ * whose start row is still being written is waited for, not unknown
+ * (turn-start-window.ts).
  */
 import type { Storage, StoredEvent } from '../store/index.js';
 import { safeJsonParse } from '../util/index.js';
 import { cancelChannel, turnEventsChannel } from './turn-channels.js';
+import { createTurnStartWindow } from './turn-start-window.js';
 
 /** Where a resume starts. */
 export type ResumePoint = { ok: true; turnId: string; afterSeq: number } | { ok: false; reason: 'bad_id' | 'not_found' };
@@ -43,15 +46,18 @@ function isDone(event: StoredEvent): boolean {
 }
 
 export function createTurnFeed(options: {
-  storage: Pick<Storage, 'transcript' | 'events' | 'signals'>;
+  storage: Pick<Storage, 'transcript' | 'events' | 'signals' | 'leases'>;
   /** Stored batches are announced on the signal bus (else followers poll faster). */
   announced: boolean;
   /** A follower gives up after this long without a new event from a turn that is not running. Default 2000 ms. */
   settleMs?: number;
   /** ...or from a turn still marked running (its replica may have died). Default 60000 ms. */
   idleMs?: number;
+  /** Longest wait for the row of a turn whose start is being written (turn-start-window.ts). Default 5000 ms. */
+  startWaitMs?: number;
 }): TurnFeed {
-  const { transcript, events, signals } = options.storage;
+  const { transcript, events, signals, leases } = options.storage;
+  const window = createTurnStartWindow({ transcript, leases, waitMs: options.startWaitMs });
   const pollMs = options.announced ? 1000 : 250;
   const settleMs = options.settleMs ?? 2000;
   const idleMs = options.idleMs ?? 60000;
@@ -60,11 +66,20 @@ export function createTurnFeed(options: {
     async resumePoint(userId, sessionId, lastEventId) {
       if (lastEventId === undefined) {
         const latest = await transcript.latestTurn(userId, sessionId);
-        return latest ? { ok: true, turnId: latest.turn_id, afterSeq: 0 } : { ok: false, reason: 'not_found' };
+        if (latest?.status === 'running') return { ok: true, turnId: latest.turn_id, afterSeq: 0 };
+        // A turn may be starting after the latest row (its lease is taken, its row not written yet).
+        const starting = await window.heldTurn(userId, sessionId);
+        const turn = starting ?? latest;
+        return turn ? { ok: true, turnId: turn.turn_id, afterSeq: 0 } : { ok: false, reason: 'not_found' };
       }
       const named = parseEventId(lastEventId);
       if (!named) return { ok: false, reason: 'bad_id' };
-      const turn = await transcript.getTurn(named.turnId);
+      let turn = await transcript.getTurn(named.turnId);
+      if (!turn) {
+        // Not written yet is not unknown when it is the turn holding the session's lease.
+        const starting = await window.heldTurn(userId, sessionId);
+        if (starting?.turn_id === named.turnId) turn = starting;
+      }
       if (!turn || turn.user_id !== userId || turn.session_id !== sessionId) return { ok: false, reason: 'not_found' };
       return { ok: true, turnId: turn.turn_id, afterSeq: named.seq };
     },
@@ -75,7 +90,7 @@ export function createTurnFeed(options: {
       const done = stored.find(isDone);
       if (done) return afterSeq >= done.seq;
       if (stored.some((event) => event.seq > afterSeq)) return false;
-      const turn = await transcript.getTurn(turnId);
+      const turn = await window.turnRow(turnId);
       return !turn || turn.status !== 'running';
     },
 
@@ -83,7 +98,8 @@ export function createTurnFeed(options: {
       let wake = () => {};
       const unsubscribe = await signals.subscribe(turnEventsChannel(turnId), () => wake());
       let last = afterSeq;
-      let quietSince = Date.now();
+      const followedAt = Date.now();
+      let quietSince = followedAt;
       try {
         while (!signal.aborted) {
           const batch = await events.listEvents(turnId, last);
@@ -96,7 +112,9 @@ export function createTurnFeed(options: {
           else {
             const turn = await transcript.getTurn(turnId);
             const quietMs = Date.now() - quietSince;
-            if (!turn || (turn.status !== 'running' && quietMs > settleMs) || quietMs > idleMs) return;
+            // A missing row is a start still being written, for a while (turn-start-window.ts).
+            if (!turn && Date.now() - followedAt > window.waitMs) return;
+            if ((turn && turn.status !== 'running' && quietMs > settleMs) || quietMs > idleMs) return;
           }
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollMs);
@@ -114,9 +132,12 @@ export function createTurnFeed(options: {
 
     async cancel(userId, sessionId) {
       const latest = await transcript.latestTurn(userId, sessionId);
-      if (!latest || latest.status !== 'running') return undefined;
-      await signals.publish(cancelChannel(userId, sessionId), latest.turn_id);
-      return { turnId: latest.turn_id };
+      // Not running yet may be starting: the turn holding the lease, once its row (and so its cancel subscription) is there.
+      const running = latest?.status === 'running' ? latest : await window.heldTurn(userId, sessionId);
+      if (!running || running.status !== 'running') return undefined;
+      await signals.publish(cancelChannel(userId, sessionId), running.turn_id);
+      return { turnId: running.turn_id };
     },
+
   };
 }

@@ -46,6 +46,8 @@ export interface ValueSpan extends TextMask {
   value?: TextMask;
   /** For a match of a pattern-typed key: the enabled cards that ask for a value of that kind. */
   family?: readonly number[];
+  /** For a value listed by enum-typed keys: every enabled card that lists it (`owner` when it is one). */
+  cards?: readonly number[];
 }
 
 export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
@@ -73,7 +75,12 @@ export function buildModel(snapshot: RegistrySnapshot): SnapshotModel {
   // "七天无理由") names that card, as a keyword would (see `rank`).
   const cardIndexOf = new Map(cards.map((card, cardIndex) => [card.id, cardIndex]));
   const enumMasks = (text: string): ValueSpan[] =>
-    values.findAll(text).map((hit) => ({ start: hit.start, end: hit.end, owner: hit.payloads.length === 1 ? cardIndexOf.get(hit.payloads[0]!) : undefined }));
+    values.findAll(text).map((hit) => ({
+      start: hit.start,
+      end: hit.end,
+      owner: hit.payloads.length === 1 ? cardIndexOf.get(hit.payloads[0]!) : undefined,
+      cards: [...new Set(hit.payloads.flatMap((id) => cardIndexOf.get(id) ?? []))],
+    }));
   const masksOf = (text: string): ValueSpan[] => {
     const masks = enumMasks(text);
     for (const { matcher, family } of kinds.values()) {

@@ -20,6 +20,7 @@ import { createSqliteTurnHistory } from './sqlite-turn-history.js';
 import { createSqliteForgetUser, createSqliteProfiles } from './sqlite-profiles.js';
 import { createSqliteA2aTasks } from './sqlite-a2a-tasks.js';
 import { writeGroupOf } from './sqlite-write-group.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /** Opens (creating if needed) the SQLite file, or an in-memory database for `:memory:`. */
 export function openSqliteStorage(path: string): Storage {
@@ -29,6 +30,8 @@ export function openSqliteStorage(path: string): Storage {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   migrateSqlite(db);
+  // WAL checkpoints run in a worker thread, not inside the commits on the event loop (decision 0060).
+  const walCheckpointer = path === ':memory:' ? undefined : startWalCheckpointer(db, path);
   const checkpointer = readPlainCheckpoints(new SqliteSaver(db));
   const deleteOlderThan = createSqliteRetention(db);
   // The checkpointer creates its tables on first use: until then there is nothing to prune. Once they exist,
@@ -78,6 +81,11 @@ export function openSqliteStorage(path: string): Storage {
       if (closed) return;
       closed = true;
       writeGroupOf(db).commit();
+      if (walCheckpointer) {
+        await walCheckpointer.stop();
+        // A write that came while the worker stopped.
+        writeGroupOf(db).commit();
+      }
       db.close();
     },
   };

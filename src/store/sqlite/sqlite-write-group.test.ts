@@ -113,4 +113,31 @@ describe('the SQLite write group', () => {
     await inner;
     expect(committedRows(path)).toBe(1);
   });
+
+  it('runs a task between two groups: after the commit, before the writes resolve and a caller opens the next', async () => {
+    const { db, path } = openFile();
+    const group = writeGroupOf(db);
+    const insert = db.prepare('INSERT INTO t (id, v) VALUES (?, ?)');
+    const seen: string[] = [];
+    // No transaction open: at once.
+    group.betweenGroups(() => seen.push(`now:${db.inTransaction}`));
+    expect(seen).toEqual(['now:false']);
+    const write = group.write(() => insert.run('a', '1')).then(() => {
+      seen.push('resolved');
+      return group.write(() => insert.run('b', '1'));
+    });
+    group.betweenGroups(() => seen.push(`between:${db.inTransaction}:${committedRows(path)}`));
+    expect(seen).toEqual(['now:false']);
+    await write;
+    expect(seen).toEqual(['now:false', 'between:false:1', 'resolved']);
+    // A task that throws touches neither the writes nor the next task.
+    const failing = group.write(() => insert.run('c', '1'));
+    group.betweenGroups(() => {
+      throw new Error('no');
+    });
+    group.betweenGroups(() => seen.push('after'));
+    await failing;
+    expect(seen.at(-1)).toBe('after');
+    expect(committedRows(path)).toBe(3);
+  });
 });

@@ -32,6 +32,11 @@ export interface SqliteWriteGroup {
   committed(): Promise<void>;
   /** Commits the open group now (before the connection closes). */
   commit(): void;
+  /**
+   * Runs `task` once between two groups: right after the open group's commit, before its writes resolve (so
+   * before any of their callers can open the next group), or now when no transaction is open.
+   */
+  betweenGroups(task: () => void): void;
 }
 
 interface OpenGroup {
@@ -59,7 +64,19 @@ function createWriteGroup(db: Database.Database): SqliteWriteGroup {
   const commitStatement = db.prepare('COMMIT');
   const rollback = db.prepare('ROLLBACK');
   let open: OpenGroup | undefined;
+  let between: (() => void)[] = [];
   const commitOpen = () => commit();
+  const runBetween = () => {
+    const tasks = between;
+    between = [];
+    for (const task of tasks) {
+      try {
+        task();
+      } catch {
+        // A task between groups is a best effort (a checkpoint); the writes' outcome does not depend on it.
+      }
+    }
+  };
 
   const commit = (group: OpenGroup | undefined = open): void => {
     if (!group || group !== open) return;
@@ -75,6 +92,7 @@ function createWriteGroup(db: Database.Database): SqliteWriteGroup {
       }
     }
     if (failure !== undefined && db.inTransaction) rollback.run();
+    if (between.length > 0 && !db.inTransaction) runBetween();
     for (const settle of group.settles) {
       if (failure === undefined) settle.resolve();
       else settle.reject(failure);
@@ -129,5 +147,9 @@ function createWriteGroup(db: Database.Database): SqliteWriteGroup {
       return new Promise<void>((resolve, reject) => group.settles.push({ resolve, reject }));
     },
     commit: () => commit(),
+    betweenGroups(task) {
+      between.push(task);
+      if (!db.inTransaction) runBetween();
+    },
   };
 }
