@@ -69,6 +69,7 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
       const { lease } = start;
       // Profile rows of the user riding on this statement are not seen by its own read: then the turn reads them after.
       const profileCurrent = !writes.profilesPending(start.userId);
+      const profileMark = prefetched.mark();
       const { rows } = await writes.query<{ cut: string[] | null; profile: ProfileRow[] } & CheckpointColumnsRow>(
         lease
           ? { name: 'sb_begin_leased_turn', text: BEGIN_LEASED_TURN, values: [...values, lease.key, lease.holder, Math.round(lease.ttlMs), thread] }
@@ -76,7 +77,7 @@ export function createPostgresTranscript(pool: pg.Pool, writes: WriteBehind, pre
       );
       if (lease && !rows[0]?.cut) return { interrupted: [], leaseTaken: false };
       if (rows[0]) {
-        if (profileCurrent) prefetched.put(start.userId, rows[0].profile);
+        if (profileCurrent) prefetched.put(start.userId, rows[0].profile, profileMark);
         checkpoints.put(start.userId, start.sessionId, rows[0]);
       }
       return { interrupted: rows[0]?.cut ?? [], ...(lease ? { leaseTaken: true } : {}) };
