@@ -1,10 +1,14 @@
 /**
- * Server-sent events over an express response. Each event leaves the process
- * in the turn of the event loop that produced it: Nagle is off, and proxies
+ * Server-sent events over an express response. Nagle is off, and proxies
  * are told not to buffer (`x-accel-buffering: no`). The events of one loop
  * turn go out in one socket write (a turn's start produces several at once),
  * the headers with the first of them: with `flush()` at once, else at the end
- * of the loop turn that opened the stream, events or not. A comment line
+ * of the loop turn that opened the stream, events or not. An event that comes
+ * within `COALESCE_MS` of the stream's last write waits for the rest of that
+ * window, so a turn's steps that follow each other closely (the plan after
+ * the intents, an agent's start after the plan) share a write: each write is
+ * a system call, and on loopback the receiving side's work too. The end of a
+ * stream (`done`) is never held: `end()` writes at once. A comment line
  * every `heartbeatMs` keeps idle connections from being cut by proxies (one
  * timer for all the streams of a period).
  */
@@ -28,6 +32,9 @@ export interface SseStream {
   /** True once ended here or closed by the client. */
   readonly closed: boolean;
 }
+
+/** How long after a write the next event of the stream may wait to share the next write (decision 0060). */
+export const COALESCE_MS = 5;
 
 /**
  * One timer per heartbeat period for every open stream, not one per stream: a ping goes to each stream on
@@ -56,7 +63,8 @@ function joinHeartbeat(periodMs: number, ping: () => void): () => void {
 }
 
 /** Sends the SSE headers and returns a writer for the stream. */
-export function openSseStream(response: Response, options: { heartbeatMs: number }): SseStream {
+export function openSseStream(response: Response, options: { heartbeatMs: number; coalesceMs?: number }): SseStream {
+  const coalesceMs = options.coalesceMs ?? COALESCE_MS;
   response.status(200);
   response.setHeader('content-type', 'text/event-stream; charset=utf-8');
   response.setHeader('cache-control', 'no-cache, no-transform');
@@ -66,11 +74,17 @@ export function openSseStream(response: Response, options: { heartbeatMs: number
 
   let ended = false;
   const isClosed = () => ended || response.writableEnded || response.destroyed;
-  // Frames written in one loop turn, sent together when the turn's I/O is done (the headers with the first).
+  // Frames waiting for the next write (the headers go with the first). The write comes at the end of the loop turn,
+  // or at the end of the window that the stream's last write opened.
   let pending = '';
-  let scheduled = false;
+  let scheduled: { immediate: NodeJS.Immediate } | { timer: NodeJS.Timeout } | undefined;
+  let lastWriteAt = -Infinity;
   const flush = () => {
-    scheduled = false;
+    if (scheduled !== undefined) {
+      if ('timer' in scheduled) clearTimeout(scheduled.timer);
+      else clearImmediate(scheduled.immediate);
+      scheduled = undefined;
+    }
     if (response.writableEnded || response.destroyed) return;
     if (pending === '') {
       if (!response.headersSent) response.flushHeaders();
@@ -78,13 +92,13 @@ export function openSseStream(response: Response, options: { heartbeatMs: number
     }
     const chunk = pending;
     pending = '';
+    lastWriteAt = performance.now();
     response.write(chunk);
   };
   const schedule = () => {
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
-    }
+    if (scheduled !== undefined) return;
+    const wait = lastWriteAt + coalesceMs - performance.now();
+    scheduled = wait > 0 ? { timer: setTimeout(flush, wait) } : { immediate: setImmediate(flush) };
   };
   const write = (chunk: string) => {
     if (isClosed()) return;
