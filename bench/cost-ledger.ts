@@ -6,7 +6,8 @@
  * temporary `git worktree` of the baseline) against the same fakes
  * (bench/load-fakes.ts, another process): the three-intent travel turn,
  * offline, sessions of 5 turns one after another over HTTP/SSE, on SQLite and
- * (with `--postgres`) on PostgreSQL + Redis. After a warm-up, one stretch of
+ * (with `--postgres`) on PostgreSQL + Redis, each request handled inside its
+ * trace id's context as `serve` does. After a warm-up, one stretch of
  * turns is timed (process CPU and V8 heap bytes allocated, from GC
  * statistics; the client's small share included) and another is counted
  * with the counters of bench/support/cost-counters.ts: storage round trips,
@@ -76,6 +77,7 @@ async function child(options: { fakes: string; databaseUrl: string; redisUrl?: s
   const { createSwitchboard } = (await import(pathToFileURL(join(root, 'src/switchboard.ts')).href)) as typeof import('../src/switchboard.js');
   const { startServer } = (await import(pathToFileURL(join(root, 'src/http/index.ts')).href)) as typeof import('../src/http/index.js');
   const { silentLogger } = (await import(pathToFileURL(join(root, 'src/logger.ts')).href)) as typeof import('../src/logger.js');
+  const { createTraceContext } = (await import(pathToFileURL(join(root, 'src/trace-context.ts')).href)) as typeof import('../src/trace-context.js');
   const { sampleRegistry } = (await import(pathToFileURL(join(root, 'test/support/switchboard-harness.ts')).href)) as typeof import('../test/support/switchboard-harness.js');
   const urls = JSON.parse(options.fakes) as Record<string, string>;
   const dir = mkdtempSync(join(tmpdir(), 'sb-ledger-'));
@@ -88,6 +90,8 @@ async function child(options: { fakes: string; databaseUrl: string; redisUrl?: s
     redisUrl: options.redisUrl,
     redisPrefix: options.redisPrefix,
     logger: silentLogger,
+    // As `serve` has it: every request handled inside its trace id's context.
+    traceContext: createTraceContext(),
     env: {},
     watch: false,
     heartbeatMs: 0,

@@ -23,7 +23,7 @@
  * (`--built`: also the build of this checkout, `node dist/src/cli/main.js serve` after `npm run build`, beside the
  * sources run through tsx, on SQLite);
  * (`--baseline DIR`: another checkout, e.g. `git archive <commit> | tar -x -C DIR` with its node_modules, run beside
- * this one on SQLite, so a change's before and after are measured in the same run).
+ * this one on SQLite, and with `--postgres` on PostgreSQL + Redis too, so a change's before and after are measured in the same run).
  * `bench/run-all.ts` imports `main()`.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -346,6 +346,11 @@ export async function main(options: LoadOptions = {}): Promise<LoadResult> {
       if (options.postgres) {
         databases.push(await createScratchDatabase('sb_load'));
         boards.push(await startSwitchboard('switchboard/pg+redis', configPath, { ...llmEnv, DATABASE_URL: databases.at(-1)!.url, REDIS_URL, SWITCHBOARD_WORKERS: '1' }));
+        if (options.baseline) {
+          // The other checkout on its own database (the same Redis), so a storage change's before and after share the run.
+          databases.push(await createScratchDatabase('sb_load'));
+          boards.push(await startSwitchboard('baseline/pg+redis', configPath, { ...llmEnv, DATABASE_URL: databases.at(-1)!.url, REDIS_URL, SWITCHBOARD_WORKERS: '1' }, undefined, options.baseline));
+        }
       }
       if (options.workers) {
         // Several workers need PostgreSQL (decision 0030).

@@ -14,12 +14,47 @@ export interface TraceContext {
   current(): string | undefined;
 }
 
-/** Creates a trace context backed by AsyncLocalStorage. */
+/** Creates a trace context (a {@link CarriedSlot} of its own). */
 export function createTraceContext(): TraceContext {
-  const storage = new AsyncLocalStorage<string>();
+  const slot = createCarriedSlot<string>();
+  return { run: slot.run, current: slot.get };
+}
+
+/**
+ * A value carried through every async step of the work that set it, as an
+ * AsyncLocalStorage of its own would carry it: `run` makes `value` current
+ * for `work` and all it starts, `get` reads the innermost value this slot
+ * set (never another slot's).
+ */
+export interface CarriedSlot<T> {
+  run<R>(value: T, work: () => R): R;
+  get(): T | undefined;
+}
+
+/** What the work in progress carries: the innermost value set, the slot that set it, and what was carried around it. */
+interface Carried {
+  readonly slot: object;
+  readonly value: unknown;
+  readonly outer: Carried | undefined;
+}
+
+/**
+ * The process's one AsyncLocalStorage, shared by every slot (the request's
+ * trace id, the turn's span). On Node 20, while any is in use, each promise
+ * made runs a hook that copies every instance's store onto it, a property
+ * per instance: two instances cost every promise of a turn twice.
+ */
+const carried = new AsyncLocalStorage<Carried>();
+
+/** A new slot in the process's one AsyncLocalStorage. */
+export function createCarriedSlot<T>(): CarriedSlot<T> {
+  const slot = {};
   return {
-    run: (traceId, work) => storage.run(traceId, work),
-    current: () => storage.getStore(),
+    run: (value, work) => carried.run({ slot, value, outer: carried.getStore() }, work),
+    get: () => {
+      for (let node = carried.getStore(); node; node = node.outer) if (node.slot === slot) return node.value as T;
+      return undefined;
+    },
   };
 }
 

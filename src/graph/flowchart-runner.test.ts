@@ -10,7 +10,7 @@ import { createTurnRunner } from '../turn/turn-runner.js';
 import { checkpointThread, DEFAULT_TENANT, ownerKey } from '../store/owner-key.js';
 import type { ResponseState } from '../events/index.js';
 import type { FlowchartEngine } from './build-graph.js';
-import { compileFlowchart, FLOW_END, type Flowchart } from './flowchart-runner.js';
+import { compileFlowchart, FLOW_END, newCheckpointId, type Flowchart } from './flowchart-runner.js';
 
 interface Counter {
   count: number;
@@ -66,6 +66,18 @@ describe('compileFlowchart', () => {
     const after = await saver.getTuple({ configurable: { thread_id: 't' } });
     expect(after?.checkpoint.channel_values.trail).toHaveLength(8);
     expect(after?.parentConfig?.configurable?.checkpoint_id).toBe(saved?.checkpoint.id);
+  });
+
+  it('gives checkpoints version 6 ids that sort in the order they were made, many in one millisecond too', () => {
+    const ids = Array.from({ length: 25_000 }, () => newCheckpointId());
+    expect(ids.filter((id) => !/^[0-9a-f]{8}-[0-9a-f]{4}-6[0-9a-f]{3}-8000-[0-9a-f]{12}$/.test(id))).toEqual([]);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The time in front is now's (60-bit count of 100 ns since 1582-10-15).
+    const hex = ids[0]!.replaceAll('-', '');
+    const ticks = BigInt(`0x${hex.slice(0, 12)}${hex.slice(13, 16)}`);
+    const msecs = Number(ticks / 10_000n) - 12_219_292_800_000;
+    expect(Math.abs(msecs - Date.now())).toBeLessThan(60_000);
   });
 
   it('saves what the finished steps did when a step fails, and nothing when the turn is aborted', async () => {

@@ -22,6 +22,8 @@
  * aborted turn saves nothing; an abort stops the wait for the running step at
  * once; custom events (`config.writer`) reach the caller as they are written.
  */
+import { randomBytes } from 'node:crypto';
+import { v6 as uuidV6 } from '@langchain/core/utils/uuid';
 import { emptyCheckpoint, type BaseCheckpointSaver, type LangGraphRunnableConfig } from '@langchain/langgraph';
 
 /** The name a router returns to end the turn. */
@@ -74,7 +76,7 @@ export function compileFlowchart<State extends object>(flowchart: Flowchart<Stat
       let steps = 0;
       const save = async () => {
         if (!checkpointer) return;
-        const checkpoint = emptyCheckpoint();
+        const checkpoint = { ...CHECKPOINT_FIELDS, id: newCheckpointId(), ts: new Date().toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} };
         const versions: Record<string, number> = {};
         for (const channel of kept) {
           const previous = saved?.checkpoint.channel_versions[channel];
@@ -109,6 +111,38 @@ export function compileFlowchart<State extends object>(flowchart: Flowchart<Stat
       return events.iterable;
     },
   };
+}
+
+/** The fields of an empty checkpoint as this LangGraph makes it (its format version among them); id and time are each save's own. */
+const CHECKPOINT_FIELDS = emptyCheckpoint();
+
+const idClock = { msecs: 0, nsecs: 0 };
+const idRandom = { bytes: Buffer.alloc(0), offset: 0 };
+
+/**
+ * A new checkpoint's id as LangGraph's `uuid6(0)` makes it: a version 6 UUID
+ * (time first, so a thread's newest checkpoint sorts last) with clock sequence
+ * 0 and random node bytes, ids of one millisecond told apart by a count. The
+ * random bytes are drawn from the system in blocks: LangGraph draws them with
+ * `crypto.getRandomValues` for each id, which cost more than the rest of a
+ * save's bookkeeping. The clock never goes back here (LangGraph's may, when
+ * the system clock does).
+ */
+export function newCheckpointId(): string {
+  const now = Date.now();
+  if (now > idClock.msecs) {
+    idClock.msecs = now;
+    idClock.nsecs = 0;
+  } else if (++idClock.nsecs >= 10_000) {
+    idClock.msecs += 1;
+    idClock.nsecs = 0;
+  }
+  if (idRandom.offset + 16 > idRandom.bytes.length) {
+    idRandom.bytes = randomBytes(4096);
+    idRandom.offset = 0;
+  }
+  const random = idRandom.bytes.subarray(idRandom.offset, (idRandom.offset += 16));
+  return uuidV6({ clockseq: 0, msecs: idClock.msecs, nsecs: idClock.nsecs, random });
 }
 
 /** The channels of a saved checkpoint that the flowchart's state has. */

@@ -16,6 +16,7 @@ import express, { type RequestHandler } from 'express';
 /** JSON-RPC 2.0 error codes answered before the SDK sees the request. */
 export const JSON_RPC_PARSE_ERROR = -32700;
 export const JSON_RPC_INVALID_REQUEST = -32600;
+export const JSON_RPC_INVALID_PARAMS = -32602;
 /** A2A ContentTypeNotSupportedError: the request's media type is not JSON. */
 export const A2A_CONTENT_TYPE_NOT_SUPPORTED = -32005;
 
@@ -33,6 +34,20 @@ export function jsonRpcRequestProblem(body: unknown): string | undefined {
   }
   if ('params' in request && (typeof request.params !== 'object' || request.params === null)) return 'params must be an object or an array';
   return undefined;
+}
+
+/** The send methods, v1.0 and v0.3 names: their params carry one message. */
+const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
+
+/**
+ * What is wrong with a send request's message that the SDK lets through, or
+ * undefined: a message with no parts at all has nothing to run, so it is
+ * invalid params (named), not a task that fails.
+ */
+export function sendParamsProblem(request: { method: string; params?: unknown }): string | undefined {
+  if (!SEND_METHODS.has(request.method)) return undefined;
+  const parts = (request.params as { message?: { parts?: unknown } } | undefined)?.message?.parts;
+  return Array.isArray(parts) && parts.length === 0 ? 'params.message.parts must hold at least one part (a text part with the request)' : undefined;
 }
 
 function idOf(body: unknown): string | number | null {
@@ -71,6 +86,11 @@ export function createJsonRpcBody(limitBytes: number): RequestHandler[] {
     const problem = jsonRpcRequestProblem(body);
     if (problem !== undefined) {
       answer(idOf(body), JSON_RPC_INVALID_REQUEST, `Invalid Request: ${problem}`);
+      return;
+    }
+    const invalidParams = sendParamsProblem(body as { method: string; params?: unknown });
+    if (invalidParams !== undefined) {
+      answer(idOf(body), JSON_RPC_INVALID_PARAMS, `Invalid params: ${invalidParams}`);
       return;
     }
     request.body = body;

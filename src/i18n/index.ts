@@ -24,6 +24,7 @@ export {
   type NoticeKind,
   noticeText,
   nothingToCancelText,
+  nothingToConfirmText,
   runningConfirmedText,
   unknownConfirmationText,
 } from './notice-texts.js';

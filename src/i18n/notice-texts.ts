@@ -55,6 +55,11 @@ export function nothingToCancelText(language: Language): string {
   return language === 'zh' ? '好的。当前没有等待处理的请求。' : 'OK. There is nothing waiting to be cancelled.';
 }
 
+/** A yes or no word when nothing is parked or held: nothing is done, and the user is told so. */
+export function nothingToConfirmText(language: Language): string {
+  return language === 'zh' ? '好的。当前没有需要您确认的操作。如需办理，请告诉我您的需求。' : 'OK. There is nothing waiting for your confirmation; tell me what you need.';
+}
+
 /** A confirmation named tasks that are not awaiting confirmation (already handled, never parked, or forged). */
 export function unknownConfirmationText(language: Language): string {
   return language === 'zh'

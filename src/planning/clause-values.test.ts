@@ -166,4 +166,23 @@ describe('attributeClauseValues', () => {
     const hospitalOnly = { ...book, requiredKeys: book.requiredKeys.slice(0, 1) };
     expect(invalidOf('我在南京，预约', hospitalOnly).map((item) => [item.key, item.raw])).toEqual([['hospital', '南京']]);
   });
+
+  it('gives a value said once after every request to each of them that needs that key and has none ("…，手机号13912345678")', () => {
+    const phone = keySpec('phone_number', '手机号码', { type: 'phone' });
+    const bill = card({ id: 'bill_lookup', name: '账单查询', description: '查询话费账单', keywords: ['话费', '账单', 'bill'], requiredKeys: [phone, keySpec('bill_month', '账单月份', patternSpec('(20\\d\\d-\\d\\d)'))] });
+    const topUp = card({ id: 'data_topup', name: '流量充值', description: '购买流量包', keywords: ['流量', 'data'], sideEffects: true, requiredKeys: [phone, keySpec('data_gb', '流量大小', patternSpec('(\\d+)\\s*(?:G|GB)\\b', 'i'))] });
+    expect(attribute('查一下我上个月的话费，再给我充10G流量，手机号13912345678', [bill, topUp])).toEqual({
+      bill_lookup: { phone_number: '13912345678' },
+      data_topup: { phone_number: '13912345678', data_gb: '10' },
+    });
+    expect(attribute('show my bill and add 5GB of data, my number is 13912345678', [bill, topUp])).toEqual({
+      bill_lookup: { phone_number: '13912345678' },
+      data_topup: { phone_number: '13912345678', data_gb: '5' },
+    });
+    // A value inside a request's own clause stays that request's.
+    expect(attribute('查一下我上个月的话费，再给13912345678充10G流量', [bill, topUp])).toEqual({
+      bill_lookup: {},
+      data_topup: { phone_number: '13912345678', data_gb: '10' },
+    });
+  });
 });

@@ -16,7 +16,9 @@
  *   "酒店") joined by and / 和 / 、 to a neighbouring clause reads that clause's
  *   group too ("hotels and weather in Beijing"), as "北京的酒店和天气" does in one
  *   clause.
- * - Values never flow backwards into an earlier clause.
+ * - Values never flow backwards into an earlier clause, but for a clause said
+ *   after every request that gives the last one a key the earlier ones need too
+ *   ("查一下话费，再充10G流量，手机号13912345678": the number is for both).
  * - A later clause that names no value of its own for its agent inherits, key by
  *   key, the value the clause right before it has for a key of the same name —
  *   it continues that subject ("查一下订单 A1001 的状态，还有物流到哪了").
@@ -167,6 +169,8 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
     });
   }
 
+  shareTrailingValues(result, clauseAgents, attachedTo, clauses, written, cardsById, firstTurnClause, request.now);
+
   // Agents without a clause of their own read the clauses no request owns (a parked one: of this turn only).
   const open = clauses.flatMap((_, index) => (owners[index]!.size === 0 ? [index] : []));
   const openText = owned.size === 0 ? written : joinClauses(written, clauses, open);
@@ -191,6 +195,42 @@ export function attributeClauseValues(request: ClauseValuesRequest): Map<string,
     result.set(card.id, { text: own, scope, extraction, inherited: {} });
   }
   return result;
+}
+
+/**
+ * A value said once after every request of the turn ("查一下话费，再充10G流量，手机号13912345678", "…, my number is
+ * 13912345678") is for each of those requests that needs a key of the same name and has no value for it, not only
+ * for the last one: the last request took it for that key, and the others read the same key from the same words.
+ * A value inside one request's own clause stays that request's.
+ */
+function shareTrailingValues(
+  result: Map<string, AgentClauseValues>,
+  clauseAgents: readonly [string, number[]][],
+  attachedTo: ReadonlyMap<number, number>,
+  clauses: readonly Clause[],
+  written: string,
+  cardsById: ReadonlyMap<string, AgentCard>,
+  firstTurnClause: number,
+  now: Date,
+): void {
+  const ofTurn = clauseAgents.filter(([, indexes]) => indexes.some((index) => index >= firstTurnClause));
+  if (ofTurn.length < 2) return;
+  const lastRequest = Math.max(...ofTurn.flatMap(([, indexes]) => indexes));
+  for (const [index, anchor] of attachedTo) {
+    if (index <= lastRequest || anchor !== lastRequest) continue;
+    const clause = clauses[index]!;
+    const words = written.slice(clause.start, clause.start + clause.text.length);
+    const takers = ofTurn.filter(([, indexes]) => indexes.includes(anchor)).map(([agentId]) => result.get(agentId)!);
+    for (const [agentId] of ofTurn) {
+      const own = result.get(agentId)!;
+      if (takers.includes(own)) continue;
+      for (const spec of cardsById.get(agentId)!.requiredKeys) {
+        if (spec.key in own.extraction.values || own.extraction.invalid.some((item) => item.key === spec.key)) continue;
+        const value = extractKeys(words, [spec], now).values[spec.key];
+        if (value !== undefined && takers.some((taker) => taker.extraction.values[spec.key] === value)) own.extraction.values[spec.key] = value;
+      }
+    }
+  }
 }
 
 /**

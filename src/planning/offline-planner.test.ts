@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
+import { card, keySpec, snapshotOf, travelCards } from '../../test/support/registry-fixtures.js';
 import type { RankedIntent } from '../intent/types.js';
 import type { AgentCard } from '../registry/types.js';
 import { emptyMemory, type SessionMemory } from '../graph/state.js';
@@ -179,5 +179,23 @@ describe('createOfflinePlanner task order', () => {
       ],
     });
     expect(plan.sub_tasks.map((task) => task.assigned_agent)).toEqual(['weather_agent', 'hotel_agent']);
+  });
+
+  it('writes a parked request’s words once when the answer comes back inside the rewrite ("把套餐换成畅享99，13912345678")', async () => {
+    const plan = card({
+      id: 'plan_change',
+      name: '套餐变更',
+      description: '更换手机资费套餐',
+      keywords: ['套餐'],
+      sideEffects: true,
+      requiredKeys: [keySpec('phone_number', '手机号码', { type: 'phone' }), keySpec('plan_name', '新套餐', { type: 'enum', values: ['畅享99', '畅享199'] })],
+    });
+    const pending = [{ agent_id: 'plan_change', description: '把套餐换成畅享99', inputs: { plan_name: '畅享99' }, missing_keys: ['phone_number'] }];
+    const base = request('把套餐换成畅享99，13912345678', ['plan_change'], { cards: [plan], memory: { pending } });
+    const { plan: made } = await planner.plan({ ...base, turnQuery: '13912345678' });
+    expect(made.sub_tasks[0]!.inputs).toEqual({ plan_name: '畅享99', phone_number: '13912345678' });
+    expect(made.sub_tasks[0]!.description).toBe('把套餐换成畅享99，13912345678');
+    const { plan: rewritten } = await planner.plan(base);
+    expect(rewritten.sub_tasks[0]!.description).toBe('把套餐换成畅享99，13912345678');
   });
 });

@@ -74,7 +74,7 @@ function describeTask(own: AgentClauseValues, pending: PendingTask | undefined, 
   if (own.scope === 'clause') return own.text;
   if (own.scope === 'answer' && pending?.description.trim()) {
     const answered = Object.keys(inputs).some((key) => inputs[key] !== undefined && pending.inputs[key] === undefined);
-    return answered ? joinWords(pending.description.trim(), own.text) : pending.description.trim();
+    return answered ? joinNewWords(pending.description.trim(), own.text) : pending.description.trim();
   }
   return query;
 }
@@ -84,6 +84,17 @@ function describeTask(own: AgentClauseValues, pending: PendingTask | undefined, 
 export function joinWords(first: string, second: string): string {
   if (second.trim().length === 0) return first;
   return `${first}${/[\u3400-\u9fff]/u.test(first + second) ? '，' : ', '}${second.trim()}`;
+}
+
+/**
+ * A parked request's words and this turn's, each said once: the answer may come back inside a rewrite that
+ * already holds the request's words ("把套餐换成畅享99，13912345678"), which is then the whole message.
+ */
+function joinNewWords(earlier: string, added: string): string {
+  const trimmed = added.trim();
+  if (trimmed.includes(earlier)) return trimmed;
+  if (earlier.includes(trimmed)) return earlier;
+  return joinWords(earlier, trimmed);
 }
 
 /** Keys whose value differs from the parked task's. */
@@ -106,7 +117,7 @@ function correctedDescription(pending: PendingTask, inputs: Readonly<Record<stri
     if (before.length > 0 && description.includes(before)) description = description.split(before).join(String(inputs[key]));
     else unplaced = true;
   }
-  return unplaced && correction.trim() ? joinWords(description, correction) : description;
+  return unplaced && correction.trim() ? joinNewWords(description, correction) : description;
 }
 
 /**

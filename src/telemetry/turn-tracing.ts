@@ -2,12 +2,11 @@
  * The spans of a turn (docs/api.md#streams-and-trace-context): one per turn, a child
  * per stage (`graph/traced-turns.ts` reads them off the turn's own events),
  * and a child per sub-agent call and per model call. The turn's span is the
- * current one for everything its work starts (AsyncLocalStorage), so the
- * sub-agent client and the model gateway find their parent without it being
- * threaded through the graph.
+ * current one for everything its work starts (a slot of the process's one
+ * AsyncLocalStorage, `trace-context.ts`), so the sub-agent client and the
+ * model gateway find their parent without it being threaded through the graph.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { SpanContextRef } from '../trace-context.js';
+import { createCarriedSlot, type SpanContextRef } from '../trace-context.js';
 import { createIdTracer, type OpenSpan, type SpanAttributes, type SpanRole, type SpanTracer } from './span-tracer.js';
 
 /** The turn whose work is running. */
@@ -29,18 +28,18 @@ export interface TurnTracing {
 
 /** Turn tracing over `tracer` (default: ids only, OpenTelemetry off). */
 export function createTurnTracing(tracer: SpanTracer = createIdTracer()): TurnTracing {
-  const storage = new AsyncLocalStorage<CurrentTurnTrace>();
+  const current = createCarriedSlot<CurrentTurnTrace>();
   return {
     tracer,
     runTurn(turn, work) {
       const span = tracer.startSpan('switchboard.turn', { parent: turn.parent, rootTraceId: turn.traceId, attributes: turn.attributes, role: 'server' });
-      return storage.run({ traceId: turn.traceId, span }, () => work(span));
+      return current.run({ traceId: turn.traceId, span }, () => work(span));
     },
     startChild(name, options) {
-      const current = storage.getStore();
-      if (!current && options.traceId === undefined) return undefined;
-      return tracer.startSpan(name, { parent: current?.span.context, rootTraceId: options.traceId, attributes: options.attributes, role: options.role });
+      const turn = current.get();
+      if (!turn && options.traceId === undefined) return undefined;
+      return tracer.startSpan(name, { parent: turn?.span.context, rootTraceId: options.traceId, attributes: options.attributes, role: options.role });
     },
-    current: () => storage.getStore(),
+    current: current.get,
   };
 }

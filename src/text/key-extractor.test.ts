@@ -303,3 +303,33 @@ describe('extractKeys / extractForAgent', () => {
     expect(extractKeys(undefined as unknown as string, hotel!.requiredKeys, TODAY)).toEqual({ values: {}, invalid: [] });
   });
 });
+
+describe('a reading asked for again', () => {
+  it('is the same reading, for that text, key and day only, and nobody can change it', () => {
+    const date: ExtractSpec = { type: 'date' };
+    const first = extractOne('明天入住', date, TODAY);
+    expect(first).toEqual({ value: '2026-11-26', raw: '明天' });
+    expect(extractOne('明天入住', date, TODAY)).toBe(first);
+    // Another day reads the same words as its own tomorrow; another key of the same shape reads them afresh.
+    expect(extractOne('明天入住', date, new Date(2026, 10, 26, 9, 0))).toEqual({ value: '2026-11-27', raw: '明天' });
+    const other = extractOne('明天入住', { type: 'date' }, TODAY);
+    expect(other).toEqual(first);
+    expect(other).not.toBe(first);
+    expect(() => {
+      (first as { value: string }).value = '2030-01-01';
+    }).toThrow(TypeError);
+    expect(extractOne('明天入住', date, TODAY)).toEqual({ value: '2026-11-26', raw: '明天' });
+    // Nothing found is remembered as nothing.
+    expect(extractOne('随便看看', date, TODAY)).toBeNull();
+    expect(extractOne('随便看看', date, TODAY)).toBeNull();
+  });
+
+  it('remembers only the latest texts of a key', () => {
+    const city: ExtractSpec = { type: 'enum', values: ['北京', '上海'] };
+    const first = extractOne('去北京', city, TODAY);
+    for (let index = 0; index < 200; index++) extractOne(`去上海 ${index}`, city, TODAY);
+    const again = extractOne('去北京', city, TODAY);
+    expect(again).toEqual(first);
+    expect(again).not.toBe(first);
+  });
+});

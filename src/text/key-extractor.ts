@@ -29,6 +29,7 @@
  * - `date`: see `date-extractor.ts`.
  * - `text`: the whole trimmed text.
  */
+import { LRUCache } from 'lru-cache';
 import type { ExtractSpec, SemanticKeySpec } from './key-specs.js';
 import type { SafePattern } from '../util/index.js';
 import { CHINESE_NUMERAL_CHARACTERS, parseChineseNumber } from './chinese-numerals.js';
@@ -131,6 +132,31 @@ export function missingKeys(result: ExtractionResult, specs: readonly SemanticKe
 
 /** Applies one extract spec to (already NFKC-normalised) text. */
 export function extractOne(text: string, spec: ExtractSpec, today: Date): KeyOutcome {
+  let bySpec = readings.get(spec);
+  if (!bySpec) readings.set(spec, (bySpec = new LRUCache({ max: READINGS_PER_SPEC })));
+  const key = `${today.getTime()}\u0000${text}`;
+  const known = bySpec.get(key);
+  if (known) return known.outcome;
+  const outcome = readOne(text, spec, today);
+  // Shared by every caller that asks again: nobody may change it.
+  if (outcome) Object.freeze(outcome);
+  bySpec.set(key, { outcome });
+  return outcome;
+}
+
+/**
+ * What {@link extractOne} read, by spec, then by "today" and text: one turn
+ * reads the same clause for the same key several times over (recognition,
+ * the attribute clauses, the plan, the values' sources: 64 readings in the
+ * three-intent travel turn, 35 of them a text, key and day read before in
+ * that turn), and a reading depends on nothing else. Kept per spec (a
+ * registry snapshot's specs live as long as it), its latest texts only, in
+ * this process's memory only.
+ */
+const readings = new WeakMap<ExtractSpec, LRUCache<string, { outcome: KeyOutcome }>>();
+const READINGS_PER_SPEC = 128;
+
+function readOne(text: string, spec: ExtractSpec, today: Date): KeyOutcome {
   switch (spec.type) {
     case 'enum':
       return extractEnum(text, spec.values, today);

@@ -89,6 +89,19 @@ describe('POST /a2a with an odd body is answered in JSON-RPC, never a 500', () =
     }
   });
 
+  it('a send whose message has no parts is invalid params (-32602) naming params.message.parts, not a failed task', async () => {
+    for (const [method, version, message] of [
+      ['message/send', '', { kind: 'message', messageId: 'np-1', role: 'user', parts: [] }],
+      ['SendMessage', '1.0', { messageId: 'np-2', role: 'ROLE_USER', parts: [] }],
+    ] as const) {
+      const { status, text } = await post('/a2a', JSON.stringify({ jsonrpc: '2.0', id: 9, method, params: { message } }), { 'content-type': 'application/json', ...(version ? { 'A2A-Version': version } : {}) });
+      expect(status, method).toBe(200);
+      const body = JSON.parse(text) as { id: unknown; error?: { code: number; message: string } };
+      expect(body, method).toMatchObject({ id: 9, error: { code: -32602 } });
+      expect(body.error!.message, method).toMatch(/params\.message\.parts/);
+    }
+  });
+
   it('a JSON-RPC request sent without a content type is read as JSON', async () => {
     const response = await fetch(`${board.url}/a2a`, { method: 'POST', body: new Blob([rpcBody]) });
     expect(response.headers.get('content-type') ?? '').not.toMatch(/text\/plain/);

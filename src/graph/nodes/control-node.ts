@@ -7,7 +7,8 @@
  *    runs exactly the confirmed tasks (straight to execute) or answers;
  *    ids that await nothing (handled, expired, forged) never run anything,
  *    and a task whose agent a registry edit removed or disabled is cancelled;
- * 3. a message that is only a cancel word drops every parked task;
+ * 3. a message that is only a cancel word drops every parked task; one that is
+ *    only a yes / no word with nothing parked is told nothing awaits it;
  * 4. a strongly negative message is marked for escalation after intent.
  * Anything else goes on to intent recognition with the live parked tasks.
  */
@@ -16,7 +17,7 @@ import type { RegistrySnapshot } from '../../registry/index.js';
 import { planFromConfirmed } from '../control/confirmation.js';
 import { checkKeyValue } from '../../planning/index.js';
 import { readClarificationAnswer } from '../control/clarification-answer.js';
-import { askAgainText, unknownChoiceText, confirmedPlanStartText, noticeText, nothingToCancelText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
+import { askAgainText, unknownChoiceText, confirmedPlanStartText, noticeText, nothingToCancelText, nothingToConfirmText, replyReadText, runningConfirmedText, unknownConfirmationText } from '../../i18n/index.js';
 import { parkedTaskLabels } from '../control/notices.js';
 import { eventWriter, turnContext, type NodeConfig } from '../context.js';
 import { rememberTurn } from '../memory/memory.js';
@@ -131,6 +132,9 @@ export function createControlNode(dependencies: ControlDependencies) {
       (word === 'yes' ? confirmIds : rejectIds).push(...awaiting.map((task) => task.task_id!));
     } else if (word === 'yes' && expired.some((task) => task.confirmation)) {
       return reply([...notices, askAgainText(language)], live);
+    } else if ((word === 'yes' || word === 'no') && live.length === 0 && expired.length === 0) {
+      // "确认" / "no" with nothing parked or held: nothing to run and nothing to route (no model call either).
+      return reply([...notices, nothingToConfirmText(language)], live);
     } else if (!word && answersOnlyExpired(reading.normalizedQuery, expired, snapshot, context.now)) {
       // An expired task is gone: an answer to its question ("订单号：A1001") does not bring it back.
       return reply([...notices, askAgainText(language)], live);

@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { createLocalSignalBus } from '../local-signal-bus.js';
+import { readPlainCheckpoints } from '../checkpoint-serde.js';
 import type { Storage } from '../types.js';
 import { createSqliteLeases, createSqliteKeyValue } from './sqlite-leases.js';
 import { createSqliteEvents, createSqliteRetention, createSqliteTasks } from './sqlite-records.js';
@@ -31,7 +32,7 @@ export function openSqliteStorage(path: string): Storage {
   migrateSqlite(db);
   // WAL checkpoints run in a worker thread, not inside the commits on the event loop (decision 0060).
   const walCheckpointer = path === ':memory:' ? undefined : startWalCheckpointer(db, path);
-  const checkpointer = new SqliteSaver(db);
+  const checkpointer = readPlainCheckpoints(new SqliteSaver(db));
   const deleteOlderThan = createSqliteRetention(db);
   // The checkpointer creates its tables on first use: until then there is nothing to prune. Once they exist,
   // the statements are prepared once and every turn's pruning is two statements, each keeping the thread's newest
