@@ -20,4 +20,13 @@ describe('readServeSettings', () => {
   it('does not echo a password in the message', () => {
     expect(() => readServeSettings([], io({ REDIS_URL: 'http://user:s3cret@h:1' }))).toThrow(/^(?!.*s3cret)/s);
   });
+
+  it('refuses a LOG_LEVEL the logger does not know, listing the levels', () => {
+    expect(() => readServeSettings([], io({ LOG_LEVEL: 'loud' }))).toThrow('LOG_LEVEL "loud": expected one of trace, debug, info, warn, error, fatal, silent');
+    expect(readServeSettings([], io({ LOG_LEVEL: 'warn' })).port).toBe(8080);
+  });
+
+  it('reads a bad SWITCHBOARD_LEASE_TTL_MS as a usage mistake at once', () => {
+    expect(() => readServeSettings([], io({ SWITCHBOARD_LEASE_TTL_MS: 'abc' }))).toThrow('invalid SWITCHBOARD_LEASE_TTL_MS "abc": expected a non-negative integer');
+  });
 });

@@ -40,7 +40,12 @@ export interface ServeSettings {
   drainGraceMs: number;
   /** Processes sharing the port (`serve` only). */
   workers?: number;
+  /** `SWITCHBOARD_LEASE_TTL_MS`, when set. */
+  leaseTtlMs?: number;
 }
+
+/** The levels the logger knows (`LOG_LEVEL`). */
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
 /** Whether a `DATABASE_URL` names PostgreSQL (the storage several processes can share). */
 function isPostgresUrl(url: string | undefined): boolean {
@@ -80,6 +85,9 @@ export function readServeSettings(args: string[], io: CliIo): ServeSettings {
   if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\//i.test(redisUrl) && !redisUrl.startsWith('/')) {
     throw new Error(`REDIS_URL "${redactUrl(redisUrl)}": expected redis://host:port or rediss://host:port (or the absolute path of a Redis socket)`);
   }
+  const logLevel = io.env.LOG_LEVEL;
+  if (logLevel !== undefined && logLevel !== '' && !LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL "${logLevel}": expected one of ${LOG_LEVELS.join(', ')}`);
+  const leaseTtlText = io.env.SWITCHBOARD_LEASE_TTL_MS;
   const portText = values.port ?? io.env.PORT ?? '8080';
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port "${portText}": expected an integer 0-65535`);
@@ -89,6 +97,7 @@ export function readServeSettings(args: string[], io: CliIo): ServeSettings {
     host: values.host ?? io.env.HOST ?? '0.0.0.0',
     drainGraceMs: readNonNegativeInteger('drain grace', values['drain-grace-ms'] ?? io.env.SWITCHBOARD_DRAIN_GRACE_MS ?? '20000'),
     workers,
+    leaseTtlMs: leaseTtlText ? readNonNegativeInteger('SWITCHBOARD_LEASE_TTL_MS', leaseTtlText) : undefined,
   };
 }
 
@@ -119,7 +128,7 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
     databaseUrl: io.env.DATABASE_URL,
     redisUrl: io.env.REDIS_URL,
     replicaId: `${hostname()}:${process.pid}`,
-    leaseTtlMs: io.env.SWITCHBOARD_LEASE_TTL_MS ? readNonNegativeInteger('SWITCHBOARD_LEASE_TTL_MS', io.env.SWITCHBOARD_LEASE_TTL_MS) : undefined,
+    leaseTtlMs: settings.leaseTtlMs ?? (io.env.SWITCHBOARD_LEASE_TTL_MS ? readNonNegativeInteger('SWITCHBOARD_LEASE_TTL_MS', io.env.SWITCHBOARD_LEASE_TTL_MS) : undefined),
     logger,
     masking,
     env: io.env,
