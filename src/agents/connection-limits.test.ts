@@ -45,6 +45,27 @@ describe('createConnectionLimits', () => {
     expect(limits.state('a').waiting).toBe(0);
   });
 
+  it('serves the waiting calls at once when a reload raises the limit, instead of refusing them busy beside free slots', async () => {
+    const limits = createConnectionLimits();
+    await limits.acquire('a', 1, 0);
+    const waiting = limits.acquire('a', 1, 200);
+    expect(limits.state('a')).toEqual({ active: 1, waiting: 1 });
+    // The registry now says 3: the next call takes a slot, and so does the one that was waiting.
+    const next = await limits.acquire('a', 3, 200);
+    expect('release' in next).toBe(true);
+    expect('release' in (await waiting)).toBe(true);
+    expect(limits.state('a')).toEqual({ active: 3, waiting: 0 });
+  });
+
+  it('keeps to a lowered limit: a release past it frees the slot instead of handing it on', async () => {
+    const limits = createConnectionLimits();
+    const held = [await limits.acquire('a', 2, 0), await limits.acquire('a', 2, 0)] as { release(): void }[];
+    const waiting = limits.acquire('a', 1, 100); // the registry now says 1
+    held[0].release();
+    expect(limits.state('a')).toEqual({ active: 1, waiting: 1 });
+    expect(await waiting).toMatchObject({ reason: 'busy', limit: 1 });
+  });
+
   it('waits a short share of the call timeout, never all of it', () => {
     expect(connectionWaitMs(15_000)).toBe(2_000);
     expect(connectionWaitMs(1_000)).toBe(500);

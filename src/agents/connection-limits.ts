@@ -41,16 +41,28 @@ interface Waiter {
 
 interface AgentSlots {
   active: number;
+  /** The limit the latest call brought (the registry's current one: a reload may raise or lower it). */
+  limit: number;
   readonly queue: Waiter[];
 }
 
 /** Creates the limiter (one per agent client). */
 export function createConnectionLimits(hooks: ConnectionLimitHooks = {}): ConnectionLimits {
   const agents = new Map<string, AgentSlots>();
-  const slotsOf = (agentId: string): AgentSlots => {
+  const slotsOf = (agentId: string, limit: number): AgentSlots => {
     let slots = agents.get(agentId);
-    if (!slots) agents.set(agentId, (slots = { active: 0, queue: [] }));
+    if (!slots) agents.set(agentId, (slots = { active: 0, limit, queue: [] }));
+    slots.limit = limit;
     return slots;
+  };
+
+  /** Gives free slots to the waiting calls, first come first served, up to the current limit. */
+  const grantWaiting = (agentId: string, slots: AgentSlots): void => {
+    while (slots.queue.length > 0 && slots.active < slots.limit) {
+      slots.active += 1;
+      slots.queue.shift()!.grant();
+    }
+    if (slots.active === 0 && slots.queue.length === 0) agents.delete(agentId);
   };
 
   const slotFor = (agentId: string, slots: AgentSlots): ConnectionSlot => {
@@ -59,13 +71,8 @@ export function createConnectionLimits(hooks: ConnectionLimitHooks = {}): Connec
       release() {
         if (released) return;
         released = true;
-        const next = slots.queue.shift();
-        if (next) {
-          next.grant(); // the slot passes straight to the next waiting call
-          return;
-        }
         slots.active -= 1;
-        if (slots.active === 0) agents.delete(agentId);
+        grantWaiting(agentId, slots);
       },
     };
   };
@@ -73,7 +80,7 @@ export function createConnectionLimits(hooks: ConnectionLimitHooks = {}): Connec
   return {
     acquire(agentId, limit, maxWaitMs, signal) {
       if (signal?.aborted) return Promise.resolve({ reason: 'aborted' });
-      const slots = slotsOf(agentId);
+      const slots = slotsOf(agentId, limit);
       if (slots.active < limit && slots.queue.length === 0) {
         slots.active += 1;
         return Promise.resolve(slotFor(agentId, slots));
@@ -105,6 +112,7 @@ export function createConnectionLimits(hooks: ConnectionLimitHooks = {}): Connec
         signal?.addEventListener('abort', onAbort, { once: true });
         slots.queue.push(waiter);
         hooks.onWaiting?.(agentId, slots.queue.length);
+        grantWaiting(agentId, slots); // a raised limit serves the calls already waiting, this one after them
       });
     },
     state(agentId) {
