@@ -24,6 +24,7 @@ import { createLogger } from '../logger.js';
 import { createPiiMasking } from '../privacy/index.js';
 import { createTraceContext } from '../trace-context.js';
 import { createSwitchboard, type Switchboard } from '../switchboard.js';
+import { redactUrl } from '../store/index.js';
 import { startTelemetry } from '../telemetry/index.js';
 import { packageFileUrl, packageVersion } from '../util/index.js';
 import type { CliIo } from './cli-io.js';
@@ -73,6 +74,11 @@ export function readServeSettings(args: string[], io: CliIo): ServeSettings {
     throw new Error(
       `--workers ${workers} needs DATABASE_URL=postgres://…: with SQLite, cancel and resume signals, rate limits and caches stay inside one process, so several workers would not see each other's turns; run one worker on SQLite or use PostgreSQL (and REDIS_URL for shared rate limits and caches)`,
     );
+  }
+  const redisUrl = io.env.REDIS_URL;
+  // Anything else is taken by the Redis client as a socket path and fails later as "Connection is closed".
+  if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\//i.test(redisUrl) && !redisUrl.startsWith('/')) {
+    throw new Error(`REDIS_URL "${redactUrl(redisUrl)}": expected redis://host:port or rediss://host:port (or the absolute path of a Redis socket)`);
   }
   const portText = values.port ?? io.env.PORT ?? '8080';
   const port = Number(portText);
@@ -228,6 +234,8 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     started = await startSwitchboard(settings, io);
   } catch (error) {
     io.stderr(`switchboard serve: ${(error as Error).message}\n`);
+    // A worker's channel to the primary would keep it alive, and the primary waiting for it, forever.
+    cluster.worker?.disconnect();
     return 1;
   }
   // stdout carries only JSON log lines; this human line goes to stderr (with workers, the primary writes it).

@@ -26,6 +26,19 @@ describe('serve --workers', () => {
     expect(result.stderr).toContain('cancel and resume signals');
   });
 
+  it('ends with exit 1 and the reason when the workers cannot start, instead of hanging on their channels', { timeout: 60_000 }, async () => {
+    // Nothing listens on port 1: each worker's storage fails to open; the primary must not wait forever.
+    const result = await runCommand(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--config', `${REPO_ROOT}/agents_config.yaml`, '--port', '0', '--workers', '2'],
+      childEnv({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }),
+      40_000,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('DATABASE_URL postgres://***@127.0.0.1:1/nowhere');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it.skipIf(!hasPostgres)('runs two workers on one port over PostgreSQL: both serve turns, sessions stay whole, SIGTERM stops all', { timeout: 120_000 }, async () => {
     const hotel = await startFakeAgent(jsonReply({ message: '已为您预订北京饭店。', output: { hotels: [{ name: '北京饭店', price: 880, address: '东长安街' }], booking_id: 'HB-1' } }));
     const server = await spawnServer({

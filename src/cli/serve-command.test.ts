@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { readServeSettings } from './serve-command.js';
+import type { CliIo } from './cli-io.js';
+
+const io = (env: Record<string, string>): CliIo => ({ stdout: () => {}, stderr: () => {}, env, cwd: '/tmp' });
+
+describe('readServeSettings', () => {
+  it('refuses a REDIS_URL that is not redis:// or rediss://, naming the variable and what it expects', () => {
+    for (const url of ['http://localhost:6379', 'localhost:6379', 'redis:/oops']) {
+      expect(() => readServeSettings([], io({ DATABASE_URL: 'postgres://db/x', REDIS_URL: url, SWITCHBOARD_WORKERS: '1' }))).toThrow(/^REDIS_URL ".*": expected redis:\/\/host:port or rediss:\/\//);
+    }
+  });
+
+  it('takes redis://, rediss:// and a socket path', () => {
+    for (const url of ['redis://127.0.0.1:6379', 'rediss://user:pw@cache.internal:6380/2', 'REDIS://h', '/run/redis.sock']) {
+      expect(readServeSettings([], io({ DATABASE_URL: 'postgres://db/x', REDIS_URL: url, SWITCHBOARD_WORKERS: '1' })).port).toBe(8080);
+    }
+  });
+
+  it('does not echo a password in the message', () => {
+    expect(() => readServeSettings([], io({ REDIS_URL: 'http://user:s3cret@h:1' }))).toThrow(/^(?!.*s3cret)/s);
+  });
+});
