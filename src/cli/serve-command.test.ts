@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readServeSettings } from './serve-command.js';
+import { readServeSettings, startSwitchboard } from './serve-command.js';
 import type { CliIo } from './cli-io.js';
 
 const io = (env: Record<string, string>): CliIo => ({ stdout: () => {}, stderr: () => {}, env, cwd: '/tmp' });
@@ -28,5 +28,12 @@ describe('readServeSettings', () => {
 
   it('reads a bad SWITCHBOARD_LEASE_TTL_MS as a usage mistake at once', () => {
     expect(() => readServeSettings([], io({ SWITCHBOARD_LEASE_TTL_MS: 'abc' }))).toThrow('invalid SWITCHBOARD_LEASE_TTL_MS "abc": expected a non-negative integer');
+  });
+
+  it('names the OpenTelemetry variable when its endpoint is not a URL', async () => {
+    const settings = { config: '/nonexistent/registry.yaml', port: 0, host: '127.0.0.1', drainGraceMs: 0 };
+    await expect(startSwitchboard(settings, io({ OTEL_EXPORTER_OTLP_ENDPOINT: 'garbage', DATABASE_URL: 'sqlite::memory:' }))).rejects.toThrow(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT \/ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: .*garbage/,
+    );
   });
 });

@@ -114,7 +114,10 @@ export async function startSwitchboard(settings: ServeSettings, io: CliIo): Prom
   const traceContext = createTraceContext();
   const logger = createLogger({ masker: masking, traceContext });
   // OTEL_EXPORTER_OTLP_ENDPOINT set: spans are exported over OTLP; unset, nothing of OpenTelemetry is loaded.
-  const telemetry = await startTelemetry(io.env, { version: packageVersion() });
+  const telemetry = await startTelemetry(io.env, { version: packageVersion() }).catch((error: unknown) => {
+    // The exporter's own message does not say which setting it could not read.
+    throw new Error(`OTEL_EXPORTER_OTLP_ENDPOINT / OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: ${(error as Error).message}`, { cause: error });
+  });
   const llm = createLlmGatewayFromEnv(io.env, logger, { tracing: telemetry.tracing });
   const keyList = (text: string | undefined) =>
     (text ?? '')
