@@ -44,8 +44,10 @@ export async function openRedisSharedState(options: { url: string; prefix?: stri
   const command = new Redis(options.url, connectOptions());
   const subscriber = new Redis(options.url, { ...connectOptions(), enableOfflineQueue: true });
   let warned = false;
+  let lastError: Error | undefined;
   for (const connection of [command, subscriber]) {
     connection.on('error', (error: Error) => {
+      lastError = error;
       if (!warned) options.logger.warn({ err: error }, 'redis unreachable; new turns are refused until it is back');
       warned = true;
     });
@@ -60,7 +62,8 @@ export async function openRedisSharedState(options: { url: string; prefix?: stri
   } catch (error) {
     command.disconnect();
     subscriber.disconnect();
-    throw new Error(`REDIS_URL: cannot connect (${(error as Error).message})`, { cause: error });
+    // The client's own error is only "Connection is closed."; the socket's says why (refused, no such host).
+    throw new Error(`REDIS_URL: cannot connect (${(lastError ?? (error as Error)).message})`, { cause: error });
   }
 
   const signalChannel = `${prefix}signals`;
