@@ -160,7 +160,10 @@ describe('switchboard eval', () => {
   it('exits 1 when the set or the registry cannot be read', async () => {
     const missing = capture();
     expect(await runCommand([join(dir, 'missing.jsonl')], missing.io)).toBe(1);
-    expect(missing.out.stderr).toMatch(/cannot read .*missing\.jsonl: ENOENT/);
+    expect(missing.out.stderr).toMatch(/cannot read .*missing\.jsonl: no such file$/m);
+    const folder = capture();
+    expect(await runCommand([dir], folder.io)).toBe(1);
+    expect(folder.out.stderr).toContain(`cannot read ${dir}: a directory, not a file`);
     const badConfig = capture();
     expect(await runCommand(['examples/travel/eval.jsonl', '--config', join(dir, 'nope.yaml')], badConfig.io)).toBe(1);
     expect(badConfig.out.stderr).toMatch(/registry .*nope\.yaml is invalid/);

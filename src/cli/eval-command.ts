@@ -21,7 +21,7 @@ import { silentLogger } from '../logger.js';
 import { createMetrics } from '../metrics.js';
 import { chooseStrategies } from '../switchboard.js';
 // Type-only: importing a value from the entry module would re-enter it.
-import type { CliIo } from './cli-io.js';
+import { fileErrorText, type CliIo } from './cli-io.js';
 
 const EXIT_USAGE = 2;
 
@@ -110,7 +110,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
   try {
     text = await readFile(resolve(io.cwd, file), 'utf8');
   } catch (error) {
-    return fail(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return fail(`cannot read ${file}: ${fileErrorText(error)}`);
   }
   const parsed = parseEvalSet(text, new Set(snapshot.agents.map((card) => card.id)));
   if (!parsed.ok) {

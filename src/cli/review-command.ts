@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { collectReview, formatReplayReport, parseEvalSet } from '../eval/index.js';
 import { isValidId } from '../id-patterns.js';
 import { addExamples, formatIssue, insertionDiff, loadRegistryText } from '../registry/index.js';
-import type { CliIo } from './cli-io.js';
+import { fileErrorText, type CliIo } from './cli-io.js';
 import { openRecordedStore, parseSince, replayStore } from './recorded-store.js';
 
 const EXIT_USAGE = 2;
@@ -119,7 +119,7 @@ async function applyLabels(file: string, values: Values, io: CliIo): Promise<num
     registryText = await readFile(configPath, 'utf8');
     linesText = await readFile(resolve(io.cwd, file), 'utf8');
   } catch (error) {
-    return fail(`cannot read ${(error as NodeJS.ErrnoException).path ?? file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return fail(`cannot read ${(error as NodeJS.ErrnoException).path ?? file}: ${fileErrorText(error)}`);
   }
   const old = loadRegistryText(registryText, configFile, { env: io.env });
   if (!old.ok) return fail(`registry ${configFile} is invalid:\n${old.issues.map(formatIssue).join('\n')}`);
