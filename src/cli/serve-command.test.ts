@@ -36,4 +36,11 @@ describe('readServeSettings', () => {
       /^OTEL_EXPORTER_OTLP_ENDPOINT \/ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: .*garbage/,
     );
   });
+
+  it('warns that REDIS_URL is not used on SQLite, and not on PostgreSQL', () => {
+    expect(readServeSettings([], io({ DATABASE_URL: 'sqlite:./x.db', REDIS_URL: 'redis://127.0.0.1:6379' })).warnings).toEqual([
+      'REDIS_URL is set but not used: Redis shares rate limits, caches and signals between replicas on PostgreSQL (DATABASE_URL=postgres://…); on SQLite they stay in this process',
+    ]);
+    expect(readServeSettings([], io({ DATABASE_URL: 'postgres://db/x', REDIS_URL: 'redis://127.0.0.1:6379', SWITCHBOARD_WORKERS: '1' })).warnings).toEqual([]);
+  });
 });

@@ -42,6 +42,8 @@ export interface ServeSettings {
   workers?: number;
   /** `SWITCHBOARD_LEASE_TTL_MS`, when set. */
   leaseTtlMs?: number;
+  /** Settings that do not stop the start but do not do what they seem to (printed on stderr). */
+  warnings?: string[];
 }
 
 /** The levels the logger knows (`LOG_LEVEL`). */
@@ -85,6 +87,10 @@ export function readServeSettings(args: string[], io: CliIo): ServeSettings {
   if (redisUrl !== undefined && redisUrl !== '' && !/^rediss?:\/\//i.test(redisUrl) && !redisUrl.startsWith('/')) {
     throw new Error(`REDIS_URL "${redactUrl(redisUrl)}": expected redis://host:port or rediss://host:port (or the absolute path of a Redis socket)`);
   }
+  const warnings: string[] = [];
+  if (redisUrl && !postgres) {
+    warnings.push('REDIS_URL is set but not used: Redis shares rate limits, caches and signals between replicas on PostgreSQL (DATABASE_URL=postgres://…); on SQLite they stay in this process');
+  }
   const logLevel = io.env.LOG_LEVEL;
   if (logLevel !== undefined && logLevel !== '' && !LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL "${logLevel}": expected one of ${LOG_LEVELS.join(', ')}`);
   const leaseTtlText = io.env.SWITCHBOARD_LEASE_TTL_MS;
@@ -98,6 +104,7 @@ export function readServeSettings(args: string[], io: CliIo): ServeSettings {
     drainGraceMs: readNonNegativeInteger('drain grace', values['drain-grace-ms'] ?? io.env.SWITCHBOARD_DRAIN_GRACE_MS ?? '20000'),
     workers,
     leaseTtlMs: leaseTtlText ? readNonNegativeInteger('SWITCHBOARD_LEASE_TTL_MS', leaseTtlText) : undefined,
+    warnings,
   };
 }
 
@@ -240,6 +247,7 @@ export async function runCommand(args: string[], io: CliIo): Promise<number> {
     io.stderr(`switchboard serve: ${(error as Error).message}\n`);
     return 2;
   }
+  if (cluster.isPrimary) for (const warning of settings.warnings ?? []) io.stderr(`switchboard serve: ${warning}\n`);
   if ((settings.workers ?? 1) > 1 && cluster.isPrimary) return runPrimary(settings, settings.workers!, io);
   let started: StartedSwitchboard;
   try {
