@@ -237,7 +237,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): Metrics {
       name: 'switchboard_agent_pool_wait_seconds',
       help: 'Time calls waited for one of an agent\'s connections (calls that had to wait), in seconds; a wait that ran out failed the call with reason busy.',
       labelNames: ['agent'],
-      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2],
+      // Above 2 s: a wait runs out at up to 2 s (busy) and lands just past it, not only in +Inf.
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 2.5, 5],
       registers,
     }),
     registryReloads: zeroed(
